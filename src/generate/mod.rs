@@ -1,0 +1,476 @@
+//! The generation stage: attack every valid problem, render the variants, and stream them to the
+//! hive-partitioned `variants` table with a `generation_stats` row per (problem, numeric attack).
+//!
+//! Problems are processed in chunks: a chunk is attacked in parallel, then written in problem
+//! order, so memory is bounded by the chunk and the bytes do not depend on the thread count.
+
+pub mod sample;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, BooleanArray, Int32Array, Int64Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::ingest::{read_problems, sanitize, ProblemRecord};
+use crate::noise::{add_noise, NoiseCount};
+use crate::num::Num;
+use crate::program::tree::num_text;
+use crate::question::{find_slots, format_like, render, Slot};
+use crate::schema;
+use crate::seed::{draw_seed, stream_key};
+use crate::table::AtomicParquet;
+
+pub use sample::{attack, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES};
+
+/// One requested attack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AttackSpec {
+    Numeric(Method),
+    Punct,
+    /// Punctuation noise on the variants of a numeric attack (`m3+punct`).
+    NumericPunct(Method),
+}
+
+impl AttackSpec {
+    pub fn parse(text: &str) -> std::result::Result<AttackSpec, String> {
+        let method = |s: &str| match s {
+            "m1" => Ok(Method::M1),
+            "m2" => Ok(Method::M2),
+            "m3" => Ok(Method::M3),
+            other => Err(format!("unknown attack {other:?} (expected m1, m2, m3, punct, or e.g. m3+punct)")),
+        };
+        let t = text.trim().to_ascii_lowercase();
+        if t == "punct" {
+            return Ok(AttackSpec::Punct);
+        }
+        if let Some(m) = t.strip_suffix("+punct") {
+            return Ok(AttackSpec::NumericPunct(method(m)?));
+        }
+        Ok(AttackSpec::Numeric(method(&t)?))
+    }
+
+    pub fn method(self) -> Option<Method> {
+        match self {
+            AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => Some(m),
+            AttackSpec::Punct => None,
+        }
+    }
+}
+
+/// A checked generation config.
+#[derive(Clone, Debug)]
+pub struct GenerateConfig {
+    pub tables: PathBuf,
+    pub attacks: Vec<AttackSpec>,
+    pub attempts: u64,
+    pub variants: usize,
+    pub problems: Option<usize>,
+    pub digits: u32,
+    pub noise_levels: Vec<u32>,
+    pub noise_variants: usize,
+    pub noise_count: NoiseCount,
+    pub seed: u64,
+    pub threads: Option<usize>,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl GenerateConfig {
+    pub fn check(&self) -> Result<()> {
+        if self.attacks.is_empty() {
+            return Err(Error::Usage("--attack needs at least one attack".into()));
+        }
+        if self.variants == 0 {
+            return Err(Error::Usage("--variants must be at least 1".into()));
+        }
+        if self.attempts == 0 {
+            return Err(Error::Usage("--attempts must be at least 1".into()));
+        }
+        if !(1..=15).contains(&self.digits) {
+            return Err(Error::Usage("--digits must be between 1 and 15".into()));
+        }
+        if self.noise_levels.iter().any(|&p| p == 0 || p > 100) {
+            return Err(Error::Usage("--noise levels must be percentages between 1 and 100".into()));
+        }
+        if self.threads == Some(0) {
+            return Err(Error::Usage("--threads must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Totals of a generation run, per dataset and attack.
+#[derive(Clone, Debug, Default)]
+pub struct GenerateSummary {
+    /// (dataset, attack) -> (problems with variants, rows).
+    pub rows: BTreeMap<(String, String), (usize, usize)>,
+    pub attempts: u64,
+    pub skipped_invalid: usize,
+}
+
+struct Row {
+    variant_id: String,
+    problem_id: String,
+    noise_level: i32,
+    variant_index: i32,
+    question: String,
+    answer: String,
+    answer_exact: String,
+    numbers: Vec<String>,
+    seed: u64,
+}
+
+struct StatRow {
+    problem_id: String,
+    attack: String,
+    stats: AttackStats,
+    emitted: usize,
+    reached: bool,
+}
+
+fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
+    let s = |f: &dyn Fn(&Row) -> &str| -> ArrayRef { Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>()) };
+    let mut numbers = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(arrow::datatypes::Field::new(
+        "item",
+        arrow::datatypes::DataType::Utf8,
+        false,
+    )));
+    for r in rows {
+        for n in &r.numbers {
+            numbers.values().append_value(n);
+        }
+        numbers.append(true);
+    }
+    Ok(RecordBatch::try_new(
+        schema::variants(),
+        vec![
+            s(&|r| &r.variant_id),
+            s(&|r| &r.problem_id),
+            Arc::new(rows.iter().map(|r| r.noise_level).collect::<Int32Array>()),
+            Arc::new(rows.iter().map(|r| r.variant_index).collect::<Int32Array>()),
+            s(&|r| &r.question),
+            s(&|r| &r.answer),
+            s(&|r| &r.answer_exact),
+            Arc::new(numbers.finish()),
+            Arc::new(rows.iter().map(|r| r.seed).collect::<UInt64Array>()),
+        ],
+    )?)
+}
+
+fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
+    let mut cols: Vec<ArrayRef> = vec![
+        Arc::new(rows.iter().map(|r| Some(r.problem_id.as_str())).collect::<StringArray>()),
+        Arc::new(rows.iter().map(|r| Some(r.attack.as_str())).collect::<StringArray>()),
+        Arc::new(rows.iter().map(|r| r.stats.attempts as i64).collect::<Int64Array>()),
+        Arc::new(rows.iter().map(|r| r.stats.valid as i64).collect::<Int64Array>()),
+        Arc::new(rows.iter().map(|r| r.stats.unique as i64).collect::<Int64Array>()),
+        Arc::new(rows.iter().map(|r| r.emitted as i64).collect::<Int64Array>()),
+        Arc::new(rows.iter().map(|r| Some(r.reached)).collect::<BooleanArray>()),
+    ];
+    for k in 0..REJECT_NAMES.len() {
+        cols.push(Arc::new(rows.iter().map(|r| r.stats.rejections[k] as i64).collect::<Int64Array>()));
+    }
+    Ok(RecordBatch::try_new(schema::generation_stats(), cols)?)
+}
+
+/// A problem ready to attack: its record, slots with their formatting, and slot values.
+struct Prepared<'a> {
+    record: &'a ProblemRecord,
+    slots: Vec<Slot>,
+    values: Vec<Num>,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(record: &'a ProblemRecord) -> std::result::Result<Self, String> {
+        let slots = find_slots(&record.question);
+        let values = record.slot_nums();
+        if slots.len() != values.len() {
+            return Err(format!("{}: the question's numbers no longer match the table", record.problem_id));
+        }
+        Ok(Prepared { record, slots, values })
+    }
+
+    fn slot_texts(&self, values: &[Num]) -> Vec<String> {
+        self.slots
+            .iter()
+            .zip(values)
+            .enumerate()
+            .map(|(i, (s, v))| {
+                if v.eq_num(self.values[i]) {
+                    self.record.question[s.start..s.end].to_string()
+                } else {
+                    format_like(*v, s)
+                }
+            })
+            .collect()
+    }
+
+    fn row(&self, attack: &str, index: usize, noise: u32, question: String, values: &[Num], answer: Num, seed: u64) -> Row {
+        Row {
+            variant_id: format!("{}/{attack}/{index}", self.record.problem_id),
+            problem_id: self.record.problem_id.clone(),
+            noise_level: noise as i32,
+            variant_index: index as i32,
+            question,
+            answer: answer.to_string(),
+            answer_exact: num_text::to_text(&answer),
+            numbers: values.iter().map(num_text::to_text).collect(),
+            seed,
+        }
+    }
+}
+
+/// Everything one problem contributes to a chunk.
+#[derive(Default)]
+struct ProblemOutput {
+    numeric: BTreeMap<Method, (Vec<Drawn>, AttackStats)>,
+    error: Option<String>,
+}
+
+fn attack_problem(p: &Prepared, config: &GenerateConfig, methods: &[Method]) -> ProblemOutput {
+    let mut out = ProblemOutput::default();
+    let program = p.record.tree.as_ref().expect("only valid problems are attacked");
+    for &m in methods {
+        let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
+            Ok(a) => a,
+            Err(e) => {
+                out.error = Some(format!("{}: {e}", p.record.problem_id));
+                return out;
+            }
+        };
+        let stream = stream_key(config.seed, &p.record.problem_id, m.name());
+        out.numeric.insert(m, attack(&attacker, stream, config.attempts, config.variants));
+    }
+    out
+}
+
+/// Writers for one dataset's partitions, created on first use, in a staging folder.
+struct DatasetWriters {
+    staging: PathBuf,
+    variants: BTreeMap<String, AtomicParquet>,
+    stats: Option<AtomicParquet>,
+}
+
+impl DatasetWriters {
+    fn variants(&mut self, attack: &str) -> Result<&mut AtomicParquet> {
+        if !self.variants.contains_key(attack) {
+            let path = self
+                .staging
+                .join("variants")
+                .join(format!("attack={attack}"))
+                .join("part-0.parquet");
+            self.variants.insert(attack.to_string(), AtomicParquet::create(&path, schema::variants())?);
+        }
+        Ok(self.variants.get_mut(attack).expect("just inserted"))
+    }
+
+    fn stats(&mut self) -> Result<&mut AtomicParquet> {
+        if self.stats.is_none() {
+            let path = self.staging.join("generation_stats").join("part-0.parquet");
+            self.stats = Some(AtomicParquet::create(&path, schema::generation_stats())?);
+        }
+        Ok(self.stats.as_mut().expect("just created"))
+    }
+
+    /// Close every file, then move the staged partitions over the old ones.
+    fn publish(self, tables: &Path, dataset: &str) -> Result<()> {
+        for (_, w) in self.variants {
+            w.finish()?;
+        }
+        if let Some(w) = self.stats {
+            w.finish()?;
+        }
+        let part = format!("dataset={}", sanitize(dataset));
+        for table in ["variants", "generation_stats"] {
+            let staged = self.staging.join(table);
+            let target = tables.join(table).join(&part);
+            if target.exists() {
+                fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
+            }
+            if staged.exists() {
+                fs::create_dir_all(tables.join(table)).map_err(|e| Error::file(tables.join(table), e))?;
+                fs::rename(&staged, &target).map_err(|e| Error::file(&target, e))?;
+            }
+        }
+        let _ = fs::remove_dir_all(&self.staging);
+        Ok(())
+    }
+}
+
+const CHUNK: usize = 64;
+
+/// Run the generation stage over every valid problem in `config.tables`.
+pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
+    config.check()?;
+    let records = read_problems(&config.tables)?;
+    let pool = {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(t) = config.threads {
+            b = b.num_threads(t);
+        }
+        b.build().map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", config.threads.unwrap_or(0))))?
+    };
+    pool.install(|| generate_records(&records, config))
+}
+
+fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Result<GenerateSummary> {
+    let mut summary = GenerateSummary::default();
+    let mut by_dataset: BTreeMap<&str, Vec<&ProblemRecord>> = BTreeMap::new();
+    for r in records {
+        if r.is_valid() {
+            by_dataset.entry(&r.dataset).or_default().push(r);
+        } else {
+            summary.skipped_invalid += 1;
+        }
+    }
+    if by_dataset.is_empty() {
+        return Err(Error::invalid(
+            config.tables.join("problems").display(),
+            "no valid problems to attack",
+        ));
+    }
+    let mut methods: Vec<Method> = config.attacks.iter().filter_map(|a| a.method()).collect();
+    methods.sort();
+    methods.dedup();
+    let total: usize = by_dataset.values().map(Vec::len).sum();
+    let bar = if config.progress {
+        ProgressBar::new(total as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} generating [{bar:30}] {pos}/{len} problems {per_sec} ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    for (dataset, problems) in by_dataset {
+        let staging = config.tables.join(format!(".staging-{}-{}", sanitize(dataset), std::process::id()));
+        let _ = fs::remove_dir_all(&staging);
+        let mut writers = DatasetWriters {
+            staging,
+            variants: BTreeMap::new(),
+            stats: None,
+        };
+        let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
+        for chunk in problems.chunks(CHUNK) {
+            let prepared: Vec<std::result::Result<Prepared, String>> = chunk.iter().map(|r| Prepared::new(r)).collect();
+            let outputs: Vec<ProblemOutput> = prepared
+                .par_iter()
+                .map(|p| match p {
+                    Ok(p) => attack_problem(p, config, &methods),
+                    Err(e) => ProblemOutput {
+                        error: Some(e.clone()),
+                        ..Default::default()
+                    },
+                })
+                .collect();
+            write_chunk(&prepared, &outputs, config, &mut writers, &mut emitted_problems, &mut summary, dataset)?;
+            bar.inc(chunk.len() as u64);
+        }
+        writers.publish(&config.tables, dataset)?;
+    }
+    bar.finish_and_clear();
+    Ok(summary)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_chunk(
+    prepared: &[std::result::Result<Prepared, String>],
+    outputs: &[ProblemOutput],
+    config: &GenerateConfig,
+    writers: &mut DatasetWriters,
+    emitted_problems: &mut BTreeMap<Method, usize>,
+    summary: &mut GenerateSummary,
+    dataset: &str,
+) -> Result<()> {
+    let mut rows: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+    let mut stat_rows = Vec::new();
+    for (p, out) in prepared.iter().zip(outputs) {
+        if let Some(e) = &out.error {
+            eprintln!("warning: skipped {e}");
+            continue;
+        }
+        let Ok(p) = p else { continue };
+        let original_answer = p.record.tree.as_ref().and_then(|t| t.eval(&p.values).ok()).unwrap_or(Num::ZERO);
+        rows.entry("original".into()).or_default().push(p.row(
+            "original",
+            0,
+            0,
+            p.record.question.clone(),
+            &p.values,
+            original_answer,
+            0,
+        ));
+        for attack in &config.attacks {
+            match *attack {
+                AttackSpec::Punct => {
+                    for &level in &config.noise_levels {
+                        let name = format!("punct{level}");
+                        let stream = stream_key(config.seed, &p.record.problem_id, &name);
+                        for i in 0..config.noise_variants {
+                            let seed = draw_seed(stream, i as u64);
+                            let q = add_noise(&p.record.question, level, config.noise_count, seed);
+                            let row = p.row(&name, i, level, q, &p.values, original_answer, seed);
+                            rows.entry(name.clone()).or_default().push(row);
+                        }
+                    }
+                }
+                AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
+                    let (drawn, _) = &out.numeric[&m];
+                    let reached = drawn.len() >= config.variants;
+                    let quota_left = config.problems.is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
+                    if !reached || !quota_left {
+                        continue;
+                    }
+                    for (i, d) in drawn.iter().enumerate() {
+                        let question = render(&p.record.question_template, &p.slot_texts(&d.slots));
+                        if let AttackSpec::NumericPunct(_) = attack {
+                            for &level in &config.noise_levels {
+                                let name = format!("{}+punct{level}", m.name());
+                                let seed = draw_seed(stream_key(config.seed, &p.record.problem_id, &name), i as u64);
+                                let q = add_noise(&question, level, config.noise_count, seed);
+                                let row = p.row(&name, i, level, q, &d.slots, d.answer, seed);
+                                rows.entry(name).or_default().push(row);
+                            }
+                        } else {
+                            let row = p.row(m.name(), i, 0, question, &d.slots, d.answer, d.seed);
+                            rows.entry(m.name().to_string()).or_default().push(row);
+                        }
+                    }
+                }
+            }
+        }
+        for (&m, (drawn, stats)) in &out.numeric {
+            let reached = drawn.len() >= config.variants;
+            let quota_left = config.problems.is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
+            let emitted = if reached && quota_left { drawn.len() } else { 0 };
+            if emitted > 0 {
+                *emitted_problems.entry(m).or_default() += 1;
+            }
+            summary.attempts += stats.attempts;
+            stat_rows.push(StatRow {
+                problem_id: p.record.problem_id.clone(),
+                attack: m.name().to_string(),
+                stats: stats.clone(),
+                emitted,
+                reached,
+            });
+        }
+    }
+    for (attack, rows) in rows {
+        let entry = summary.rows.entry((dataset.to_string(), attack.clone())).or_default();
+        let problems: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.problem_id.as_str()).collect();
+        entry.0 += problems.len();
+        entry.1 += rows.len();
+        writers.variants(&attack)?.write(&rows_to_batch(&rows)?)?;
+    }
+    if !stat_rows.is_empty() {
+        writers.stats()?.write(&stats_to_batch(&stat_rows)?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,449 @@
+//! Numeric attacks (Xie et al. 2024, section 3.2 and Algorithm 1): re-sample the question numbers
+//! that feed a problem's solution tree, keep the attempts whose every node keeps the properties of
+//! its original value, and render the question with the new numbers.
+//!
+//! Each leaf value is written h = a * 10^b with a not divisible by 10.
+//! - M1 (free): a' ~ U(1, 10^c); a leaf that divides (right operand of `/`, `//`, `%`) draws from
+//!   U(1, 10^(c/2)). Decimal leaves keep their scale (h' = a' * 10^min(b, 0)).
+//! - M2 (same digit count): an integer with d digits draws from U(10^(d-1), 10^d - 1), one-digit
+//!   values from U(1, 99); a decimal keeps its scale and draws its mantissa the same way
+//!   (1.25 -> 125 -> 473 -> 4.73), redrawing mantissas that end in 0 so the digit count stays.
+//! - M3 (same significant digits): 1 <= a <= 9 draws U(1, 9), otherwise a' ~ Poisson(a); h' = a' * 10^b.
+//!
+//! Constraints on every node, leaves, intermediate results and answer: a node whose original value
+//! is an integer, positive, or strictly between 0 and 1 must stay so. Each attempt draws from its
+//! own seed, derived from (run seed, problem id, attack, attempt index), so results do not depend
+//! on thread count, and the hot loop allocates nothing.
+
+use std::collections::HashSet;
+
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, Poisson};
+use rand_pcg::Pcg64Mcg;
+
+use crate::num::{pow10, EvalError, Num};
+use crate::program::{BinOp, Node, Program};
+use crate::seed::{draw_seed, mix};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Method {
+    M1,
+    M2,
+    M3,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::M1 => "m1",
+            Method::M2 => "m2",
+            Method::M3 => "m3",
+        }
+    }
+}
+
+/// Why an attempt was discarded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reject {
+    DivisionByZero,
+    Domain,
+    NotInteger,
+    NotPositive,
+    NotProperFraction,
+    /// The attempt reproduced the original numbers.
+    Original,
+    /// A valid tuple already drawn.
+    Duplicate,
+}
+
+pub const REJECT_NAMES: [&str; 7] = [
+    "division_by_zero",
+    "domain",
+    "not_integer",
+    "not_positive",
+    "not_proper_fraction",
+    "original",
+    "duplicate",
+];
+
+impl Reject {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+const INT: u8 = 1;
+const POS: u8 = 2;
+const FRAC: u8 = 4;
+
+fn flags_of(v: Num) -> u8 {
+    (if v.is_integer() { INT } else { 0 })
+        | (if v.is_positive() { POS } else { 0 })
+        | (if v.is_proper_fraction() { FRAC } else { 0 })
+}
+
+/// `h = a * 10^b`, `a` not divisible by 10 (for a terminating decimal).
+pub fn decompose(h: Num) -> Option<(i128, i32)> {
+    let (a, b) = h.decimal_parts(18)?;
+    Some((a.abs(), b))
+}
+
+/// Number of decimal digits of a positive integer.
+pub fn digit_count(a: i128) -> u32 {
+    if a == 0 {
+        1
+    } else {
+        a.unsigned_abs().ilog10() + 1
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Draw {
+    /// a' ~ U(lo, hi), value a' * 10^exp; `no_trailing_zero` redraws multiples of 10.
+    Uniform { lo: i64, hi: i64, exp: i32, no_trailing_zero: bool },
+    /// a' ~ Poisson(lambda), value a' * 10^exp.
+    Poisson { dist: Poisson<f64>, exp: i32 },
+    /// The value cannot be decomposed (a non-terminating fraction); it is left as is.
+    Keep(Num),
+}
+
+fn scaled(a: i64, exp: i32) -> Num {
+    if exp >= 0 {
+        Num::int(a as i128 * pow10(exp as u32))
+    } else {
+        Num::ratio(a as i128, pow10((-exp) as u32)).expect("power of ten is non-zero")
+    }
+}
+
+impl Draw {
+    fn plan(method: Method, h: Num, divisor: bool, digits: u32) -> Draw {
+        let negative = h.is_negative();
+        let Some((a, b)) = decompose(h) else {
+            return Draw::Keep(h);
+        };
+        if a == 0 || negative {
+            // Zero and negative numbers in questions are labels more than quantities.
+            return Draw::Keep(h);
+        }
+        match method {
+            Method::M1 => {
+                let cap = if divisor { digits / 2 } else { digits };
+                Draw::Uniform {
+                    lo: 1,
+                    hi: 10i64.pow(cap.max(1)),
+                    exp: b.min(0),
+                    no_trailing_zero: false,
+                }
+            }
+            Method::M2 => {
+                // The digits as written: an integer with its trailing zeros, a decimal's mantissa.
+                let (m, exp) = if b >= 0 { (a * pow10(b as u32), 0) } else { (a, b) };
+                let d = digit_count(m);
+                let (lo, hi) = if d == 1 {
+                    (1, 99)
+                } else {
+                    (10i64.pow(d - 1), 10i64.pow(d) - 1)
+                };
+                Draw::Uniform {
+                    lo,
+                    hi,
+                    exp,
+                    no_trailing_zero: exp < 0 && d > 1,
+                }
+            }
+            Method::M3 => {
+                if a <= 9 {
+                    Draw::Uniform {
+                        lo: 1,
+                        hi: 9,
+                        exp: b,
+                        no_trailing_zero: false,
+                    }
+                } else {
+                    Draw::Poisson {
+                        dist: Poisson::new(a as f64).expect("positive lambda"),
+                        exp: b,
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn sample(&self, rng: &mut Pcg64Mcg) -> Num {
+        match self {
+            Draw::Uniform {
+                lo,
+                hi,
+                exp,
+                no_trailing_zero,
+            } => {
+                let mut a = rng.random_range(*lo..=*hi);
+                while *no_trailing_zero && a % 10 == 0 {
+                    a = rng.random_range(*lo..=*hi);
+                }
+                scaled(a, *exp)
+            }
+            Draw::Poisson { dist, exp } => scaled(dist.sample(rng) as i64, *exp),
+            Draw::Keep(v) => *v,
+        }
+    }
+}
+
+/// Everything needed to attack one problem with one method, prepared once.
+pub struct Attacker<'p> {
+    program: &'p Program,
+    /// Original slot values (all slots, variable or not).
+    originals: Vec<Num>,
+    /// Slots that feed the tree, with how to draw each.
+    draws: Vec<(u32, Draw)>,
+    node_flags: Vec<u8>,
+}
+
+/// Per-attempt scratch space, reused across attempts.
+pub struct Scratch {
+    slots: Vec<Num>,
+    values: Vec<Num>,
+}
+
+impl<'p> Attacker<'p> {
+    pub fn new(program: &'p Program, originals: Vec<Num>, method: Method, digits: u32) -> Result<Self, EvalError> {
+        let divisors = divisor_slots(program);
+        let draws = program
+            .variable_slots()
+            .into_iter()
+            .map(|s| {
+                let h = originals[s as usize];
+                (s, Draw::plan(method, h, divisors.contains(&s), digits))
+            })
+            .collect();
+        let mut values = vec![Num::ZERO; program.nodes.len()];
+        program.eval_into(&originals, &mut values)?;
+        Ok(Attacker {
+            program,
+            originals,
+            draws,
+            node_flags: values.iter().map(|&v| flags_of(v)).collect(),
+        })
+    }
+
+    pub fn scratch(&self) -> Scratch {
+        Scratch {
+            slots: self.originals.clone(),
+            values: vec![Num::ZERO; self.program.nodes.len()],
+        }
+    }
+
+    pub fn variable_slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.draws.iter().map(|(s, _)| *s)
+    }
+
+    /// One attempt: draw the numbers from `seed` into `scratch.slots` and check every node.
+    #[inline]
+    pub fn attempt(&self, seed: u64, scratch: &mut Scratch) -> Result<(), Reject> {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let mut same = true;
+        for (slot, draw) in &self.draws {
+            let v = draw.sample(&mut rng);
+            same &= v.eq_num(self.originals[*slot as usize]);
+            scratch.slots[*slot as usize] = v;
+        }
+        if same {
+            return Err(Reject::Original);
+        }
+        self.check(scratch)
+    }
+
+    /// Evaluate the tree on `scratch.slots` and check each node's constraints.
+    #[inline]
+    pub fn check(&self, scratch: &mut Scratch) -> Result<(), Reject> {
+        for i in 0..self.program.nodes.len() {
+            let v = self
+                .program
+                .eval_node(i, &scratch.slots, &scratch.values)
+                .map_err(|e| match e {
+                    EvalError::DivisionByZero => Reject::DivisionByZero,
+                    EvalError::Domain => Reject::Domain,
+                })?;
+            let f = self.node_flags[i];
+            if f & INT != 0 && !v.is_integer() {
+                return Err(Reject::NotInteger);
+            }
+            if f & POS != 0 && !v.is_positive() {
+                return Err(Reject::NotPositive);
+            }
+            if f & FRAC != 0 && !v.is_proper_fraction() {
+                return Err(Reject::NotProperFraction);
+            }
+            scratch.values[i] = v;
+        }
+        Ok(())
+    }
+
+    pub fn answer(&self, scratch: &Scratch) -> Num {
+        scratch.values[self.program.answer as usize]
+    }
+
+    /// A 128-bit key of the drawn tuple, for uniqueness.
+    #[inline]
+    pub fn tuple_key(&self, scratch: &Scratch) -> u128 {
+        let (mut h1, mut h2) = (0x243f_6a88_85a3_08d3u64, 0x1319_8a2e_0370_7344u64);
+        for (slot, _) in &self.draws {
+            let (x, y) = match scratch.slots[*slot as usize] {
+                Num::Ratio { n, d } => (n as u64 ^ ((n >> 64) as u64).rotate_left(17), d as u64),
+                Num::Float(f) => (f.to_bits(), u64::MAX),
+            };
+            h1 = mix(h1 ^ x).wrapping_add(y);
+            h2 = mix(h2 ^ y.rotate_left(32)).wrapping_add(x);
+        }
+        ((h1 as u128) << 64) | h2 as u128
+    }
+}
+
+/// Slots whose leaf is directly the right operand of a division, floor division or modulo.
+fn divisor_slots(program: &Program) -> Vec<u32> {
+    program
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Bin {
+                op: BinOp::Div | BinOp::FloorDiv | BinOp::Mod,
+                rhs,
+                ..
+            } => match program.nodes[*rhs as usize] {
+                Node::Leaf { slot } => Some(slot),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// One kept variant: the attempt it came from and the numbers of every slot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Drawn {
+    pub attempt: u64,
+    pub seed: u64,
+    pub slots: Vec<Num>,
+    pub answer: Num,
+}
+
+/// Outcome of attacking one problem with one method.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AttackStats {
+    pub attempts: u64,
+    /// Attempts that passed every constraint (duplicates included).
+    pub valid: u64,
+    /// Distinct valid tuples.
+    pub unique: u64,
+    pub rejections: [u64; 7],
+}
+
+/// Run `attempts` attempts and keep a uniform sample of at most `keep` distinct valid tuples
+/// (reservoir sampling, so memory does not grow with the attempt count).
+pub fn attack(attacker: &Attacker, stream: u64, attempts: u64, keep: usize) -> (Vec<Drawn>, AttackStats) {
+    let mut stats = AttackStats::default();
+    let mut scratch = attacker.scratch();
+    let mut seen: HashSet<u128> = HashSet::with_capacity((attempts as usize).min(1 << 16));
+    let mut reservoir: Vec<Drawn> = Vec::with_capacity(keep);
+    let mut pick = Pcg64Mcg::seed_from_u64(mix(stream ^ 0x5e1e_c7ed));
+    for j in 0..attempts {
+        stats.attempts += 1;
+        let seed = draw_seed(stream, j);
+        if let Err(r) = attacker.attempt(seed, &mut scratch) {
+            stats.rejections[r.index()] += 1;
+            continue;
+        }
+        stats.valid += 1;
+        if !seen.insert(attacker.tuple_key(&scratch)) {
+            stats.rejections[Reject::Duplicate.index()] += 1;
+            continue;
+        }
+        stats.unique += 1;
+        let slot = if reservoir.len() < keep {
+            reservoir.push(Drawn {
+                attempt: j,
+                seed,
+                slots: Vec::new(),
+                answer: Num::ZERO,
+            });
+            reservoir.len() - 1
+        } else {
+            let r = pick.random_range(0..stats.unique) as usize;
+            if r >= keep {
+                continue;
+            }
+            r
+        };
+        let d = &mut reservoir[slot];
+        d.attempt = j;
+        d.seed = seed;
+        d.slots.clear();
+        d.slots.extend_from_slice(&scratch.slots);
+        d.answer = attacker.answer(&scratch);
+    }
+    reservoir.sort_by_key(|d| d.attempt);
+    (reservoir, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{validate_program, AlignMode};
+    use crate::question::find_slots;
+
+    fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
+        let slots = find_slots(q);
+        let p = validate_program(src, q, &slots, Num::parse_decimal(gold), AlignMode::Given).unwrap();
+        (p, slots.iter().map(|s| s.value).collect())
+    }
+
+    #[test]
+    fn decomposition_is_exact() {
+        assert_eq!(decompose(Num::parse_decimal("0.57").unwrap()), Some((57, -2)));
+        assert_eq!(decompose(Num::parse_decimal("1.005").unwrap()), Some((1005, -3)));
+        assert_eq!(decompose(Num::int(3000)), Some((3, 3)));
+    }
+
+    #[test]
+    fn m2_keeps_digit_counts() {
+        let (p, orig) = program("A 1.25 kg bag costs 320 dollars and 7 more.", "x = 1.25 * 320 + 7\nprint(x)", "407");
+        let at = Attacker::new(&p, orig, Method::M2, 6).unwrap();
+        let (drawn, _) = attack(&at, 7, 2000, 500);
+        assert!(!drawn.is_empty());
+        for d in drawn {
+            let (m0, _) = decompose(d.slots[0]).unwrap();
+            assert_eq!(digit_count(m0), 3, "{:?}", d.slots[0]);
+            assert_eq!(digit_count(d.slots[1].as_integer().unwrap()), 3);
+            assert!((1..=99).contains(&d.slots[2].as_integer().unwrap()));
+        }
+    }
+
+    #[test]
+    fn constraints_hold_and_answers_recompute() {
+        let (p, orig) = program(
+            "He has 120 apples, gives away 1/4 of them and packs the rest in bags of 6.",
+            "a = 120\nleft = a - a * 1 / 4\nprint(left / 6)",
+            "15",
+        );
+        for method in [Method::M1, Method::M2, Method::M3] {
+            let at = Attacker::new(&p, orig.clone(), method, 6).unwrap();
+            let (drawn, stats) = attack(&at, 11, 3000, 100);
+            assert_eq!(stats.attempts, 3000);
+            assert!(stats.unique >= drawn.len() as u64);
+            for d in &drawn {
+                let ans = p.eval(&d.slots).unwrap();
+                assert_eq!(ans, d.answer);
+                assert!(ans.is_integer() && ans.is_positive(), "{method:?} {:?}", d.slots);
+            }
+        }
+    }
+
+    #[test]
+    fn same_seed_same_draws() {
+        let (p, orig) = program("Tom has 15 apples and 27 pears.", "print(15 + 27)", "42");
+        let at = Attacker::new(&p, orig, Method::M3, 6).unwrap();
+        assert_eq!(attack(&at, 5, 500, 50), attack(&at, 5, 500, 50));
+        assert_ne!(attack(&at, 5, 500, 50).0, attack(&at, 6, 500, 50).0);
+    }
+}

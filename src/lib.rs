@@ -1,0 +1,23 @@
+//! advmath: adversarial math-word-problem datasets on Arrow.
+//!
+//! Stages, one module each: [`ingest`] problems and their solution programs, [`program`] trees
+//! (parsed, never executed), [`synth`]esised programs from worked solutions, and the Parquet
+//! [`table`]s whose [`schema`]s are defined in one place. [`pipeline`] strings them together for the
+//! command line.
+
+pub mod coverage;
+pub mod defaults;
+pub mod error;
+pub mod generate;
+pub mod noise;
+pub mod seed;
+pub mod ingest;
+pub mod num;
+pub mod pipeline;
+pub mod program;
+pub mod question;
+pub mod schema;
+pub mod synth;
+pub mod table;
+
+pub use error::{Error, Result};

@@ -1,0 +1,43 @@
+//! The `advmath` binary: parse arguments, call the library, map errors to exit codes.
+
+mod cli;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            let code = err
+                .downcast_ref::<advmath::Error>()
+                .map(advmath::Error::exit_code)
+                .unwrap_or(2);
+            ExitCode::from(code as u8)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    match cli.command {
+        Command::Ingest(args) => {
+            let summary = advmath::pipeline::ingest(&args.config())?;
+            summary.write_table(&mut stdout.lock())?;
+        }
+        Command::Run(args) => {
+            let config = args.config();
+            let summary = advmath::pipeline::run(&config)?;
+            let mut out = stdout.lock();
+            summary.write_table(&mut out)?;
+            writeln!(out, "outputs in {}", config.out.display())?;
+        }
+    }
+    Ok(())
+}

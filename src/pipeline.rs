@@ -1,0 +1,136 @@
+//! The commands' work, as library calls: each takes a checked config and returns a summary.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::coverage;
+use crate::defaults::default_source;
+use crate::error::{Error, Result};
+use crate::ingest::{build_records, problems_path, read_source, records_to_batch, Coverage, IngestOptions, ProblemRecord, Source};
+use crate::table;
+
+/// `advmath ingest`: the inputs, how to read them, where the tables go.
+#[derive(Clone, Debug)]
+pub struct IngestConfig {
+    pub inputs: Vec<PathBuf>,
+    pub options: IngestOptions,
+    pub tables: PathBuf,
+    pub report: Option<PathBuf>,
+}
+
+/// What an ingest produced.
+pub struct IngestSummary {
+    pub sources: Vec<Vec<ProblemRecord>>,
+    pub written: Vec<PathBuf>,
+}
+
+impl IngestSummary {
+    pub fn total_valid(&self) -> usize {
+        self.sources.iter().flatten().filter(|r| r.is_valid()).count()
+    }
+
+    /// One line per source, tab-separated, for stdout.
+    pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(out, "dataset\tsplit\tproblems\tvalid\tvalid_pct\trejected")?;
+        for records in &self.sources {
+            let c = Coverage::of(records);
+            let kinds: Vec<String> = c.by_kind.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{:.1}\t{}",
+                c.dataset,
+                c.split,
+                c.total,
+                c.valid,
+                100.0 * c.valid_share(),
+                kinds.join(",")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Validate and write one source's problems table.
+pub fn ingest_source(source: &Source, config: &IngestConfig) -> Result<(Vec<ProblemRecord>, PathBuf)> {
+    let records = build_records(source, config.options.programs);
+    for r in records.iter().filter(|r| r.error.as_ref().is_some_and(|e| e.kind == crate::program::ErrorKind::BadInput)) {
+        eprintln!("warning: {}", r.error.as_ref().map(|e| e.detail.as_str()).unwrap_or(""));
+    }
+    let path = problems_path(&config.tables, &source.dataset, &source.split);
+    table::write_batch(&path, &records_to_batch(&records)?)?;
+    Ok((records, path))
+}
+
+pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
+    let mut summary = IngestSummary {
+        sources: Vec::new(),
+        written: Vec::new(),
+    };
+    let sources: Vec<Source> = if config.inputs.is_empty() {
+        vec![default_source()?]
+    } else {
+        config
+            .inputs
+            .iter()
+            .map(|p| read_source(p, &config.options))
+            .collect::<Result<_>>()?
+    };
+    for source in &sources {
+        let (records, path) = ingest_source(source, config)?;
+        let c = Coverage::of(&records);
+        eprintln!(
+            "{}: {} problems, {} valid ({:.1}%) -> {}",
+            source.path.display(),
+            c.total,
+            c.valid,
+            100.0 * c.valid_share(),
+            path.display()
+        );
+        summary.sources.push(records);
+        summary.written.push(path);
+    }
+    if let Some(report) = &config.report {
+        table::write_text(report, &coverage::markdown(&summary.sources))?;
+        eprintln!("coverage report -> {}", report.display());
+    }
+    if summary.total_valid() == 0 {
+        return Err(Error::invalid(
+            inputs_label(&config.inputs),
+            "no problem has a valid solution program (see error_kind in the problems table)",
+        ));
+    }
+    Ok(summary)
+}
+
+fn inputs_label(inputs: &[PathBuf]) -> String {
+    if inputs.is_empty() {
+        return "default dataset".into();
+    }
+    inputs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `advmath run`: the default pipeline, stage after stage, into one output folder.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub inputs: Vec<PathBuf>,
+    pub options: IngestOptions,
+    pub out: PathBuf,
+}
+
+pub fn tables_dir(out: &Path) -> PathBuf {
+    out.join("tables")
+}
+
+pub fn run(config: &RunConfig) -> Result<IngestSummary> {
+    let ingest_config = IngestConfig {
+        inputs: config.inputs.clone(),
+        options: config.options.clone(),
+        tables: tables_dir(&config.out),
+        report: Some(config.out.join("reports").join("program_coverage.md")),
+    };
+    ingest(&ingest_config)
+}

@@ -1,0 +1,487 @@
+//! Link a program's literals to the question's numbers (paper appendix H.4) and validate it.
+//!
+//! A literal equal to a question number is a variable leaf. When a value occurs several times, the
+//! k-th literal (source order) is the k-th occurrence in the question, and the counts must agree,
+//! or the problem is a `number_misalignment`. A literal that is a percentage of a question number
+//! written as a fraction (`0.4` for "40%", `1.2` for "a 20% increase") becomes an expression of
+//! that number's leaf, so that a variant changes it too. Other literals are constants: any constant
+//! in a given program (the paper's rule), but in a synthesised program only a number written as a
+//! word in the question or a documented unit constant ([`UNIT_CONSTANTS`]).
+
+use std::collections::HashMap;
+
+use super::lower::{parse_module, LiteralResolver, Lowerer, RecordLiterals};
+use super::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
+use super::{ErrorKind, ProgramError};
+use crate::num::Num;
+use crate::question::{word_numbers, Slot};
+
+type Res<T> = std::result::Result<T, ProgramError>;
+
+/// How strictly constants are judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlignMode {
+    /// Programs written by people or models: literals that are not question numbers are
+    /// constants, as in the paper.
+    Given,
+    /// Programs advmath synthesised: a constant must be justified by the question's words or be a
+    /// unit constant, otherwise every variant's answer could silently be wrong.
+    Synthesised,
+}
+
+/// Unit constants a synthesised program may use: (value, what it is, words one of which the
+/// question must contain; empty means always allowed).
+pub const UNIT_CONSTANTS: &[(&str, &str, &[&str])] = &[
+    ("0", "nothing (a term that adds zero)", &[]),
+    ("1", "one whole (complements such as 1 - 0.2)", &[]),
+    ("100", "percent / cents per dollar", &[]),
+    ("0.01", "one percent", &[]),
+    ("60", "minutes per hour, seconds per minute", &[]),
+    ("24", "hours per day", &[]),
+    ("7", "days per week", &["week"]),
+    ("12", "months per year, inches per foot, a dozen", &[]),
+    ("52", "weeks per year", &["year", "week"]),
+    ("365", "days per year", &["year"]),
+    ("30", "days per month", &["month"]),
+    ("4", "weeks per month, quarters per dollar", &["month", "quarter"]),
+    ("1000", "grams per kilogram, meters per kilometer", &[]),
+    ("3600", "seconds per hour", &["second"]),
+    ("16", "ounces per pound", &["pound", "ounce", "lb"]),
+    ("3", "feet per yard", &["yard"]),
+    ("2", "a pair, both, each of two", &["pair", "both", "round trip", "back"]),
+    ("10", "dimes per dollar", &["dime"]),
+    ("5", "cents per nickel", &["nickel"]),
+    ("25", "cents per quarter", &["quarter"]),
+    ("0.25", "a quarter dollar", &["quarter"]),
+    ("0.1", "a dime", &["dime"]),
+    ("0.05", "a nickel", &["nickel"]),
+];
+
+/// What one literal becomes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Role {
+    Leaf(u32),
+    /// `slot / 100`, `1 - slot/100` or `1 + slot/100`.
+    Percent(u32, PercentForm),
+    Const(ConstKind),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PercentForm {
+    Fraction,
+    OneMinus,
+    OnePlus,
+}
+
+/// Slots written as percentages ("40%", "40 percent").
+pub fn percent_slots(question: &str, slots: &[Slot]) -> Vec<bool> {
+    slots
+        .iter()
+        .map(|s| {
+            let rest = question[s.end..].trim_start();
+            rest.starts_with('%') || rest.to_ascii_lowercase().starts_with("percent")
+        })
+        .collect()
+}
+
+/// The percentage reading of a literal, if exactly one percent slot explains it.
+pub fn percent_role(value: Num, slots: &[Slot], is_percent: &[bool]) -> Option<Role> {
+    let hundred = Num::int(100);
+    let mut found = None;
+    for (i, s) in slots.iter().enumerate() {
+        if !is_percent[i] {
+            continue;
+        }
+        let frac = s.value.div(hundred).ok()?;
+        let form = if value.eq_num(frac) {
+            PercentForm::Fraction
+        } else if value.eq_num(Num::ONE.sub(frac).ok()?) {
+            PercentForm::OneMinus
+        } else if value.eq_num(Num::ONE.add(frac).ok()?) {
+            PercentForm::OnePlus
+        } else {
+            continue;
+        };
+        if found.is_some() {
+            return None;
+        }
+        found = Some(Role::Percent(i as u32, form));
+    }
+    found
+}
+
+/// Why a constant may stand in a synthesised program, if it may.
+pub fn justify_constant(value: Num, question: &str) -> Option<ConstKind> {
+    if let Some((w, _)) = word_numbers(question)
+        .into_iter()
+        .find(|(_, v)| v.eq_num(value))
+    {
+        return Some(ConstKind::Word(w));
+    }
+    let lower = question.to_ascii_lowercase();
+    UNIT_CONSTANTS
+        .iter()
+        .find(|(v, _, words)| {
+            Num::parse_decimal(v).is_some_and(|u| u.eq_num(value))
+                && (words.is_empty() || words.iter().any(|w| lower.contains(w)))
+        })
+        .map(|(_, what, _)| ConstKind::Unit((*what).to_string()))
+}
+
+/// Push the nodes a role stands for.
+pub fn push_role(role: &Role, value: Num, b: &mut Builder) -> NodeId {
+    match role {
+        Role::Leaf(slot) => b.push(Node::Leaf { slot: *slot }),
+        Role::Const(kind) => b.push(Node::Const {
+            value,
+            kind: kind.clone(),
+        }),
+        Role::Percent(slot, form) => {
+            let leaf = b.push(Node::Leaf { slot: *slot });
+            let hundred = b.push(Node::Const {
+                value: Num::int(100),
+                kind: ConstKind::Unit("percent".into()),
+            });
+            let frac = b.push(Node::Bin {
+                op: BinOp::Div,
+                lhs: leaf,
+                rhs: hundred,
+            });
+            let op = match form {
+                PercentForm::Fraction => return frac,
+                PercentForm::OneMinus => BinOp::Sub,
+                PercentForm::OnePlus => BinOp::Add,
+            };
+            let one = b.push(Node::Const {
+                value: Num::ONE,
+                kind: ConstKind::Unit("one whole".into()),
+            });
+            b.push(Node::Bin {
+                op,
+                lhs: one,
+                rhs: frac,
+            })
+        }
+    }
+}
+
+struct ApplyRoles<'a> {
+    roles: &'a [Role],
+}
+
+impl LiteralResolver for ApplyRoles<'_> {
+    fn literal(&mut self, ordinal: usize, value: Num, b: &mut Builder) -> Res<NodeId> {
+        Ok(push_role(&self.roles[ordinal], value, b))
+    }
+}
+
+/// Which slots each literal value links to, by the paper's counting rule: when a value occurs q
+/// times in the question and c > 0 times in the program, c must equal q. Number words are softer:
+/// if counting them breaks the equality but the digit occurrences alone match, only those link;
+/// a value that occurs only as words and does not match is left to be a constant.
+fn linked_positions(slots: &[Slot], literal_count: &HashMap<String, usize>) -> Res<HashMap<String, Vec<u32>>> {
+    let mut all: HashMap<String, Vec<u32>> = HashMap::new();
+    for (i, s) in slots.iter().enumerate() {
+        all.entry(num_text::to_text(&s.value)).or_default().push(i as u32);
+    }
+    let mut linked = HashMap::new();
+    for (k, positions) in all {
+        let Some(&c) = literal_count.get(&k) else { continue };
+        let digits: Vec<u32> = positions.iter().copied().filter(|&p| !slots[p as usize].word).collect();
+        if c == positions.len() {
+            linked.insert(k, positions);
+        } else if !digits.is_empty() && c == digits.len() {
+            linked.insert(k, digits);
+        } else if !digits.is_empty() {
+            return Err(ProgramError::new(
+                ErrorKind::NumberMisalignment,
+                format!("{k} appears {} time(s) in the question and {c} time(s) in the program", digits.len()),
+            ));
+        }
+    }
+    Ok(linked)
+}
+
+/// Decide each literal's role with the paper's counting rule.
+pub fn assign_roles(
+    literals: &[Num],
+    question: &str,
+    slots: &[Slot],
+    mode: AlignMode,
+) -> Res<Vec<Role>> {
+    let key = |v: &Num| num_text::to_text(v);
+    let mut literal_count: HashMap<String, usize> = HashMap::new();
+    for v in literals {
+        *literal_count.entry(key(v)).or_default() += 1;
+    }
+    let slot_positions = linked_positions(slots, &literal_count)?;
+    let is_percent = percent_slots(question, slots);
+    let mut used: HashMap<String, usize> = HashMap::new();
+    literals
+        .iter()
+        .map(|v| {
+            let k = key(v);
+            if let Some(positions) = slot_positions.get(&k) {
+                let n = used.entry(k).or_default();
+                *n += 1;
+                return Ok(Role::Leaf(positions[*n - 1]));
+            }
+            if let Some(role) = percent_role(*v, slots, &is_percent) {
+                return Ok(role);
+            }
+            match mode {
+                AlignMode::Given => Ok(Role::Const(ConstKind::Literal)),
+                AlignMode::Synthesised => justify_constant(*v, question)
+                    .map(Role::Const)
+                    .ok_or_else(|| {
+                        ProgramError::new(
+                            ErrorKind::UnresolvedConstant,
+                            format!(
+                                "{} is not a question number, a number word in the question, or a unit constant",
+                                key(v)
+                            ),
+                        )
+                    }),
+            }
+        })
+        .collect()
+}
+
+/// Which printed (or assigned) value is the answer: the first printed value equal to the gold
+/// answer after rounding to 2 decimals; the last printed value when there is no gold answer.
+fn choose_answer(
+    printed: &[NodeId],
+    last_assigned: Option<NodeId>,
+    values: &[Num],
+    gold: Option<Num>,
+) -> Res<AnswerPick> {
+    if printed.is_empty() {
+        return match (last_assigned, gold) {
+            (Some(id), Some(g)) if values[id as usize].eq_2dp(g) => Ok(AnswerPick::LastAssigned),
+            (Some(id), Some(g)) => Err(ProgramError::new(
+                ErrorKind::WrongAnswer,
+                format!("program prints nothing; its last value is {}, expected {g}", values[id as usize]),
+            )),
+            (Some(_), None) => Ok(AnswerPick::LastAssigned),
+            (None, _) => Err(ProgramError::new(ErrorKind::Unsupported, "program computes nothing")),
+        };
+    }
+    match gold {
+        None => Ok(AnswerPick::Printed(printed.len() - 1)),
+        Some(g) => printed
+            .iter()
+            .position(|&id| values[id as usize].eq_2dp(g))
+            .map(AnswerPick::Printed)
+            .ok_or_else(|| {
+                let shown: Vec<String> = printed.iter().map(|&id| values[id as usize].to_string()).collect();
+                ProgramError::new(
+                    ErrorKind::WrongAnswer,
+                    format!("program prints {}, expected {g}", shown.join(", ")),
+                )
+            }),
+    }
+}
+
+enum AnswerPick {
+    Printed(usize),
+    LastAssigned,
+}
+
+fn eval_all(nodes: &[Node]) -> Res<Vec<Num>> {
+    let p = Program {
+        nodes: nodes.to_vec(),
+        answer: 0,
+    };
+    let mut out = vec![Num::ZERO; nodes.len()];
+    p.eval_into(&[], &mut out).map_err(|e| {
+        ProgramError::new(ErrorKind::EvalError, format!("on the original numbers: {e}"))
+    })?;
+    Ok(out)
+}
+
+/// Parse, align and validate a Python solution program against its question.
+pub fn validate_program(
+    source: &str,
+    question: &str,
+    slots: &[Slot],
+    gold: Option<Num>,
+    mode: AlignMode,
+) -> Res<Program> {
+    let body = parse_module(source)?;
+    let mut first = Lowerer::new(source, RecordLiterals::default());
+    first.module(&body)?;
+    let (lowered, recorded) = first.into_parts();
+    let values = eval_all(&lowered.builder.nodes)?;
+    let pick = choose_answer(&lowered.printed, lowered.last_assigned, &values, gold)?;
+
+    let roles = assign_roles(&recorded.values, question, slots, mode)?;
+    let mut second = Lowerer::new(source, ApplyRoles { roles: &roles });
+    second.module(&body)?;
+    let (lowered, _) = second.into_parts();
+    let answer = match pick {
+        AnswerPick::Printed(k) => lowered.printed[k],
+        AnswerPick::LastAssigned => lowered.last_assigned.expect("checked in the first pass"),
+    };
+    finish_checked(lowered.builder, answer, slots, question)
+}
+
+/// Prune, then require that the answer depends on the question and evaluates on the originals.
+///
+/// Two normalisations first: a `//` whose operands divide evenly on the original numbers is a true
+/// division (so a variant must divide evenly too, as in the paper's code), and a unit fraction
+/// written in the question ("1/6 of the cards") whose program divides by the denominator alone
+/// divides by `denominator / numerator`, so that a variant's "2/7" is computed as written.
+pub fn finish_checked(builder: Builder, answer: NodeId, slots: &[Slot], question: &str) -> Res<Program> {
+    let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
+    let (builder, answer) = with_unit_fractions(builder, answer, slots, question);
+    let mut program = builder.finish(answer);
+    let mut node_values = vec![Num::ZERO; program.nodes.len()];
+    program.eval_into(&values, &mut node_values).map_err(|e| {
+        ProgramError::new(ErrorKind::EvalError, format!("on the original numbers: {e}"))
+    })?;
+    for node in program.nodes.iter_mut() {
+        if let Node::Bin { op: op @ BinOp::FloorDiv, lhs, rhs } = node {
+            if node_values[*lhs as usize].div(node_values[*rhs as usize]).is_ok_and(|q| q.is_integer()) {
+                *op = BinOp::Div;
+            }
+        }
+    }
+    if program.variable_slots().is_empty() {
+        return Err(ProgramError::new(
+            ErrorKind::NumberMisalignment,
+            "no number of the question feeds the answer",
+        ));
+    }
+    Ok(program)
+}
+
+/// Pairs (numerator slot, denominator slot) written as `a/b` in the question with `a == 1`.
+fn unit_fractions(slots: &[Slot], question: &str) -> Vec<(u32, u32)> {
+    slots
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| !w[0].word && !w[1].word && w[0].value.eq_num(Num::ONE) && &question[w[0].end..w[1].start] == "/")
+        .map(|(i, _)| (i as u32, i as u32 + 1))
+        .collect()
+}
+
+fn with_unit_fractions(builder: Builder, answer: NodeId, slots: &[Slot], question: &str) -> (Builder, NodeId) {
+    let live = builder.clone().finish(answer);
+    let linked = live.variable_slots();
+    let rewrites: Vec<(u32, u32)> = unit_fractions(slots, question)
+        .into_iter()
+        .filter(|(a, b)| !linked.contains(a) && linked.contains(b))
+        .collect();
+    if rewrites.is_empty() {
+        return (builder, answer);
+    }
+    let mut out = Builder::default();
+    let mut remap: Vec<NodeId> = Vec::with_capacity(builder.nodes.len());
+    for node in builder.nodes {
+        let r = |x: NodeId| remap[x as usize];
+        let id = match node {
+            Node::Leaf { slot } => match rewrites.iter().find(|(_, b)| *b == slot) {
+                Some(&(a, b)) => {
+                    let den = out.push(Node::Leaf { slot: b });
+                    let num = out.push(Node::Leaf { slot: a });
+                    out.push(Node::Bin { op: BinOp::Div, lhs: den, rhs: num })
+                }
+                None => out.push(Node::Leaf { slot }),
+            },
+            Node::Bin { op, lhs, rhs } => out.push(Node::Bin { op, lhs: r(lhs), rhs: r(rhs) }),
+            Node::Neg { arg } => out.push(Node::Neg { arg: r(arg) }),
+            Node::Call { func, args } => out.push(Node::Call { func, args: args.into_iter().map(r).collect() }),
+            other => out.push(other),
+        };
+        remap.push(id);
+    }
+    let answer = remap[answer as usize];
+    (out, answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::question::find_slots;
+
+    fn check(q: &str, src: &str, gold: &str, mode: AlignMode) -> Res<Program> {
+        let slots = find_slots(q);
+        validate_program(src, q, &slots, Num::parse_decimal(gold), mode)
+    }
+
+    #[test]
+    fn links_literals_to_slots() {
+        let q = "Pam has 10 bags with 3 boxes of 40 apples each.";
+        let p = check(q, "a = 10\nb = 3 * 40\nprint(f'{a * b} apples')", "1200", AlignMode::Given).unwrap();
+        assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+        let v = p.eval(&[Num::int(2), Num::int(5), Num::int(7)]).unwrap();
+        assert_eq!(v, Num::int(70));
+    }
+
+    #[test]
+    fn repeated_values_must_agree_in_count() {
+        let q = "In 2004 there were 60 kids; in 2005 half of 2004's count came.";
+        let err = check(q, "a = 60\nb=a/2\nc=2004\nprint(b)", "30", AlignMode::Given).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NumberMisalignment);
+        let q2 = "He has 5 red and 5 blue balls and 2 bags.";
+        let p = check(q2, "r = 5\nb = 5\nprint((r + b) * 2)", "20", AlignMode::Given).unwrap();
+        assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn percentages_become_expressions_of_the_leaf() {
+        let q = "A $50 coat is 20% off.";
+        let p = check(q, "print(50 * 0.8)", "40", AlignMode::Synthesised).unwrap();
+        // Changing 20% to 50% changes the answer.
+        assert_eq!(p.eval(&[Num::int(50), Num::int(50)]).unwrap(), Num::int(25));
+    }
+
+    #[test]
+    fn synthesised_constants_need_a_reason() {
+        // 7 is a unit constant (days per week); "two" is a number word, linked as a slot.
+        let q = "Tom reads 3 pages a day. How many in two weeks?";
+        let ok = check(q, "print(3 * 7 * 2)", "42", AlignMode::Synthesised).unwrap();
+        assert_eq!(ok.variable_slots(), vec![0, 1]);
+        // Twice "two" in the question but once in the program: the word stays a constant.
+        let q2 = "Tom reads 3 pages a day for two weeks, two times a year.";
+        let ok = check(q2, "print(3 * 7 * 2)", "42", AlignMode::Synthesised).unwrap();
+        assert_eq!(ok.variable_slots(), vec![0]);
+        let err = check("Tom reads 3 pages.", "print(3 * 17)", "51", AlignMode::Synthesised).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::UnresolvedConstant);
+        assert!(check("Tom reads 3 pages.", "print(3 * 17)", "51", AlignMode::Given).is_ok());
+    }
+
+    #[test]
+    fn taxonomy() {
+        let q = "He has 5 apples.";
+        let kind = |src: &str| check(q, src, "5", AlignMode::Given).unwrap_err().kind;
+        assert_eq!(kind("x = 0\nwhile x < 5:\n    x += 1\nprint(x)"), ErrorKind::HasLoop);
+        assert_eq!(kind("x = 5\nif x > 1:\n    x = 5\nprint(x)"), ErrorKind::HasBranch);
+        assert_eq!(kind("x = 5\ny = x > 2\nprint(x)"), ErrorKind::HasComparison);
+        assert_eq!(kind("x = 5\nprint(x + 1)"), ErrorKind::WrongAnswer);
+        assert_eq!(kind("import os\nx = 5\nprint(x)"), ErrorKind::Unsupported);
+        assert_eq!(kind("x = 5\nexec('x=1')\nprint(x)"), ErrorKind::Unsupported);
+        assert_eq!(kind("x = (5\nprint(x)"), ErrorKind::ParseError);
+        assert_eq!(kind("x = 5 / 0\nprint(x)"), ErrorKind::EvalError);
+        assert_eq!(
+            check(q, "x = 1000000000000000000000000000000\nprint(5)", "5", AlignMode::Given).unwrap_err().kind,
+            ErrorKind::Unsupported
+        );
+    }
+
+    #[test]
+    fn print_forms() {
+        let q = "He has 5 apples and buys 3.";
+        for src in [
+            "t = 5 + 3\nprint(t)",
+            "t = 5 + 3\nprint(f'He has {t} apples')",
+            "t = 5 + 3\nprint('He has ' + str(t) + ' apples')",
+            "t = 5 + 3\nprint('He has {} apples'.format(t))",
+            "t = 5 + 3\nprint('He has', t, 'apples')",
+            "import math\nt = math.ceil(5 + 3)\nprint(t)",
+        ] {
+            let p = check(q, src, "8", AlignMode::Given).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert_eq!(p.eval(&[Num::int(1), Num::int(2)]).unwrap(), Num::int(3), "{src}");
+        }
+    }
+}

@@ -1,0 +1,474 @@
+//! Lower a rustpython AST into a [`Builder`] tree over a whitelisted subset of Python.
+//!
+//! Straight-line arithmetic only: assignments, augmented assignments, `+ - * / // % **`, unary
+//! minus, whitelisted calls, and `print`. Loops, branches and comparisons are reported with their
+//! own failure kind (the paper's taxonomy); anything else is `unsupported` with the construct named.
+//! Literals are handed to a [`LiteralResolver`], which decides whether each is a question leaf, a
+//! constant, or a reference to an earlier result.
+
+use std::collections::HashMap;
+
+use rustpython_parser::ast::{self, Constant, Expr, Ranged, Stmt};
+use rustpython_parser::{parse, Mode};
+
+use super::tree::{BinOp, Builder, ConstKind, Func, Node, NodeId};
+use super::{ErrorKind, ProgramError};
+use crate::num::Num;
+
+type Res<T> = std::result::Result<T, ProgramError>;
+
+/// Decides what a numeric literal becomes. `ordinal` counts literals in source order.
+pub trait LiteralResolver {
+    fn literal(&mut self, ordinal: usize, value: Num, b: &mut Builder) -> Res<NodeId>;
+}
+
+/// Every literal is a plain constant; their values are recorded in source order.
+#[derive(Default)]
+pub struct RecordLiterals {
+    pub values: Vec<Num>,
+}
+
+impl LiteralResolver for RecordLiterals {
+    fn literal(&mut self, _ordinal: usize, value: Num, b: &mut Builder) -> Res<NodeId> {
+        self.values.push(value);
+        Ok(b.push(Node::Const {
+            value,
+            kind: ConstKind::Literal,
+        }))
+    }
+}
+
+/// Lowered program: the tree under construction and the expressions `print` shows, in order.
+pub struct Lowered {
+    pub builder: Builder,
+    pub printed: Vec<NodeId>,
+    /// Final value of every assigned name, for programs that print nothing.
+    pub names: HashMap<String, NodeId>,
+    pub last_assigned: Option<NodeId>,
+}
+
+#[derive(Clone, Copy)]
+enum Binding {
+    Value(NodeId),
+    NoneValue,
+    MathModule,
+    Function(Func),
+}
+
+pub fn parse_module(source: &str) -> Res<Vec<Stmt>> {
+    match parse(source, Mode::Module, "<program>") {
+        Ok(ast::Mod::Module(m)) => Ok(m.body),
+        Ok(_) => Err(ProgramError::new(ErrorKind::ParseError, "not a module")),
+        Err(e) => Err(ProgramError::new(ErrorKind::ParseError, e.to_string())),
+    }
+}
+
+pub fn parse_expression(source: &str) -> Res<Expr> {
+    match parse(source, Mode::Expression, "<expression>") {
+        Ok(ast::Mod::Expression(e)) => Ok(*e.body),
+        Ok(_) => Err(ProgramError::new(ErrorKind::ParseError, "not an expression")),
+        Err(e) => Err(ProgramError::new(ErrorKind::ParseError, e.to_string())),
+    }
+}
+
+pub struct Lowerer<'s, R> {
+    source: &'s str,
+    resolver: R,
+    builder: Builder,
+    env: HashMap<String, Binding>,
+    ordinal: usize,
+    printed: Vec<NodeId>,
+    last_assigned: Option<NodeId>,
+}
+
+impl<'s, R: LiteralResolver> Lowerer<'s, R> {
+    /// `source` is the text the AST came from: literals are re-read from it exactly, because the
+    /// parser hands floats over as `f64` (`0.1` would not be one tenth).
+    pub fn new(source: &'s str, resolver: R) -> Self {
+        Lowerer {
+            source,
+            resolver,
+            builder: Builder::default(),
+            env: HashMap::new(),
+            ordinal: 0,
+            printed: Vec::new(),
+            last_assigned: None,
+        }
+    }
+
+    /// Bind a name to an existing node (used by synthesis for earlier results).
+    pub fn builder_mut(&mut self) -> &mut Builder {
+        &mut self.builder
+    }
+
+    pub fn resolver_mut(&mut self) -> &mut R {
+        &mut self.resolver
+    }
+
+    pub fn into_parts(self) -> (Lowered, R) {
+        let names = self
+            .env
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                Binding::Value(id) => Some((k, id)),
+                _ => None,
+            })
+            .collect();
+        (
+            Lowered {
+                builder: self.builder,
+                printed: self.printed,
+                names,
+                last_assigned: self.last_assigned,
+            },
+            self.resolver,
+        )
+    }
+
+    pub fn module(&mut self, body: &[Stmt]) -> Res<()> {
+        for stmt in body {
+            self.stmt(stmt)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> Res<()> {
+        match stmt {
+            Stmt::Assign(a) => {
+                if let Expr::Constant(c) = a.value.as_ref() {
+                    if matches!(c.value, Constant::None) {
+                        for t in &a.targets {
+                            self.bind_target(t, Binding::NoneValue)?;
+                        }
+                        return Ok(());
+                    }
+                }
+                if let (Some(Expr::Tuple(tt)), Expr::Tuple(vt)) = (a.targets.first(), a.value.as_ref()) {
+                    if a.targets.len() == 1 && tt.elts.len() == vt.elts.len() {
+                        let ids = vt.elts.iter().map(|e| self.expr(e)).collect::<Res<Vec<_>>>()?;
+                        for (t, id) in tt.elts.iter().zip(ids) {
+                            self.bind_target(t, Binding::Value(id))?;
+                        }
+                        return Ok(());
+                    }
+                }
+                let id = self.expr(&a.value)?;
+                for t in &a.targets {
+                    self.bind_target(t, Binding::Value(id))?;
+                }
+                self.last_assigned = Some(id);
+                Ok(())
+            }
+            Stmt::AnnAssign(a) => match &a.value {
+                Some(v) => {
+                    let id = self.expr(v)?;
+                    self.last_assigned = Some(id);
+                    self.bind_target(&a.target, Binding::Value(id))
+                }
+                None => Ok(()),
+            },
+            Stmt::AugAssign(a) => {
+                let current = self.expr(&a.target)?;
+                let rhs = self.expr(&a.value)?;
+                let op = binop(&a.op)?;
+                let id = self.builder.push(Node::Bin {
+                    op,
+                    lhs: current,
+                    rhs,
+                });
+                self.last_assigned = Some(id);
+                self.bind_target(&a.target, Binding::Value(id))
+            }
+            Stmt::Expr(e) => self.expression_statement(&e.value),
+            Stmt::Import(i) => {
+                for alias in &i.names {
+                    if alias.name.as_str() != "math" {
+                        return Err(unsupported(format!("import {}", alias.name)));
+                    }
+                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.env.insert(name.to_string(), Binding::MathModule);
+                }
+                Ok(())
+            }
+            Stmt::ImportFrom(i) => {
+                let module = i.module.as_ref().map(|m| m.as_str()).unwrap_or("");
+                if module != "math" {
+                    return Err(unsupported(format!("from {module} import ...")));
+                }
+                for alias in &i.names {
+                    let f = Func::from_name(&format!("math.{}", alias.name))
+                        .ok_or_else(|| unsupported(format!("math.{}", alias.name)))?;
+                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.env.insert(name.to_string(), Binding::Function(f));
+                }
+                Ok(())
+            }
+            // An assertion checks, it does not compute: it cannot change the answer.
+            Stmt::Assert(_) | Stmt::Pass(_) => Ok(()),
+            Stmt::For(_) | Stmt::While(_) | Stmt::AsyncFor(_) => {
+                Err(ProgramError::new(ErrorKind::HasLoop, "program has a loop"))
+            }
+            Stmt::If(_) | Stmt::Match(_) | Stmt::Try(_) | Stmt::TryStar(_) => Err(ProgramError::new(
+                ErrorKind::HasBranch,
+                "program has a branch (if/match/try)",
+            )),
+            other => Err(unsupported(stmt_name(other))),
+        }
+    }
+
+    fn bind_target(&mut self, target: &Expr, binding: Binding) -> Res<()> {
+        match target {
+            Expr::Name(n) => {
+                self.env.insert(n.id.to_string(), binding);
+                Ok(())
+            }
+            _ => Err(unsupported("assignment to something other than a name")),
+        }
+    }
+
+    fn expression_statement(&mut self, e: &Expr) -> Res<()> {
+        let Expr::Call(call) = e else {
+            // A bare string (docstring) or name has no effect.
+            return match e {
+                Expr::Constant(_) | Expr::Name(_) => Ok(()),
+                _ => Err(unsupported("expression statement")),
+            };
+        };
+        match call.func.as_ref() {
+            Expr::Name(n) if n.id.as_str() == "print" => {
+                for arg in &call.args {
+                    self.printed_values(arg)?;
+                }
+                Ok(())
+            }
+            _ => Err(unsupported("call whose result is discarded")),
+        }
+    }
+
+    /// Numeric values shown by one `print` argument: a name or expression, f-string fields,
+    /// `"...".format(x)`, and `str(x)` inside string concatenation.
+    fn printed_values(&mut self, arg: &Expr) -> Res<()> {
+        match arg {
+            Expr::Constant(c) if matches!(c.value, Constant::Str(_)) => Ok(()),
+            Expr::JoinedStr(j) => {
+                for v in &j.values {
+                    if let Expr::FormattedValue(f) = v {
+                        self.printed_values(&f.value)?;
+                    }
+                }
+                Ok(())
+            }
+            Expr::Call(c) => {
+                if let Expr::Attribute(attr) = c.func.as_ref() {
+                    if attr.attr.as_str() == "format"
+                        && matches!(attr.value.as_ref(), Expr::Constant(_))
+                    {
+                        for a in &c.args {
+                            self.printed_values(a)?;
+                        }
+                        return Ok(());
+                    }
+                }
+                if let Expr::Name(n) = c.func.as_ref() {
+                    if n.id.as_str() == "str" && c.args.len() == 1 {
+                        return self.printed_values(&c.args[0]);
+                    }
+                }
+                let id = self.expr(arg)?;
+                self.printed.push(id);
+                Ok(())
+            }
+            Expr::BinOp(b) if is_stringy(&b.left) || is_stringy(&b.right) => {
+                self.printed_values(&b.left)?;
+                self.printed_values(&b.right)
+            }
+            _ => {
+                let id = self.expr(arg)?;
+                self.printed.push(id);
+                Ok(())
+            }
+        }
+    }
+
+    pub fn expr(&mut self, e: &Expr) -> Res<NodeId> {
+        match e {
+            Expr::Constant(c) => match &c.value {
+                Constant::Int(_) | Constant::Float(_) => {
+                    let text = &self.source[c.range().start().to_usize()..c.range().end().to_usize()];
+                    let value = Num::parse_decimal(text).ok_or_else(|| {
+                        ProgramError::new(ErrorKind::Unsupported, format!("numeric literal {text}"))
+                    })?;
+                    if value.is_exact() && value.to_f64().abs() > 1e15 {
+                        return Err(unsupported(format!(
+                            "numeric literal {text} is too large for a word problem"
+                        )));
+                    }
+                    let ordinal = self.ordinal;
+                    self.ordinal += 1;
+                    self.resolver.literal(ordinal, value, &mut self.builder)
+                }
+                Constant::Bool(_) => Err(unsupported("boolean value")),
+                Constant::None => Err(unsupported("None used as a number")),
+                Constant::Str(_) => Err(unsupported("string used as a number")),
+                _ => Err(unsupported("non-numeric constant")),
+            },
+            Expr::Name(n) => match self.env.get(n.id.as_str()) {
+                Some(Binding::Value(id)) => Ok(*id),
+                Some(Binding::NoneValue) => Err(unsupported(format!("{} is None", n.id))),
+                Some(_) => Err(unsupported(format!("{} used as a number", n.id))),
+                None => Err(unsupported(format!("undefined name {}", n.id))),
+            },
+            Expr::BinOp(b) => {
+                let op = binop(&b.op)?;
+                let lhs = self.expr(&b.left)?;
+                let rhs = self.expr(&b.right)?;
+                Ok(self.builder.push(Node::Bin { op, lhs, rhs }))
+            }
+            Expr::UnaryOp(u) => match u.op {
+                ast::UnaryOp::USub => {
+                    let arg = self.expr(&u.operand)?;
+                    Ok(self.builder.push(Node::Neg { arg }))
+                }
+                ast::UnaryOp::UAdd => self.expr(&u.operand),
+                ast::UnaryOp::Not => Err(unsupported("not")),
+                ast::UnaryOp::Invert => Err(unsupported("~")),
+            },
+            Expr::Call(c) => self.call(c),
+            Expr::Compare(_) => Err(ProgramError::new(
+                ErrorKind::HasComparison,
+                "program has a comparison",
+            )),
+            Expr::IfExp(_) => Err(ProgramError::new(
+                ErrorKind::HasBranch,
+                "program has a conditional expression",
+            )),
+            Expr::BoolOp(_) => Err(ProgramError::new(
+                ErrorKind::HasComparison,
+                "program has a boolean operation",
+            )),
+            Expr::ListComp(_) | Expr::GeneratorExp(_) | Expr::SetComp(_) | Expr::DictComp(_) => {
+                Err(ProgramError::new(ErrorKind::HasLoop, "program has a comprehension"))
+            }
+            other => Err(unsupported(expr_name(other))),
+        }
+    }
+
+    fn call(&mut self, c: &ast::ExprCall) -> Res<NodeId> {
+        let func = match c.func.as_ref() {
+            Expr::Name(n) => match self.env.get(n.id.as_str()) {
+                Some(Binding::Function(f)) => Some(*f),
+                Some(_) => None,
+                None if matches!(n.id.as_str(), "ceil" | "floor" | "sqrt") => None,
+                None => Func::from_name(n.id.as_str()),
+            },
+            Expr::Attribute(a) => match a.value.as_ref() {
+                Expr::Name(m) if matches!(self.env.get(m.id.as_str()), Some(Binding::MathModule)) => {
+                    Func::from_name(&format!("math.{}", a.attr))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(func) = func else {
+            return Err(unsupported(format!("call of {}", call_name(self.source, c))));
+        };
+        if !c.keywords.is_empty() {
+            return Err(unsupported(format!("keyword arguments to {}", func.python_name())));
+        }
+        if !func.arity_ok(c.args.len()) {
+            return Err(unsupported(format!(
+                "{} with {} arguments",
+                func.python_name(),
+                c.args.len()
+            )));
+        }
+        let mut args = Vec::with_capacity(c.args.len());
+        for (i, a) in c.args.iter().enumerate() {
+            // round(x, 2): the number of decimals is part of the operation, never a quantity.
+            if func == Func::Round && i == 1 {
+                if let Expr::Constant(k) = a {
+                    if let Constant::Int(v) = &k.value {
+                        let d: i128 = v.to_string().parse().unwrap_or(0);
+                        args.push(self.builder.push(Node::Const {
+                            value: Num::int(d),
+                            kind: ConstKind::Unit("decimal places".into()),
+                        }));
+                        continue;
+                    }
+                }
+            }
+            args.push(self.expr(a)?);
+        }
+        if func == Func::Float {
+            return Ok(args[0]);
+        }
+        Ok(self.builder.push(Node::Call { func, args }))
+    }
+}
+
+fn is_stringy(e: &Expr) -> bool {
+    match e {
+        Expr::Constant(c) => matches!(c.value, Constant::Str(_)),
+        Expr::JoinedStr(_) => true,
+        Expr::Call(c) => matches!(c.func.as_ref(), Expr::Name(n) if n.id.as_str() == "str"),
+        Expr::BinOp(b) => is_stringy(&b.left) || is_stringy(&b.right),
+        _ => false,
+    }
+}
+
+fn binop(op: &ast::Operator) -> Res<BinOp> {
+    Ok(match op {
+        ast::Operator::Add => BinOp::Add,
+        ast::Operator::Sub => BinOp::Sub,
+        ast::Operator::Mult => BinOp::Mul,
+        ast::Operator::Div => BinOp::Div,
+        ast::Operator::FloorDiv => BinOp::FloorDiv,
+        ast::Operator::Mod => BinOp::Mod,
+        ast::Operator::Pow => BinOp::Pow,
+        other => return Err(unsupported(format!("operator {other:?}"))),
+    })
+}
+
+fn unsupported(what: impl Into<String>) -> ProgramError {
+    ProgramError::new(ErrorKind::Unsupported, what)
+}
+
+fn call_name(source: &str, c: &ast::ExprCall) -> String {
+    let r = c.func.range();
+    source
+        .get(r.start().to_usize()..r.end().to_usize())
+        .unwrap_or("?")
+        .to_string()
+}
+
+fn stmt_name(s: &Stmt) -> String {
+    match s {
+        Stmt::FunctionDef(f) => format!("def {}", f.name),
+        Stmt::AsyncFunctionDef(f) => format!("async def {}", f.name),
+        Stmt::ClassDef(c) => format!("class {}", c.name),
+        Stmt::Return(_) => "return".into(),
+        Stmt::Delete(_) => "del".into(),
+        Stmt::With(_) | Stmt::AsyncWith(_) => "with".into(),
+        Stmt::Raise(_) => "raise".into(),
+        Stmt::Global(_) | Stmt::Nonlocal(_) => "global".into(),
+        _ => "statement".into(),
+    }
+}
+
+fn expr_name(e: &Expr) -> String {
+    match e {
+        Expr::Subscript(_) => "subscript".into(),
+        Expr::List(_) => "list".into(),
+        Expr::Tuple(_) => "tuple".into(),
+        Expr::Dict(_) => "dict".into(),
+        Expr::Set(_) => "set".into(),
+        Expr::Lambda(_) => "lambda".into(),
+        Expr::Attribute(a) => format!("attribute .{}", a.attr),
+        Expr::JoinedStr(_) => "f-string used as a number".into(),
+        Expr::Await(_) | Expr::Yield(_) | Expr::YieldFrom(_) => "generator or coroutine".into(),
+        Expr::NamedExpr(_) => "walrus assignment".into(),
+        Expr::Starred(_) => "starred expression".into(),
+        Expr::Slice(_) => "slice".into(),
+        _ => "expression".into(),
+    }
+}

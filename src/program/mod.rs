@@ -1,0 +1,78 @@
+//! Solution programs: parse Python into the project's own tree (never executing it), link its
+//! literals to the question's numbers, and evaluate it exactly.
+
+pub mod align;
+pub mod lower;
+pub mod tree;
+
+use std::fmt;
+
+pub use align::{validate_program, AlignMode};
+pub use tree::{BinOp, Builder, ConstKind, Func, Node, NodeId, Program};
+
+/// Why a problem's program cannot be attacked (the paper's failure taxonomy, section 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorKind {
+    HasLoop,
+    HasBranch,
+    HasComparison,
+    WrongAnswer,
+    NumberMisalignment,
+    UnresolvedConstant,
+    Unsupported,
+    ParseError,
+    /// The program exists but cannot be evaluated on the original numbers (division by zero).
+    EvalError,
+    /// No program: none given and none could be synthesised.
+    MissingProgram,
+    /// The problem row itself is unusable (no question, answer not a number).
+    BadInput,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::HasLoop => "has_loop",
+            ErrorKind::HasBranch => "has_branch",
+            ErrorKind::HasComparison => "has_comparison",
+            ErrorKind::WrongAnswer => "wrong_answer",
+            ErrorKind::NumberMisalignment => "number_misalignment",
+            ErrorKind::UnresolvedConstant => "unresolved_constant",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::ParseError => "parse_error",
+            ErrorKind::EvalError => "eval_error",
+            ErrorKind::MissingProgram => "missing_program",
+            ErrorKind::BadInput => "bad_input",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A rejected program: the kind, and a sentence a person can act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramError {
+    pub kind: ErrorKind,
+    pub detail: String,
+}
+
+impl ProgramError {
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        ProgramError {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for ProgramError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.detail)
+    }
+}
+
+impl std::error::Error for ProgramError {}

@@ -1,0 +1,434 @@
+//! Numbers in question text: find them (slots), turn the text into a template, and render new
+//! numbers back in the original's style (thousands separators, money decimals, no float noise).
+
+use crate::num::{format_fixed, Num};
+
+/// One number written in digits in the question.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slot {
+    /// Byte range of the digits (a `$` or `%` around it stays in the template).
+    pub start: usize,
+    pub end: usize,
+    pub value: Num,
+    /// The original had thousands separators (`1,200`).
+    pub thousands: bool,
+    /// Decimal places shown in the original (`2.50` has 2).
+    pub decimals: u32,
+    /// Written as a word ("four", "Twenty"); such slots link to a program only when the counts
+    /// agree exactly, because a word like "two" is as often a figure of speech as a quantity.
+    pub word: bool,
+    /// A word slot written with a capital ("Four friends ...").
+    pub capital: bool,
+}
+
+/// Find the numbers written in digits, in order. Ordinals (`1st`, `3rd`) and digits glued to
+/// letters (`A4`, `COVID19`) are part of words, not quantities, and are skipped.
+pub fn find_slots(text: &str) -> Vec<Slot> {
+    let b = text.as_bytes();
+    let mut slots = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts_number = b[i].is_ascii_digit()
+            || (b[i] == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit());
+        let glued = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if !starts_number || glued || (b[i] == b'.' && i > 0 && b[i - 1].is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut thousands = false;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        // Thousands groups: a comma followed by exactly three digits.
+        while i + 3 < b.len()
+            && b[i] == b','
+            && b[i + 1..i + 4].iter().all(u8::is_ascii_digit)
+            && !(i + 4 < b.len() && b[i + 4].is_ascii_digit())
+            && i > start
+        {
+            thousands = true;
+            i += 4;
+        }
+        let mut decimals = 0;
+        if i + 1 < b.len() && b[i] == b'.' && b[i + 1].is_ascii_digit() {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+                decimals += 1;
+            }
+        }
+        let end = i;
+        let glued_after = i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'_');
+        if glued_after && is_ordinal_suffix(&text[i..]) {
+            continue;
+        }
+        if glued_after && !unit_suffix(&text[i..]) {
+            // "5x", "3rd" handled above; "10am", "5km" are quantities with a glued unit.
+            continue;
+        }
+        if let Some(value) = Num::parse_decimal(&text[start..end]) {
+            slots.push(Slot {
+                start,
+                end,
+                value,
+                thousands,
+                decimals,
+                word: false,
+                capital: false,
+            });
+        }
+    }
+    slots.extend(find_word_slots(text));
+    slots.sort_by_key(|s| s.start);
+    slots
+}
+
+/// Cardinal words that are quantities often enough to attack ("one" is too often "one of").
+const CARDINALS: [&str; 27] = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty",
+    "forty", "fifty", "sixty", "seventy", "eighty",
+];
+const NINETY: &str = "ninety";
+
+fn cardinal_value(word: &str) -> Option<i128> {
+    let lower = word.to_ascii_lowercase();
+    if lower == NINETY {
+        return Some(90);
+    }
+    let i = CARDINALS.iter().position(|w| *w == lower)? as i128;
+    match i {
+        0 | 1 => None,
+        2..=20 => Some(i),
+        _ => Some((i - 18) * 10),
+    }
+}
+
+/// The word for a value, when there is a single one.
+fn cardinal_word(v: i128) -> Option<&'static str> {
+    match v {
+        2..=20 => Some(CARDINALS[v as usize]),
+        90 => Some(NINETY),
+        30 | 40 | 50 | 60 | 70 | 80 => Some(CARDINALS[(v / 10 + 18) as usize]),
+        _ => None,
+    }
+}
+
+fn find_word_slots(text: &str) -> Vec<Slot> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        // "twenty-five", "two-thirds", "one-third": compound words are left alone.
+        let hyphen = (start > 0 && b[start - 1] == b'-') || (i < b.len() && b[i] == b'-');
+        let glued = (start > 0 && (b[start - 1].is_ascii_digit() || b[start - 1] == b'\''))
+            || (i < b.len() && b[i].is_ascii_digit());
+        if hyphen || glued {
+            continue;
+        }
+        if let Some(v) = cardinal_value(&text[start..i]) {
+            out.push(Slot {
+                start,
+                end: i,
+                value: Num::int(v),
+                thousands: false,
+                decimals: 0,
+                word: true,
+                capital: b[start].is_ascii_uppercase(),
+            });
+        }
+    }
+    out
+}
+
+fn is_ordinal_suffix(rest: &str) -> bool {
+    let lower: String = rest.chars().take(3).collect::<String>().to_ascii_lowercase();
+    ["st", "nd", "rd", "th"].iter().any(|s| {
+        lower.starts_with(s)
+            && !lower[2..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// Units people glue to numbers: `5km`, `10am`, `3pm`, `2x`, `5lb`, `10kg`, `30s`.
+fn unit_suffix(rest: &str) -> bool {
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(
+        word.as_str(),
+        "km" | "m" | "cm" | "mm" | "kg" | "g" | "mg" | "lb" | "lbs" | "oz" | "ml" | "l" | "am"
+            | "pm" | "x" | "s" | "h" | "hr" | "hrs" | "min" | "mins" | "k" | "ft" | "in" | "mph"
+            | "gb" | "mb"
+    )
+}
+
+/// The question with slot `i` replaced by `{i}`; literal braces are doubled so the template is
+/// unambiguous.
+pub fn template(text: &str, slots: &[Slot]) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut pos = 0;
+    for (i, s) in slots.iter().enumerate() {
+        push_escaped(&mut out, &text[pos..s.start]);
+        out.push('{');
+        out.push_str(&i.to_string());
+        out.push('}');
+        pos = s.end;
+    }
+    push_escaped(&mut out, &text[pos..]);
+    out
+}
+
+fn push_escaped(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '{' => out.push_str("{{"),
+            '}' => out.push_str("}}"),
+            _ => out.push(c),
+        }
+    }
+}
+
+/// Fill a template with slot texts.
+pub fn render(template: &str, values: &[String]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut chars = template.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' if chars.peek().map(|p| p.1) == Some('{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek().map(|p| p.1) == Some('}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let close = template[i..].find('}').map(|j| i + j).unwrap_or(template.len());
+                let idx: usize = template[i + 1..close].parse().unwrap_or(usize::MAX);
+                if let Some(v) = values.get(idx) {
+                    out.push_str(v);
+                }
+                while chars.peek().is_some_and(|&(j, _)| j <= close) {
+                    chars.next();
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text for a new value in the style of the original slot: at most 3 decimals (the reference's
+/// limit), the original's decimal places kept for money-like values (`2.50` -> `4.70`), and
+/// thousands separators where the original had them.
+pub fn format_like(value: Num, like: &Slot) -> String {
+    if like.word {
+        if let Some(w) = value.as_integer().and_then(cardinal_word) {
+            return if like.capital { capitalise(w) } else { w.to_string() };
+        }
+    }
+    let mut s = format_fixed(value, like.decimals.max(3));
+    if like.decimals == 2 {
+        // Money keeps its cents: "$2.50" -> "$4.70", "$3.00" -> "$4.00".
+        match s.find('.') {
+            Some(p) if s.len() - p - 1 < 2 => s.push('0'),
+            None => s.push_str(".00"),
+            _ => {}
+        }
+    }
+    if like.thousands {
+        s = group_thousands(&s);
+    }
+    s
+}
+
+fn capitalise(w: &str) -> String {
+    let mut c = w.chars();
+    match c.next() {
+        Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+pub fn group_thousands(s: &str) -> String {
+    let (sign, rest) = match s.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", s),
+    };
+    let (int, frac) = match rest.find('.') {
+        Some(p) => (&rest[..p], &rest[p..]),
+        None => (rest, ""),
+    };
+    let mut out = String::with_capacity(s.len() + int.len() / 3);
+    out.push_str(sign);
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out.push_str(frac);
+    out
+}
+
+/// Numbers written as words, with the values a program may use for them. "half" may appear as
+/// `/ 2` or `* 0.5`, so it yields both.
+pub fn word_numbers(text: &str) -> Vec<(String, Num)> {
+    const WORDS: &[(&str, &[&str])] = &[
+        ("one", &["1"]),
+        ("two", &["2"]),
+        ("three", &["3"]),
+        ("four", &["4"]),
+        ("five", &["5"]),
+        ("six", &["6"]),
+        ("seven", &["7"]),
+        ("eight", &["8"]),
+        ("nine", &["9"]),
+        ("ten", &["10"]),
+        ("eleven", &["11"]),
+        ("twelve", &["12"]),
+        ("thirteen", &["13"]),
+        ("fourteen", &["14"]),
+        ("fifteen", &["15"]),
+        ("sixteen", &["16"]),
+        ("seventeen", &["17"]),
+        ("eighteen", &["18"]),
+        ("nineteen", &["19"]),
+        ("twenty", &["20"]),
+        ("thirty", &["30"]),
+        ("forty", &["40"]),
+        ("fifty", &["50"]),
+        ("sixty", &["60"]),
+        ("seventy", &["70"]),
+        ("eighty", &["80"]),
+        ("ninety", &["90"]),
+        ("hundred", &["100"]),
+        ("thousand", &["1000"]),
+        ("million", &["1000000"]),
+        ("half", &["2", "0.5"]),
+        ("halves", &["2", "0.5"]),
+        ("twice", &["2"]),
+        ("double", &["2"]),
+        ("doubles", &["2"]),
+        ("doubled", &["2"]),
+        ("pair", &["2"]),
+        ("pairs", &["2"]),
+        ("both", &["2"]),
+        ("twins", &["2"]),
+        ("triple", &["3"]),
+        ("tripled", &["3"]),
+        ("triples", &["3"]),
+        ("thrice", &["3"]),
+        ("third", &["3"]),
+        ("thirds", &["3"]),
+        ("quadruple", &["4"]),
+        ("quarter", &["4", "0.25", "25"]),
+        ("quarters", &["4", "0.25", "25"]),
+        ("fourth", &["4"]),
+        ("fifth", &["5"]),
+        ("fifths", &["5"]),
+        ("sixth", &["6"]),
+        ("sixths", &["6"]),
+        ("seventh", &["7"]),
+        ("sevenths", &["7"]),
+        ("eighth", &["8"]),
+        ("eighths", &["8"]),
+        ("ninth", &["9"]),
+        ("tenth", &["10"]),
+        ("tenths", &["10"]),
+        ("second", &["2"]),
+        ("fourths", &["4"]),
+        ("zero", &["0"]),
+        ("none", &["0"]),
+        ("dozen", &["12"]),
+        ("dozens", &["12"]),
+        ("once", &["1"]),
+        ("single", &["1"]),
+        ("a", &["1"]),
+        ("an", &["1"]),
+        ("each", &["1"]),
+        ("per", &["1"]),
+        ("every", &["1"]),
+        ("percent", &["100"]),
+        ("weekly", &["7", "52"]),
+        ("monthly", &["12"]),
+        ("daily", &["7", "365"]),
+        ("hourly", &["60"]),
+        ("nickel", &["5", "0.05"]),
+        ("nickels", &["5", "0.05"]),
+        ("dime", &["10", "0.1"]),
+        ("dimes", &["10", "0.1"]),
+        ("penny", &["1", "0.01"]),
+        ("pennies", &["1", "0.01"]),
+    ];
+    let mut out = Vec::new();
+    for word in text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty())
+    {
+        let lower = word.to_ascii_lowercase();
+        if let Some((w, vals)) = WORDS.iter().find(|(w, _)| *w == lower) {
+            for v in *vals {
+                out.push((w.to_string(), Num::parse_decimal(v).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(text: &str) -> Vec<String> {
+        find_slots(text).iter().map(|s| s.value.to_string()).collect()
+    }
+
+    #[test]
+    fn finds_money_thousands_decimals_fractions() {
+        assert_eq!(
+            values("He paid $1,200 for 2.5 kg and 2/3 of a $.50 cake, 40% off."),
+            ["1200", "2.5", "2", "3", "0.5", "40"]
+        );
+        assert_eq!(values("It ends in 5."), ["5"]);
+        assert_eq!(values("On the 3rd day, 1st place, A4 paper"), Vec::<String>::new());
+        assert_eq!(values("walks 5km at 10am"), ["5", "10"]);
+        assert_eq!(values("1,2,3 and 12,345,678"), ["1", "2", "3", "12345678"]);
+    }
+
+    #[test]
+    fn template_round_trips() {
+        let q = "Tom has {x} 1,200 apples and $3.50, and 7.";
+        let slots = find_slots(q);
+        let t = template(q, &slots);
+        assert_eq!(t, "Tom has {{x}} {0} apples and ${1}, and {2}.");
+        let orig: Vec<String> = ["1,200", "3.50", "7"].map(String::from).to_vec();
+        assert_eq!(render(&t, &orig), q);
+    }
+
+    #[test]
+    fn formats_like_the_original() {
+        let q = "1,200 and 3.50 and 2.5 and 7";
+        let s = find_slots(q);
+        assert_eq!(format_like(Num::int(34567), &s[0]), "34,567");
+        assert_eq!(format_like(Num::parse_decimal("4.7").unwrap(), &s[1]), "4.70");
+        assert_eq!(format_like(Num::int(4), &s[1]), "4.00");
+        assert_eq!(format_like(Num::int(4), &s[2]), "4");
+        assert_eq!(format_like(Num::parse_decimal("0.1").unwrap().add(Num::parse_decimal("0.2").unwrap()).unwrap(), &s[3]), "0.3");
+        assert_eq!(format_like(Num::ratio(10, 3).unwrap(), &s[3]), "3.333");
+    }
+}

@@ -1,0 +1,98 @@
+//! Parquet I/O for our own tables: atomic writes (temp file + rename), zstd, row-group statistics.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+
+use crate::error::{Error, Result};
+
+pub fn writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_max_row_group_row_count(Some(64 * 1024))
+        // No creator string with a version in it: identical inputs must give identical bytes.
+        .set_created_by("advmath".to_string())
+        .build()
+}
+
+/// A Parquet file that appears under its final name only when complete.
+pub struct AtomicParquet {
+    writer: ArrowWriter<File>,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl AtomicParquet {
+    pub fn create(path: &Path, schema: SchemaRef) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        }
+        let tmp = tmp_path(path);
+        let file = File::create(&tmp).map_err(|e| Error::file(&tmp, e))?;
+        let writer = ArrowWriter::try_new(file, schema, Some(writer_properties()))?;
+        Ok(AtomicParquet {
+            writer,
+            tmp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.writer.write(batch)?;
+        Ok(())
+    }
+
+    /// Close a row group now (bounded memory for long streams).
+    pub fn flush(&mut self) -> Result<()> {
+        self.writer.flush()?;
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<PathBuf> {
+        let file = self.writer.into_inner()?;
+        file.sync_all().map_err(|e| Error::file(&self.tmp, e))?;
+        drop(file);
+        fs::rename(&self.tmp, &self.path).map_err(|e| Error::file(&self.path, e))?;
+        Ok(self.path)
+    }
+}
+
+pub fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.tmp", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Write one batch as a whole file, atomically.
+pub fn write_batch(path: &Path, batch: &RecordBatch) -> Result<PathBuf> {
+    let mut w = AtomicParquet::create(path, batch.schema())?;
+    w.write(batch)?;
+    w.finish()
+}
+
+/// Read every batch of a Parquet file.
+pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
+    let file = File::open(path).map_err(|e| Error::file(path, e))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)?
+        .with_batch_size(8192)
+        .build()?;
+    Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// Write a text file atomically.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+    }
+    let tmp = tmp_path(path);
+    fs::write(&tmp, text).map_err(|e| Error::file(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| Error::file(path, e))?;
+    Ok(())
+}
