@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
+use advmath::noise::NoiseCount;
 use advmath::pipeline::{IngestConfig, RunConfig};
 
 #[derive(Parser, Debug)]
@@ -28,8 +30,89 @@ pub struct Cli {
 pub enum Command {
     /// Read problem sources, validate their solution programs, write the `problems` table.
     Ingest(IngestArgs),
+    /// Make variants of every valid problem: numeric attacks M1/M2/M3 and punctuation noise.
+    Generate(GenerateArgs),
     /// Run the default pipeline (on the embedded default dataset when no input is given).
     Run(RunArgs),
+}
+
+fn parse_attack(s: &str) -> Result<AttackSpec, String> {
+    AttackSpec::parse(s)
+}
+
+/// Generation settings shared by `generate` and `run`.
+#[derive(Args, Debug, Clone)]
+pub struct GenerationArgs {
+    /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
+    /// punct (ArithmAttack noise on the originals), or a composition such as m3+punct.
+    #[arg(long, value_delimiter = ',', value_parser = parse_attack, default_value = "m1,m2,m3,punct")]
+    pub attack: Vec<AttackSpec>,
+    /// Attempts per problem and numeric attack (the paper's N).
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub attempts: u64,
+    /// Variants per problem and attack (m); a problem that does not reach m distinct valid
+    /// variants gets none for that attack.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub variants: u32,
+    /// At most this many problems per attack (default: all that reach m variants).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub problems: Option<u32>,
+    /// Significant digits for M1 draws (the paper's c).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=15))]
+    pub digits: u32,
+    /// Punctuation noise levels, percent of the word count.
+    #[arg(long, value_delimiter = ',', default_value = "10,30,50", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub noise: Vec<u32>,
+    /// Noised copies per problem and noise level (ArithmAttack makes one).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub noise_variants: u32,
+    /// `paper`: round(p x words) insertions; `reference`: the original script's
+    /// randint(1, int(p x words + 1)).
+    #[arg(long, value_enum, default_value_t = Compat::Paper)]
+    pub compat: Compat,
+    /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Worker threads (default: all cores). The output does not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Compat {
+    Paper,
+    Reference,
+}
+
+impl GenerationArgs {
+    pub fn config(&self, tables: PathBuf) -> GenerateConfig {
+        GenerateConfig {
+            tables,
+            attacks: self.attack.clone(),
+            attempts: self.attempts,
+            variants: self.variants as usize,
+            problems: self.problems.map(|p| p as usize),
+            digits: self.digits,
+            noise_levels: self.noise.clone(),
+            noise_variants: self.noise_variants as usize,
+            noise_count: match self.compat {
+                Compat::Paper => NoiseCount::Paper,
+                Compat::Reference => NoiseCount::Reference,
+            },
+            seed: self.seed,
+            threads: self.threads.map(|t| t as usize),
+            progress: true,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Folder of the Parquet tables: reads `problems/`, writes `variants/` and `generation_stats/`.
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -102,6 +185,8 @@ pub struct RunArgs {
     /// Output folder: tables in `<out>/tables`, reports in `<out>/reports`.
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
 }
 
 impl IngestArgs {
@@ -121,6 +206,7 @@ impl RunArgs {
             inputs: self.inputs.clone(),
             options: self.source.options(),
             out: self.out.clone(),
+            generation: self.generation.config(advmath::pipeline::tables_dir(&self.out)),
         }
     }
 }

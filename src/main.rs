@@ -31,12 +31,20 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let summary = advmath::pipeline::ingest(&args.config())?;
             summary.write_table(&mut stdout.lock())?;
         }
+        Command::Generate(args) => {
+            let config = args.generation.config(args.tables.clone());
+            let summary = advmath::generate::generate(&config)?;
+            eprintln!("{} attempts; {} invalid problems skipped", summary.attempts, summary.skipped_invalid);
+            summary.write_table(&mut stdout.lock())?;
+        }
         Command::Run(args) => {
             let config = args.config();
             let summary = advmath::pipeline::run(&config)?;
             let mut out = stdout.lock();
-            summary.write_table(&mut out)?;
-            writeln!(out, "outputs in {}", config.out.display())?;
+            summary.ingest.write_table(&mut out)?;
+            writeln!(out)?;
+            summary.generate.write_table(&mut out)?;
+            eprintln!("outputs in {}", config.out.display());
         }
     }
     Ok(())

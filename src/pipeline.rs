@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::coverage;
 use crate::defaults::default_source;
 use crate::error::{Error, Result};
+use crate::generate::{generate, GenerateConfig, GenerateSummary};
 use crate::ingest::{build_records, problems_path, read_source, records_to_batch, Coverage, IngestOptions, ProblemRecord, Source};
 use crate::table;
 
@@ -119,18 +120,40 @@ pub struct RunConfig {
     pub inputs: Vec<PathBuf>,
     pub options: IngestOptions,
     pub out: PathBuf,
+    pub generation: GenerateConfig,
+}
+
+/// What the default pipeline produced.
+pub struct RunSummary {
+    pub ingest: IngestSummary,
+    pub generate: GenerateSummary,
 }
 
 pub fn tables_dir(out: &Path) -> PathBuf {
     out.join("tables")
 }
 
-pub fn run(config: &RunConfig) -> Result<IngestSummary> {
+pub fn run(config: &RunConfig) -> Result<RunSummary> {
     let ingest_config = IngestConfig {
         inputs: config.inputs.clone(),
         options: config.options.clone(),
         tables: tables_dir(&config.out),
         report: Some(config.out.join("reports").join("program_coverage.md")),
     };
-    ingest(&ingest_config)
+    config.generation.check()?;
+    let ingest = ingest(&ingest_config)?;
+    eprintln!("generating variants ...");
+    let generate = generate(&config.generation)?;
+    Ok(RunSummary { ingest, generate })
+}
+
+impl GenerateSummary {
+    /// One line per (dataset, attack), tab-separated, for stdout.
+    pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(out, "dataset\tattack\tproblems\tvariants")?;
+        for ((dataset, attack), (problems, rows)) in &self.rows {
+            writeln!(out, "{dataset}\t{attack}\t{problems}\t{rows}")?;
+        }
+        Ok(())
+    }
 }

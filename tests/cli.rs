@@ -1,16 +1,299 @@
-//! End-to-end tests: the real binary on tiny fixtures.
+//! End-to-end tests: the real binary on tiny fixtures, plus library-level property tests and
+//! checks on the real data in `../shared/data` (skipped, with a message, when it is absent).
 
+use std::fs;
+use std::path::Path;
+
+use advmath::ingest::{batch_to_records, ProblemRecord};
+use advmath::program::ErrorKind;
+use advmath::table::read_batches;
 use assert_cmd::Command;
+use predicates::prelude::*;
 
 fn advmath() -> Command {
     Command::cargo_bin("advmath").expect("binary built")
+}
+
+fn problems_in(path: &Path) -> Vec<ProblemRecord> {
+    read_batches(path)
+        .unwrap()
+        .iter()
+        .flat_map(|b| batch_to_records(b).unwrap())
+        .collect()
 }
 
 #[test]
 fn help_explains_the_commands() {
     let out = advmath().arg("--help").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("ingest") && text.contains("run"));
+    assert!(text.contains("ingest") && text.contains("generate") && text.contains("run"));
+    assert!(text.contains("Exit codes"));
+}
+
+#[test]
+fn run_on_the_default_dataset_makes_every_table() {
+    let dir = tempfile::tempdir().unwrap();
+    advmath()
+        .args(["run", "--attempts", "3000", "--variants", "20", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("default\ttest\t36\t36"))
+        .stdout(predicate::str::contains("default\tm3\t"));
+    let problems = problems_in(&dir.path().join("tables/problems/default__test.parquet"));
+    assert_eq!(problems.len(), 36);
+    assert!(problems.iter().all(ProblemRecord::is_valid), "every default problem is valid");
+    for attack in ["original", "m1", "m2", "m3", "punct10", "punct30", "punct50"] {
+        let part = dir.path().join(format!("tables/variants/dataset=default/attack={attack}/part-0.parquet"));
+        assert!(part.is_file(), "{attack} partition missing");
+    }
+    assert!(dir.path().join("tables/generation_stats/dataset=default/part-0.parquet").is_file());
+    assert!(dir.path().join("reports/program_coverage.md").is_file());
+    let checked = verify_variants(&dir.path().join("tables"), "default");
+    assert!(checked > 1000, "checked {checked} variants");
+}
+
+/// Every numeric variant in a generated table: its text holds exactly its numbers in slot
+/// order, its stored answer is the tree evaluated on them, every node keeps its constraints
+/// (checked with M1's attacker, so M2 and M3 variants also pass M1's checks), and M2 keeps
+/// digit counts. Returns how many variants were checked.
+pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
+    use advmath::generate::{decompose, digit_count, Attacker, Method};
+    use advmath::program::tree::num_text;
+    use advmath::question::find_slots;
+    use arrow::array::{Array, AsArray};
+    let problems: std::collections::HashMap<String, ProblemRecord> = advmath::ingest::read_problems(tables)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.problem_id.clone(), p))
+        .collect();
+    let mut checked = 0;
+    for attack in ["m1", "m2", "m3"] {
+        let part = tables.join(format!("variants/dataset={dataset}/attack={attack}/part-0.parquet"));
+        if !part.exists() {
+            continue;
+        }
+        for batch in read_batches(&part).unwrap() {
+            let pid = batch.column_by_name("problem_id").unwrap().as_string::<i32>().clone();
+            let question = batch.column_by_name("question").unwrap().as_string::<i32>().clone();
+            let answer = batch.column_by_name("answer_exact").unwrap().as_string::<i32>().clone();
+            let numbers = batch.column_by_name("numbers").unwrap().as_list::<i32>().clone();
+            for i in 0..batch.num_rows() {
+                let p = &problems[pid.value(i)];
+                let nums_arr = numbers.value(i);
+                let nums: Vec<_> = nums_arr.as_string::<i32>().iter().map(|s| num_text::from_text(s.unwrap()).unwrap()).collect();
+                let in_text: Vec<_> = find_slots(question.value(i)).iter().map(|s| s.value).collect();
+                assert_eq!(in_text, nums, "{}: text {:?}", pid.value(i), question.value(i));
+                let tree = p.tree.as_ref().unwrap();
+                let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6).unwrap();
+                let ans = m1.check_slots(&nums).unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));
+                assert_eq!(num_text::to_text(&ans), answer.value(i));
+                if attack == "m2" {
+                    for (new, old) in nums.iter().zip(p.slot_nums()) {
+                        let digits = |v| decompose(v).map(|(a, b)| digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a }));
+                        if digits(old) != Some(1) && !new.eq_num(old) {
+                            assert_eq!(digits(*new), digits(old), "{}: {new:?} vs {old:?}", pid.value(i));
+                        }
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn bad_rows_are_recorded_and_good_rows_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("test.jsonl");
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(br#"{"question": "Tom has 5 apples and buys 7 more. How many?", "answer": "5+7=<<5+7=12>>12\n#### 12"}"#);
+    bytes.extend_from_slice(b"\n{\"question\": broken\n");
+    bytes.extend_from_slice(b"{\"question\": \"caf\xe9 \xff\", \"answer\": \"#### 1\"}\n");
+    bytes.extend_from_slice(br#"{"question": "Ann has 3 pens and 4 pencils. How many?", "answer": "<<3+4=7>>7\n#### 7"}"#);
+    fs::write(&input, bytes).unwrap();
+    let tables = dir.path().join("tables");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("test.jsonl: line 2: malformed JSON"))
+        .stderr(predicate::str::contains("test.jsonl: line 3: not valid UTF-8"));
+    let rows = problems_in(&tables.join("problems/gsm8k__test.parquet"));
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.iter().filter(|r| r.is_valid()).count(), 2);
+    assert!(rows.iter().filter(|r| !r.is_valid()).all(|r| r.error.as_ref().unwrap().kind == ErrorKind::BadInput));
+}
+
+#[test]
+fn an_unusable_input_exits_1_with_the_file_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    fs::write(&empty, "").unwrap();
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(dir.path().join("t"))
+        .arg(&empty)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("empty.jsonl: the file is empty"));
+}
+
+#[test]
+fn unsafe_or_huge_programs_are_rejected_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("progs.jsonl");
+    let rows = [
+        ("a", "x = 5\ny = 7\nprint(x + y)"),
+        ("b", "import os\nx = 5\ny = 7\nprint(x + y)"),
+        ("c", "x = 5\ny = 7\nexec('print(12)')\nprint(x + y)"),
+        ("d", "x = 5\ny = 7\nz = 1000000000000000000000000000000\nprint(x + y)"),
+    ];
+    let text: String = rows
+        .iter()
+        .map(|(id, p)| serde_json::json!({"id": id, "q": "Tom has 5 apples and buys 7 more.", "a": "12", "prog": p}).to_string() + "\n")
+        .collect();
+    fs::write(&input, text).unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--id-col", "id", "--question-col", "q", "--answer-col", "a", "--program-col", "prog", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success();
+    let recs = problems_in(&tables.join("problems/progs__test.parquet"));
+    let detail = |id: &str| {
+        let r = recs.iter().find(|r| r.problem_id.ends_with(&format!("/{id}"))).unwrap();
+        r.error.as_ref().map(|e| format!("{}: {}", e.kind, e.detail)).unwrap_or_default()
+    };
+    assert_eq!(detail("a"), "");
+    assert!(detail("b").contains("unsupported: import os"), "{}", detail("b"));
+    assert!(detail("c").contains("unsupported: call"), "{}", detail("c"));
+    assert!(detail("d").contains("too large"), "{}", detail("d"));
+}
+
+#[test]
+fn a_missing_program_file_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let release = dir.path().join("toy");
+    fs::create_dir_all(release.join("code")).unwrap();
+    fs::write(
+        release.join("200_samples.json"),
+        r#"[{"index": 0, "question": "Tom has 5 apples and buys 7 more.", "final_ans": "12"},
+            {"index": 1, "question": "Ann has 3 pens and 4 pencils.", "final_ans": "7"}]"#,
+    )
+    .unwrap();
+    fs::write(release.join("code/0.py"), "a = 5\nb = 7\nprint(a + b)\n").unwrap();
+    let tables = dir.path().join("t");
+    advmath().args(["ingest", "--tables"]).arg(&tables).arg(&release).assert().success();
+    let recs = problems_in(&tables.join("problems/xie2024-toy__test.parquet"));
+    assert!(recs[0].is_valid());
+    let e = recs[1].error.as_ref().unwrap();
+    assert_eq!(e.kind, ErrorKind::MissingProgram);
+    assert!(e.detail.contains("code/1.py"), "{}", e.detail);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec!["generate", "--variants", "0"],
+        vec!["generate", "--digits", "0"],
+        vec!["generate", "--attack", "m4"],
+        vec!["generate", "--attack", "m3+noise"],
+        vec!["generate", "--noise", "0"],
+    ] {
+        advmath().args(&args).assert().code(2);
+    }
+}
+
+#[test]
+fn generation_is_byte_identical_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    advmath().args(["ingest", "--tables"]).arg(&tables).assert().success();
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        advmath()
+            .args(["generate", "--attempts", "2000", "--variants", "10", "--attack", "m1,m2,m3,punct,m3+punct", "--threads", threads, "--tables"])
+            .arg(&tables)
+            .assert()
+            .success();
+        let mut files = Vec::new();
+        for table in ["variants", "generation_stats"] {
+            for entry in walk(&tables.join(table)) {
+                files.push((entry.strip_prefix(&tables).unwrap().to_path_buf(), fs::read(&entry).unwrap()));
+            }
+        }
+        files.sort();
+        outputs.push(files);
+    }
+    assert!(outputs[0].len() >= 10);
+    assert_eq!(outputs[0], outputs[1]);
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn generation_skips_invalid_problems_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("mixed.jsonl");
+    fs::write(
+        &input,
+        "{\"question\": \"Tom has 15 apples and buys 27 more.\", \"answer\": \"42\", \"program\": \"print(15 + 27)\"}\n\
+         {\"question\": \"Ann has 3 pens.\", \"answer\": \"9\", \"program\": \"while True:\\n    pass\"}\n",
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    advmath().args(["ingest", "--program-col", "program", "--tables"]).arg(&tables).arg(&input).assert().success();
+    advmath()
+        .args(["generate", "--attempts", "500", "--variants", "5", "--attack", "m3", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("1 invalid problems skipped"))
+        .stdout(predicate::str::contains("mixed\tm3\t1\t5"));
+}
+
+mod properties {
+    use advmath::defaults::default_source;
+    use advmath::generate::{attack, Attacker, Method};
+    use advmath::ingest::{build_records, ProgramSource};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// Whatever the seed: every kept tuple passes all node constraints (also M1's, so the
+        /// M1 >= M2 >= M3 nesting holds) and its answer is the tree evaluated on it.
+        #[test]
+        fn kept_variants_satisfy_every_constraint(seed: u64, which in 0usize..36, method in prop::sample::select(vec![Method::M1, Method::M2, Method::M3])) {
+            let records = build_records(&default_source().unwrap(), ProgramSource::Auto);
+            let p = &records[which];
+            let tree = p.tree.as_ref().unwrap();
+            let at = Attacker::new(tree, p.slot_nums(), method, 6).unwrap();
+            let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6).unwrap();
+            let (drawn, stats) = attack(&at, seed, 400, 50);
+            prop_assert_eq!(stats.attempts, 400);
+            for d in drawn {
+                prop_assert_eq!(tree.eval(&d.slots).unwrap(), d.answer);
+                prop_assert_eq!(m1.check_slots(&d.slots), Ok(d.answer));
+                prop_assert!(d.slots != p.slot_nums());
+            }
+        }
+    }
 }
 
 mod shared {
@@ -91,5 +374,57 @@ mod shared {
         eprintln!("programs agree on {agree}/{compared} problems ({:.1}%); disagree: {disagreements:?}", 100.0 * share);
         assert!(compared >= 300, "only {compared} problems had both programs valid");
         assert!(share >= 0.90, "agreement {share:.3} < 0.90: {disagreements:?}");
+    }
+
+    fn valid(records: &[ProblemRecord]) -> usize {
+        records.iter().filter(|r| r.is_valid()).count()
+    }
+
+    /// Issue 2 acceptance: the Xie release's own programs are valid for at least as many
+    /// problems as the reference accepts (188 GSM8K, 189 MultiArith).
+    #[test]
+    fn xie_release_programs_validate() {
+        let Some(data) = data() else { return };
+        let gsm8k = ingest(&data.join("xie2024/gsm8k"), ProgramSource::Given);
+        let multiarith = ingest(&data.join("xie2024/multiarith"), ProgramSource::Given);
+        eprintln!("xie2024 given programs valid: gsm8k {}/200, multiarith {}/200", valid(&gsm8k), valid(&multiarith));
+        assert!(valid(&gsm8k) >= 188);
+        assert!(valid(&multiarith) >= 189);
+    }
+
+    /// Issue 2 acceptance: programs synthesised from annotations and equations.
+    #[test]
+    fn synthesised_programs_cover_gsm8k_and_multiarith() {
+        let Some(data) = data() else { return };
+        for (file, floor) in [("gsm8k/test.jsonl", 0.85), ("gsm8k/train.jsonl", 0.85), ("multiarith/MultiArith.json", 0.97)] {
+            let recs = ingest(&data.join(file), ProgramSource::Synthesised);
+            let share = valid(&recs) as f64 / recs.len() as f64;
+            eprintln!("{file}: {}/{} valid ({:.1}%)", valid(&recs), recs.len(), 100.0 * share);
+            assert!(share >= floor, "{file}: {share:.3} < {floor}");
+        }
+    }
+
+    /// Issue 3 acceptance on real programs: M2 keeps digit counts, every variant's text, answer
+    /// and constraints check out.
+    #[test]
+    fn xie_variants_check_out() {
+        let Some(data) = data() else { return };
+        let dir = tempfile::tempdir().unwrap();
+        let tables = dir.path().join("t");
+        super::advmath()
+            .args(["ingest", "--programs", "given", "--tables"])
+            .arg(&tables)
+            .arg(data.join("xie2024/gsm8k"))
+            .arg(data.join("xie2024/multiarith"))
+            .assert()
+            .success();
+        super::advmath()
+            .args(["generate", "--attempts", "2000", "--variants", "10", "--attack", "m1,m2,m3", "--tables"])
+            .arg(&tables)
+            .assert()
+            .success();
+        let n = super::verify_variants(&tables, "xie2024-gsm8k") + super::verify_variants(&tables, "xie2024-multiarith");
+        eprintln!("checked {n} Xie variants");
+        assert!(n > 5000);
     }
 }

@@ -25,7 +25,7 @@ use crate::schema;
 use crate::seed::{draw_seed, stream_key};
 use crate::table::AtomicParquet;
 
-pub use sample::{attack, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES};
+pub use sample::{attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES};
 
 /// One requested attack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

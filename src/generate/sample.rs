@@ -280,6 +280,14 @@ impl<'p> Attacker<'p> {
         Ok(())
     }
 
+    /// Check given numbers (one per slot) against every node's constraints; the answer if valid.
+    pub fn check_slots(&self, slots: &[Num]) -> Result<Num, Reject> {
+        let mut scratch = self.scratch();
+        scratch.slots.copy_from_slice(slots);
+        self.check(&mut scratch)?;
+        Ok(self.answer(&scratch))
+    }
+
     pub fn answer(&self, scratch: &Scratch) -> Num {
         scratch.values[self.program.answer as usize]
     }
