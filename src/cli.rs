@@ -206,7 +206,9 @@ impl RunArgs {
             inputs: self.inputs.clone(),
             options: self.source.options(),
             out: self.out.clone(),
-            generation: self.generation.config(advmath::pipeline::tables_dir(&self.out)),
+            generation: self
+                .generation
+                .config(advmath::pipeline::tables_dir(&self.out)),
         }
     }
 }

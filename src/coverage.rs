@@ -21,7 +21,11 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
     let _ = writeln!(out, "|---|---|---:|---:|---:|---|---|");
     for records in sources {
         let c = Coverage::of(records);
-        let origins: Vec<String> = c.by_origin.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let origins: Vec<String> = c
+            .by_origin
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         let kinds: Vec<String> = c.by_kind.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(
             out,
@@ -37,14 +41,26 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
     }
     for records in sources {
         let rejected: Vec<&ProblemRecord> = records.iter().filter(|r| !r.is_valid()).collect();
-        let Some(first) = records.first() else { continue };
-        let _ = writeln!(out, "\n## {} / {}: {} rejected\n", first.dataset, first.split, rejected.len());
+        let Some(first) = records.first() else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "\n## {} / {}: {} rejected\n",
+            first.dataset,
+            first.split,
+            rejected.len()
+        );
         if rejected.is_empty() {
             continue;
         }
         let full = rejected.len() <= FULL_LIST_LIMIT;
         if !full {
-            let _ = writeln!(out, "{} rejections: the first {EXAMPLES_PER_KIND} of each reason are listed.\n", rejected.len());
+            let _ = writeln!(
+                out,
+                "{} rejections: the first {EXAMPLES_PER_KIND} of each reason are listed.\n",
+                rejected.len()
+            );
         }
         let _ = writeln!(out, "| problem | reason | detail |");
         let _ = writeln!(out, "|---|---|---|");

@@ -23,7 +23,10 @@ pub fn default_source() -> Result<Source> {
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
             let row: Row = serde_json::from_str(line).map_err(|e| {
-                Error::invalid("datasets/default/problems.jsonl", format!("line {}: {e}", i + 1))
+                Error::invalid(
+                    "datasets/default/problems.jsonl",
+                    format!("line {}: {e}", i + 1),
+                )
             })?;
             let index = row
                 .id

@@ -168,7 +168,11 @@ pub fn detect_format(path: &Path) -> Result<Format> {
                 .unwrap_or(&[]);
             let gsm8k = serde_json::from_slice::<Value>(first)
                 .ok()
-                .and_then(|v| v.get("answer").and_then(Value::as_str).map(|a| a.contains("####")))
+                .and_then(|v| {
+                    v.get("answer")
+                        .and_then(Value::as_str)
+                        .map(|a| a.contains("####"))
+                })
                 .unwrap_or(false);
             Ok(if gsm8k { Format::Gsm8k } else { Format::Jsonl })
         }
@@ -230,14 +234,20 @@ pub fn read_source(path: &Path, opts: &IngestOptions) -> Result<Source> {
             let (dir, json) = if path.is_dir() {
                 (path.to_path_buf(), path.join("200_samples.json"))
             } else {
-                (path.parent().unwrap_or(Path::new(".")).to_path_buf(), path.to_path_buf())
+                (
+                    path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                    path.to_path_buf(),
+                )
             };
             let name = dir
                 .file_name()
                 .and_then(|n| n.to_str())
                 .unwrap_or("release")
                 .to_ascii_lowercase();
-            (format!("xie2024-{name}"), read_xie(&json, &dir.join("code"))?)
+            (
+                format!("xie2024-{name}"),
+                read_xie(&json, &dir.join("code"))?,
+            )
         }
         Format::Jsonl | Format::Csv | Format::Parquet => {
             (stem(path), read_table(path, format, &opts.columns)?)
@@ -280,7 +290,10 @@ fn read_gsm8k(path: &Path) -> Result<Vec<RawProblem>> {
         let text = match std::str::from_utf8(line) {
             Ok(t) => t,
             Err(e) => {
-                rows.push(bad_row(index, format!("{where_}: not valid UTF-8 (byte {})", e.valid_up_to())));
+                rows.push(bad_row(
+                    index,
+                    format!("{where_}: not valid UTF-8 (byte {})", e.valid_up_to()),
+                ));
                 continue;
             }
         };
@@ -291,8 +304,14 @@ fn read_gsm8k(path: &Path) -> Result<Vec<RawProblem>> {
                 continue;
             }
         };
-        let (Some(q), Some(a)) = (v.get("question").and_then(Value::as_str), v.get("answer").and_then(Value::as_str)) else {
-            rows.push(bad_row(index, format!("{where_}: missing \"question\" or \"answer\"")));
+        let (Some(q), Some(a)) = (
+            v.get("question").and_then(Value::as_str),
+            v.get("answer").and_then(Value::as_str),
+        ) else {
+            rows.push(bad_row(
+                index,
+                format!("{where_}: missing \"question\" or \"answer\""),
+            ));
             continue;
         };
         rows.push(RawProblem {
@@ -311,8 +330,14 @@ fn parse_json_array(path: &Path) -> Result<Vec<Value>> {
     let text = String::from_utf8_lossy(&bytes);
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Array(items)) => Ok(items),
-        Ok(_) => Err(Error::invalid(path.display(), "expected a JSON array of problems")),
-        Err(e) => Err(Error::invalid(path.display(), format!("malformed JSON: {e}"))),
+        Ok(_) => Err(Error::invalid(
+            path.display(),
+            "expected a JSON array of problems",
+        )),
+        Err(e) => Err(Error::invalid(
+            path.display(),
+            format!("malformed JSON: {e}"),
+        )),
     }
 }
 
@@ -335,15 +360,23 @@ fn read_multiarith(path: &Path) -> Result<Vec<RawProblem>> {
             if let Some(reason) = utf8_problem(q, &where_) {
                 return bad_row(index, reason);
             }
-            let answer = v
-                .get("lSolutions")
-                .and_then(|s| s.get(0))
-                .and_then(|s| s.as_f64().map(|f| Num::from_f64(f).to_string()).or_else(|| s.as_str().map(String::from)));
-            let equation = v.get("lEquations").and_then(|e| e.get(0)).and_then(Value::as_str);
+            let answer = v.get("lSolutions").and_then(|s| s.get(0)).and_then(|s| {
+                s.as_f64()
+                    .map(|f| Num::from_f64(f).to_string())
+                    .or_else(|| s.as_str().map(String::from))
+            });
+            let equation = v
+                .get("lEquations")
+                .and_then(|e| e.get(0))
+                .and_then(Value::as_str);
             let alignments: Vec<usize> = v
                 .get("lAlignments")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|x| x.as_u64().map(|u| u as usize)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_u64().map(|u| u as usize))
+                        .collect()
+                })
                 .unwrap_or_default();
             RawProblem {
                 source_index: index,
@@ -382,7 +415,11 @@ fn read_xie(json: &Path, code_dir: &Path) -> Result<Vec<RawProblem>> {
             let program = match fs::read(&code_path) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(s) => Ok(s),
-                    Err(e) => Err(format!("{}: not valid UTF-8 (byte {})", code_path.display(), e.utf8_error().valid_up_to())),
+                    Err(e) => Err(format!(
+                        "{}: not valid UTF-8 (byte {})",
+                        code_path.display(),
+                        e.utf8_error().valid_up_to()
+                    )),
                 },
                 Err(e) => Err(format!("{}: {e}", code_path.display())),
             };
@@ -405,7 +442,9 @@ fn read_xie(json: &Path, code_dir: &Path) -> Result<Vec<RawProblem>> {
 
 /// Generic tables through polars: any column names, values read as text.
 fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProblem>> {
-    use polars::prelude::{CsvReadOptions, DataType as PlType, JsonFormat, JsonReader, ParquetReader, SerReader};
+    use polars::prelude::{
+        CsvReadOptions, DataType as PlType, JsonFormat, JsonReader, ParquetReader, SerReader,
+    };
     let file = || fs::File::open(path).map_err(|e| Error::file(path, e));
     read_nonempty(path)?;
     let df = match format {
@@ -421,8 +460,15 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
     };
     let column = |name: &str| -> Result<Vec<Option<String>>> {
         let c = df.column(name).map_err(|_| {
-            let have: Vec<String> = df.get_column_names().iter().map(|s| s.to_string()).collect();
-            Error::invalid(path.display(), format!("no column \"{name}\" (columns: {})", have.join(", ")))
+            let have: Vec<String> = df
+                .get_column_names()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            Error::invalid(
+                path.display(),
+                format!("no column \"{name}\" (columns: {})", have.join(", ")),
+            )
         })?;
         let c = c.cast(&PlType::String)?;
         let ca = c.str()?;
@@ -442,14 +488,20 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
             };
             let answer = answers[i].clone();
             // A GSM8K-style answer column carries a worked solution.
-            let worked = answer.as_ref().filter(|a| a.contains("<<")).map(|a| Worked::Gsm8k(a.clone()));
+            let worked = answer
+                .as_ref()
+                .filter(|a| a.contains("<<"))
+                .map(|a| Worked::Gsm8k(a.clone()));
             let answer = answer.map(|a| synth::gsm8k_final_answer(&a).unwrap_or(a));
             RawProblem {
                 source_index: i as i64,
                 id: ids.as_ref().and_then(|v| v[i].clone()),
                 question: q,
                 answer,
-                program: programs.as_ref().map(|p| p[i].clone().ok_or_else(|| format!("{where_}: empty program"))),
+                program: programs.as_ref().map(|p| {
+                    p[i].clone()
+                        .ok_or_else(|| format!("{where_}: empty program"))
+                }),
                 worked,
                 ..Default::default()
             }
@@ -458,8 +510,16 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
 }
 
 /// Validate one raw problem into a record.
-pub fn build_record(raw: &RawProblem, dataset: &str, split: &str, programs: ProgramSource) -> ProblemRecord {
-    let id_part = raw.id.clone().unwrap_or_else(|| raw.source_index.to_string());
+pub fn build_record(
+    raw: &RawProblem,
+    dataset: &str,
+    split: &str,
+    programs: ProgramSource,
+) -> ProblemRecord {
+    let id_part = raw
+        .id
+        .clone()
+        .unwrap_or_else(|| raw.source_index.to_string());
     let slots = find_slots(&raw.question);
     let mut record = ProblemRecord {
         problem_id: format!("{dataset}/{split}/{id_part}"),
@@ -468,7 +528,10 @@ pub fn build_record(raw: &RawProblem, dataset: &str, split: &str, programs: Prog
         source_index: raw.source_index,
         question: raw.question.clone(),
         question_template: template(&raw.question, &slots),
-        slot_values: slots.iter().map(|s| crate::program::tree::num_text::to_text(&s.value)).collect(),
+        slot_values: slots
+            .iter()
+            .map(|s| crate::program::tree::num_text::to_text(&s.value))
+            .collect(),
         answer: None,
         program: None,
         program_origin: "none".into(),
@@ -479,14 +542,21 @@ pub fn build_record(raw: &RawProblem, dataset: &str, split: &str, programs: Prog
         record.error = Some(ProgramError::new(ErrorKind::BadInput, reason.clone()));
         return record;
     }
-    let gold = match raw.answer.as_deref().map(|a| a.trim().replace([',', '$'], "")) {
+    let gold = match raw
+        .answer
+        .as_deref()
+        .map(|a| a.trim().replace([',', '$'], ""))
+    {
         Some(a) => match Num::parse_decimal(&a) {
             Some(n) => {
                 record.answer = Some(n.to_string());
                 Some(n)
             }
             None => {
-                record.error = Some(ProgramError::new(ErrorKind::BadInput, format!("answer {a:?} is not a number")));
+                record.error = Some(ProgramError::new(
+                    ErrorKind::BadInput,
+                    format!("answer {a:?} is not a number"),
+                ));
                 return record;
             }
         },
@@ -496,25 +566,34 @@ pub fn build_record(raw: &RawProblem, dataset: &str, split: &str, programs: Prog
         let src = raw.program.as_ref()?;
         Some(match src {
             Err(reason) => Err(ProgramError::new(ErrorKind::MissingProgram, reason.clone())),
-            Ok(src) => validate_program(src, &raw.question, &slots, gold, AlignMode::Given).map(|p| (p, src.clone())),
+            Ok(src) => validate_program(src, &raw.question, &slots, gold, AlignMode::Given)
+                .map(|p| (p, src.clone())),
         })
     };
     let synthesised = || -> Option<std::result::Result<(Program, &'static str), ProgramError>> {
         let worked = raw.worked.as_ref()?;
         let Some(gold) = gold else {
-            return Some(Err(ProgramError::new(ErrorKind::BadInput, "no gold answer to check a synthesised program against")));
+            return Some(Err(ProgramError::new(
+                ErrorKind::BadInput,
+                "no gold answer to check a synthesised program against",
+            )));
         };
         Some(match worked {
-            Worked::Gsm8k(solution) => synth::from_gsm8k(&raw.question, &slots, solution, gold).map(|p| (p, "gsm8k_annotations")),
-            Worked::MultiArith { equation, alignments } => {
-                synth::from_multiarith(&raw.question, &slots, equation, alignments, gold).map(|p| (p, "multiarith_equations"))
-            }
+            Worked::Gsm8k(solution) => synth::from_gsm8k(&raw.question, &slots, solution, gold)
+                .map(|p| (p, "gsm8k_annotations")),
+            Worked::MultiArith {
+                equation,
+                alignments,
+            } => synth::from_multiarith(&raw.question, &slots, equation, alignments, gold)
+                .map(|p| (p, "multiarith_equations")),
         })
     };
     let slot_values: Vec<Num> = slots.iter().map(|s| s.value).collect();
     let outcome = match programs {
         ProgramSource::Given => given().map(|r| r.map(|(p, s)| (p, s, "given"))),
-        ProgramSource::Synthesised => synthesised().map(|r| r.map(|(p, o)| (p.clone(), p.to_python(&slot_values), o))),
+        ProgramSource::Synthesised => {
+            synthesised().map(|r| r.map(|(p, o)| (p.clone(), p.to_python(&slot_values), o)))
+        }
         ProgramSource::Auto => match given() {
             Some(Ok((p, s))) => Some(Ok((p, s, "given"))),
             Some(Err(given_err)) => match synthesised() {
@@ -525,7 +604,9 @@ pub fn build_record(raw: &RawProblem, dataset: &str, split: &str, programs: Prog
                     Some(Err(given_err))
                 }
             },
-            None => synthesised().map(|r| r.map(|(p, o)| (p.clone(), p.to_python(&slot_values), o))),
+            None => {
+                synthesised().map(|r| r.map(|(p, o)| (p.clone(), p.to_python(&slot_values), o)))
+            }
         },
     };
     match outcome {
@@ -567,11 +648,9 @@ pub fn records_to_batch(records: &[ProblemRecord]) -> Result<RecordBatch> {
     let s = |f: fn(&ProblemRecord) -> Option<String>| -> ArrayRef {
         Arc::new(records.iter().map(f).collect::<StringArray>())
     };
-    let mut slots = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(arrow::datatypes::Field::new(
-        "item",
-        arrow::datatypes::DataType::Utf8,
-        false,
-    )));
+    let mut slots = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(
+        arrow::datatypes::Field::new("item", arrow::datatypes::DataType::Utf8, false),
+    ));
     for r in records {
         for v in &r.slot_values {
             slots.values().append_value(v);
@@ -582,7 +661,12 @@ pub fn records_to_batch(records: &[ProblemRecord]) -> Result<RecordBatch> {
         s(|r| Some(r.problem_id.clone())),
         s(|r| Some(r.dataset.clone())),
         s(|r| Some(r.split.clone())),
-        Arc::new(records.iter().map(|r| r.source_index).collect::<Int64Array>()),
+        Arc::new(
+            records
+                .iter()
+                .map(|r| r.source_index)
+                .collect::<Int64Array>(),
+        ),
         s(|r| Some(r.question.clone())),
         s(|r| Some(r.question_template.clone())),
         Arc::new(slots.finish()),
@@ -635,7 +719,11 @@ pub fn batch_to_records(batch: &RecordBatch) -> Result<Vec<ProblemRecord>> {
                 None => None,
             };
             let error = opt(kind, i).map(|k| {
-                let kind = ALL_KINDS.iter().copied().find(|x| x.as_str() == k).unwrap_or(ErrorKind::BadInput);
+                let kind = ALL_KINDS
+                    .iter()
+                    .copied()
+                    .find(|x| x.as_str() == k)
+                    .unwrap_or(ErrorKind::BadInput);
                 ProgramError::new(kind, opt(detail, i).unwrap_or_default())
             });
             let sv = slots.value(i);
@@ -686,7 +774,10 @@ pub struct Coverage {
 impl Coverage {
     pub fn of(records: &[ProblemRecord]) -> Coverage {
         let mut c = Coverage {
-            dataset: records.first().map(|r| r.dataset.clone()).unwrap_or_default(),
+            dataset: records
+                .first()
+                .map(|r| r.dataset.clone())
+                .unwrap_or_default(),
             split: records.first().map(|r| r.split.clone()).unwrap_or_default(),
             total: records.len(),
             ..Default::default()
@@ -713,14 +804,22 @@ impl Coverage {
 
 /// The table file for one source: `<tables>/problems/<dataset>__<split>.parquet`.
 pub fn problems_path(tables: &Path, dataset: &str, split: &str) -> PathBuf {
-    tables
-        .join("problems")
-        .join(format!("{}__{}.parquet", sanitize(dataset), sanitize(split)))
+    tables.join("problems").join(format!(
+        "{}__{}.parquet",
+        sanitize(dataset),
+        sanitize(split)
+    ))
 }
 
 pub fn sanitize(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -734,7 +833,10 @@ pub fn read_problems(tables: &Path) -> Result<Vec<ProblemRecord>> {
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(Error::invalid(dir.display(), "no problems tables (run `advmath ingest` first)"));
+        return Err(Error::invalid(
+            dir.display(),
+            "no problems tables (run `advmath ingest` first)",
+        ));
     }
     let mut out = Vec::new();
     for f in files {

@@ -9,14 +9,14 @@ pub mod coverage;
 pub mod defaults;
 pub mod error;
 pub mod generate;
-pub mod noise;
-pub mod seed;
 pub mod ingest;
+pub mod noise;
 pub mod num;
 pub mod pipeline;
 pub mod program;
 pub mod question;
 pub mod schema;
+pub mod seed;
 pub mod synth;
 pub mod table;
 

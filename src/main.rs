@@ -34,7 +34,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Generate(args) => {
             let config = args.generation.config(args.tables.clone());
             let summary = advmath::generate::generate(&config)?;
-            eprintln!("{} attempts; {} invalid problems skipped", summary.attempts, summary.skipped_invalid);
+            eprintln!(
+                "{} attempts; {} invalid problems skipped",
+                summary.attempts, summary.skipped_invalid
+            );
             summary.write_table(&mut stdout.lock())?;
         }
         Command::Run(args) => {

@@ -24,7 +24,11 @@ pub fn insertion_count(words: usize, percent: u32, mode: NoiseCount, rng: &mut i
         NoiseCount::Paper => {
             let r = exact.round();
             // Half to even, like Python's round().
-            let r = if (exact - exact.trunc() - 0.5).abs() < 1e-12 && r % 2.0 != 0.0 { r - 1.0 } else { r };
+            let r = if (exact - exact.trunc() - 0.5).abs() < 1e-12 && r % 2.0 != 0.0 {
+                r - 1.0
+            } else {
+                r
+            };
             (r as usize).min(words)
         }
         NoiseCount::Reference => {

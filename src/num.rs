@@ -334,9 +334,7 @@ impl Num {
                         return Ok(Num::Ratio { n: pn, d: pd });
                     }
                 } else if (-64..0).contains(&e) {
-                    return Num::ratio(1, 1)
-                        .unwrap()
-                        .div(self.pow(Num::int(-e))?);
+                    return Num::ratio(1, 1).unwrap().div(self.pow(Num::int(-e))?);
                 }
             }
         }
@@ -390,7 +388,10 @@ impl Num {
                     (Num::Ratio { n, d }.mul(Num::int(p))?, Num::int(p))
                 } else {
                     let p = pow10_checked((-ndigits) as u32).ok_or(EvalError::Domain)?;
-                    (Num::Ratio { n, d }.div(Num::int(p))?, Num::ratio(1, p).unwrap())
+                    (
+                        Num::Ratio { n, d }.div(Num::int(p))?,
+                        Num::ratio(1, p).unwrap(),
+                    )
                 };
                 let Num::Ratio { n, d } = scaled else {
                     return Num::float(round_half_even_f64(self.to_f64(), ndigits));

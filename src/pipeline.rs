@@ -7,7 +7,10 @@ use crate::coverage;
 use crate::defaults::default_source;
 use crate::error::{Error, Result};
 use crate::generate::{generate, GenerateConfig, GenerateSummary};
-use crate::ingest::{build_records, problems_path, read_source, records_to_batch, Coverage, IngestOptions, ProblemRecord, Source};
+use crate::ingest::{
+    build_records, problems_path, read_source, records_to_batch, Coverage, IngestOptions,
+    ProblemRecord, Source,
+};
 use crate::table;
 
 /// `advmath ingest`: the inputs, how to read them, where the tables go.
@@ -27,7 +30,11 @@ pub struct IngestSummary {
 
 impl IngestSummary {
     pub fn total_valid(&self) -> usize {
-        self.sources.iter().flatten().filter(|r| r.is_valid()).count()
+        self.sources
+            .iter()
+            .flatten()
+            .filter(|r| r.is_valid())
+            .count()
     }
 
     /// One line per source, tab-separated, for stdout.
@@ -52,10 +59,20 @@ impl IngestSummary {
 }
 
 /// Validate and write one source's problems table.
-pub fn ingest_source(source: &Source, config: &IngestConfig) -> Result<(Vec<ProblemRecord>, PathBuf)> {
+pub fn ingest_source(
+    source: &Source,
+    config: &IngestConfig,
+) -> Result<(Vec<ProblemRecord>, PathBuf)> {
     let records = build_records(source, config.options.programs);
-    for r in records.iter().filter(|r| r.error.as_ref().is_some_and(|e| e.kind == crate::program::ErrorKind::BadInput)) {
-        eprintln!("warning: {}", r.error.as_ref().map(|e| e.detail.as_str()).unwrap_or(""));
+    for r in records.iter().filter(|r| {
+        r.error
+            .as_ref()
+            .is_some_and(|e| e.kind == crate::program::ErrorKind::BadInput)
+    }) {
+        eprintln!(
+            "warning: {}",
+            r.error.as_ref().map(|e| e.detail.as_str()).unwrap_or("")
+        );
     }
     let path = problems_path(&config.tables, &source.dataset, &source.split);
     table::write_batch(&path, &records_to_batch(&records)?)?;

@@ -28,8 +28,8 @@ pub fn find_slots(text: &str) -> Vec<Slot> {
     let mut slots = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        let starts_number = b[i].is_ascii_digit()
-            || (b[i] == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit());
+        let starts_number =
+            b[i].is_ascii_digit() || (b[i] == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit());
         let glued = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
         if !starts_number || glued || (b[i] == b'.' && i > 0 && b[i - 1].is_ascii_digit()) {
             i += 1;
@@ -86,9 +86,33 @@ pub fn find_slots(text: &str) -> Vec<Slot> {
 
 /// Cardinal words that are quantities often enough to attack ("one" is too often "one of").
 const CARDINALS: [&str; 27] = [
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty",
-    "forty", "fifty", "sixty", "seventy", "eighty",
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
 ];
 const NINETY: &str = "ninety";
 
@@ -151,7 +175,11 @@ fn find_word_slots(text: &str) -> Vec<Slot> {
 }
 
 fn is_ordinal_suffix(rest: &str) -> bool {
-    let lower: String = rest.chars().take(3).collect::<String>().to_ascii_lowercase();
+    let lower: String = rest
+        .chars()
+        .take(3)
+        .collect::<String>()
+        .to_ascii_lowercase();
     ["st", "nd", "rd", "th"].iter().any(|s| {
         lower.starts_with(s)
             && !lower[2..]
@@ -170,9 +198,32 @@ fn unit_suffix(rest: &str) -> bool {
         .to_ascii_lowercase();
     matches!(
         word.as_str(),
-        "km" | "m" | "cm" | "mm" | "kg" | "g" | "mg" | "lb" | "lbs" | "oz" | "ml" | "l" | "am"
-            | "pm" | "x" | "s" | "h" | "hr" | "hrs" | "min" | "mins" | "k" | "ft" | "in" | "mph"
-            | "gb" | "mb"
+        "km" | "m"
+            | "cm"
+            | "mm"
+            | "kg"
+            | "g"
+            | "mg"
+            | "lb"
+            | "lbs"
+            | "oz"
+            | "ml"
+            | "l"
+            | "am"
+            | "pm"
+            | "x"
+            | "s"
+            | "h"
+            | "hr"
+            | "hrs"
+            | "min"
+            | "mins"
+            | "k"
+            | "ft"
+            | "in"
+            | "mph"
+            | "gb"
+            | "mb"
     )
 }
 
@@ -217,7 +268,10 @@ pub fn render(template: &str, values: &[String]) -> String {
                 out.push('}');
             }
             '{' => {
-                let close = template[i..].find('}').map(|j| i + j).unwrap_or(template.len());
+                let close = template[i..]
+                    .find('}')
+                    .map(|j| i + j)
+                    .unwrap_or(template.len());
                 let idx: usize = template[i + 1..close].parse().unwrap_or(usize::MAX);
                 if let Some(v) = values.get(idx) {
                     out.push_str(v);
@@ -238,7 +292,11 @@ pub fn render(template: &str, values: &[String]) -> String {
 pub fn format_like(value: Num, like: &Slot) -> String {
     if like.word {
         if let Some(w) = value.as_integer().and_then(cardinal_word) {
-            return if like.capital { capitalise(w) } else { w.to_string() };
+            return if like.capital {
+                capitalise(w)
+            } else {
+                w.to_string()
+            };
         }
     }
     let mut s = format_fixed(value, like.decimals.max(3));
@@ -395,7 +453,10 @@ mod tests {
     use super::*;
 
     fn values(text: &str) -> Vec<String> {
-        find_slots(text).iter().map(|s| s.value.to_string()).collect()
+        find_slots(text)
+            .iter()
+            .map(|s| s.value.to_string())
+            .collect()
     }
 
     #[test]
@@ -405,7 +466,10 @@ mod tests {
             ["1200", "2.5", "2", "3", "0.5", "40"]
         );
         assert_eq!(values("It ends in 5."), ["5"]);
-        assert_eq!(values("On the 3rd day, 1st place, A4 paper"), Vec::<String>::new());
+        assert_eq!(
+            values("On the 3rd day, 1st place, A4 paper"),
+            Vec::<String>::new()
+        );
         assert_eq!(values("walks 5km at 10am"), ["5", "10"]);
         assert_eq!(values("1,2,3 and 12,345,678"), ["1", "2", "3", "12345678"]);
     }
@@ -425,10 +489,22 @@ mod tests {
         let q = "1,200 and 3.50 and 2.5 and 7";
         let s = find_slots(q);
         assert_eq!(format_like(Num::int(34567), &s[0]), "34,567");
-        assert_eq!(format_like(Num::parse_decimal("4.7").unwrap(), &s[1]), "4.70");
+        assert_eq!(
+            format_like(Num::parse_decimal("4.7").unwrap(), &s[1]),
+            "4.70"
+        );
         assert_eq!(format_like(Num::int(4), &s[1]), "4.00");
         assert_eq!(format_like(Num::int(4), &s[2]), "4");
-        assert_eq!(format_like(Num::parse_decimal("0.1").unwrap().add(Num::parse_decimal("0.2").unwrap()).unwrap(), &s[3]), "0.3");
+        assert_eq!(
+            format_like(
+                Num::parse_decimal("0.1")
+                    .unwrap()
+                    .add(Num::parse_decimal("0.2").unwrap())
+                    .unwrap(),
+                &s[3]
+            ),
+            "0.3"
+        );
         assert_eq!(format_like(Num::ratio(10, 3).unwrap(), &s[3]), "3.333");
     }
 }

@@ -98,7 +98,11 @@ pub fn generation_stats() -> SchemaRef {
         Field::new("reached_target", DataType::Boolean, false),
     ];
     for name in crate::generate::REJECT_NAMES {
-        fields.push(Field::new(format!("rejected_{name}"), DataType::Int64, false));
+        fields.push(Field::new(
+            format!("rejected_{name}"),
+            DataType::Int64,
+            false,
+        ));
     }
     Arc::new(Schema::new(fields))
 }
@@ -114,3 +118,46 @@ pub const GENERATION_STATS_DOC: &[(&str, &str)] = &[
     ("reached_target", "at least m distinct valid tuples were found"),
     ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README documents every column, in schema order.
+    #[test]
+    fn readme_documents_every_column() {
+        let readme = include_str!("../README.md");
+        for (schema, partition) in [
+            (problems(), vec![]),
+            (variants(), vec!["dataset", "attack"]),
+            (generation_stats(), vec!["dataset"]),
+        ] {
+            let mut at = 0;
+            let names: Vec<String> = partition
+                .iter()
+                .map(|s| s.to_string())
+                .chain(schema.fields().iter().map(|f| f.name().clone()))
+                .filter(|n| !n.starts_with("rejected_"))
+                .collect();
+            for name in names {
+                let needle = format!("| {name} |");
+                let found = readme[at..].find(&needle);
+                assert!(
+                    found.is_some(),
+                    "README lacks column {name} (after byte {at})"
+                );
+                at += found.unwrap();
+            }
+        }
+        for (name, _) in PROBLEMS_DOC
+            .iter()
+            .chain(VARIANTS_DOC)
+            .chain(GENERATION_STATS_DOC)
+        {
+            assert!(
+                readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),
+                "{name}"
+            );
+        }
+    }
+}

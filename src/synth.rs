@@ -9,7 +9,9 @@
 use std::collections::HashMap;
 
 use crate::num::Num;
-use crate::program::align::{finish_checked, justify_constant, percent_role, percent_slots, push_role, Role};
+use crate::program::align::{
+    finish_checked, justify_constant, percent_role, percent_slots, push_role, Role,
+};
 use crate::program::lower::{parse_expression, LiteralResolver, Lowerer};
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use crate::program::{ErrorKind, ProgramError};
@@ -27,7 +29,10 @@ pub struct Step {
 /// The worked steps of a GSM8K solution, in order: the `<<expr=result>>` annotations, and the
 /// unannotated equations written in the text ("11 - 2 = 9"), which the annotations miss.
 pub fn gsm8k_steps(solution: &str) -> Vec<Step> {
-    let body = solution.rsplit_once("####").map(|(b, _)| b).unwrap_or(solution);
+    let body = solution
+        .rsplit_once("####")
+        .map(|(b, _)| b)
+        .unwrap_or(solution);
     // Annotations become a marker so that "40*3 = <<40*3=120>>120" is not read twice.
     const MARK: char = '\u{1}';
     let mut text = String::with_capacity(body.len());
@@ -71,7 +76,9 @@ fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
             .last()
             .map(|(i, _)| i)
             .unwrap_or(eq);
-        let left = text[left_start..eq].trim().trim_start_matches(['x', ',', '.', ' ']);
+        let left = text[left_start..eq]
+            .trim()
+            .trim_start_matches(['x', ',', '.', ' ']);
         let right = text[eq + 1..].trim_start().trim_start_matches('$');
         if right.starts_with(mark) {
             continue;
@@ -81,8 +88,12 @@ fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
             .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
             .collect();
         let result = result.trim_end_matches(['.', ',']).to_string();
-        let numbers = left.split(|c: char| !(c.is_ascii_digit() || c == '.')).filter(|t| t.chars().any(|c| c.is_ascii_digit())).count();
-        let has_op = left.contains(['+', '*', '/', '×', '÷', 'x', '(']) || left.trim_start_matches('-').contains('-');
+        let numbers = left
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+            .count();
+        let has_op = left.contains(['+', '*', '/', '×', '÷', 'x', '('])
+            || left.trim_start_matches('-').contains('-');
         if result.is_empty() || numbers < 2 || !has_op {
             continue;
         }
@@ -198,7 +209,11 @@ impl StepResolver<'_> {
     fn recover_hidden_step(&self, value: Num, b: &mut Builder) -> Option<NodeId> {
         let mut operands: Vec<(Num, Operand)> = Vec::new();
         for (i, s) in self.slots.iter().enumerate() {
-            let same = self.slots.iter().filter(|o| o.value.eq_num(s.value)).count();
+            let same = self
+                .slots
+                .iter()
+                .filter(|o| o.value.eq_num(s.value))
+                .count();
             if same == 1 && !s.word {
                 operands.push((s.value, Operand::Slot(i as u32)));
             }
@@ -234,7 +249,13 @@ impl StepResolver<'_> {
             }
         }
         let (op, x, y) = found?;
-        let value_of = |o: &Operand| operands.iter().find(|(_, p)| p == o).map(|(v, _)| *v).unwrap_or(Num::ZERO);
+        let value_of = |o: &Operand| {
+            operands
+                .iter()
+                .find(|(_, p)| p == o)
+                .map(|(v, _)| *v)
+                .unwrap_or(Num::ZERO)
+        };
         let (vx, vy) = (value_of(&x), value_of(&y));
         let mut node = |o: Operand, v: Num| match o {
             Operand::Slot(s) => b.push(Node::Leaf { slot: s }),
@@ -260,19 +281,23 @@ impl LiteralResolver for StepResolver<'_> {
         }
         let key = num_text::to_text(&value);
         if let Some(positions) = self.slot_positions.get(&key) {
-            let digits: Vec<u32> = positions.iter().copied().filter(|&p| !self.slots[p as usize].word).collect();
+            let digits: Vec<u32> = positions
+                .iter()
+                .copied()
+                .filter(|&p| !self.slots[p as usize].word)
+                .collect();
             let n = self.slot_uses.entry(key.clone()).or_default();
             let slot = match (digits.len(), positions.len()) {
                 (0, 1) => Some(positions[0]),
                 (0, _) => None,
                 (1, _) => Some(digits[0]),
                 (q, _) if *n < q => Some(digits[*n]),
-                (q, _) => {
-                    return Err(ProgramError::new(
-                        ErrorKind::NumberMisalignment,
-                        format!("{key} appears {q} times in the question and more often in the solution"),
-                    ))
-                }
+                (q, _) => return Err(ProgramError::new(
+                    ErrorKind::NumberMisalignment,
+                    format!(
+                        "{key} appears {q} times in the question and more often in the solution"
+                    ),
+                )),
             };
             if let Some(slot) = slot {
                 *n += 1;
@@ -313,7 +338,10 @@ pub fn from_gsm8k(question: &str, slots: &[Slot], solution: &str, gold: Num) -> 
     for (i, step) in steps.iter().enumerate() {
         let cleaned = clean_expression(&step.expr);
         let lowered = parse_expression(&cleaned).and_then(|expr| {
-            let mut lowerer = Lowerer::new(&cleaned, std::mem::replace(&mut resolver, StepResolver::new(question, slots)));
+            let mut lowerer = Lowerer::new(
+                &cleaned,
+                std::mem::replace(&mut resolver, StepResolver::new(question, slots)),
+            );
             *lowerer.builder_mut() = std::mem::take(&mut builder);
             let id = lowerer.expr(&expr);
             let (lowered, back) = lowerer.into_parts();
@@ -326,7 +354,10 @@ pub fn from_gsm8k(question: &str, slots: &[Slot], solution: &str, gold: Num) -> 
             Ok(v) => v,
             Err(e) => {
                 if first_error.is_none() {
-                    first_error = Some(ProgramError::new(e.kind, format!("step {} `{}`: {}", i + 1, step.expr.trim(), e.detail)));
+                    first_error = Some(ProgramError::new(
+                        e.kind,
+                        format!("step {} `{}`: {}", i + 1, step.expr.trim(), e.detail),
+                    ));
                 }
                 continue;
             }
@@ -341,7 +372,10 @@ pub fn from_gsm8k(question: &str, slots: &[Slot], solution: &str, gold: Num) -> 
     let answer = answer.or_else(|| resolver.recover_hidden_step(gold, &mut builder));
     let Some(answer) = answer else {
         return Err(first_error.unwrap_or_else(|| {
-            ProgramError::new(ErrorKind::WrongAnswer, format!("no worked step computes the final answer {gold}"))
+            ProgramError::new(
+                ErrorKind::WrongAnswer,
+                format!("no worked step computes the final answer {gold}"),
+            )
         }));
     };
     let program = finish_checked(builder, answer, slots, question)?;
@@ -358,13 +392,19 @@ pub fn from_multiarith(
     alignments: &[usize],
     gold: Num,
 ) -> Res<Program> {
-    let rhs = equation.split_once('=').map(|(l, r)| if l.trim() == "X" { r } else { l }).unwrap_or(equation);
+    let rhs = equation
+        .split_once('=')
+        .map(|(l, r)| if l.trim() == "X" { r } else { l })
+        .unwrap_or(equation);
     let cleaned = clean_expression(rhs);
     let expr = parse_expression(&cleaned)?;
     let mut resolver = StepResolver::new(question, slots);
     for (k, &offset) in alignments.iter().enumerate() {
         // Offsets point at the number, sometimes one character early (a leading space).
-        if let Some(slot) = slots.iter().position(|s| s.start == offset || s.start == offset + 1) {
+        if let Some(slot) = slots
+            .iter()
+            .position(|s| s.start == offset || s.start == offset + 1)
+        {
             resolver.forced.insert(k, slot as u32);
         }
     }
@@ -386,8 +426,12 @@ fn eval_node(builder: &Builder, id: NodeId, slots: &[Slot]) -> Res<Num> {
         answer: id,
     };
     let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
-    p.eval(&values)
-        .map_err(|e| ProgramError::new(ErrorKind::EvalError, format!("on the original numbers: {e}")))
+    p.eval(&values).map_err(|e| {
+        ProgramError::new(
+            ErrorKind::EvalError,
+            format!("on the original numbers: {e}"),
+        )
+    })
 }
 
 fn check_answer(program: &Program, slots: &[Slot], gold: Num) -> Res<()> {
@@ -418,7 +462,9 @@ mod tests {
         let p = from_gsm8k(q, &slots, a, Num::int(18)).unwrap();
         // 16, "three", "four", 2: the number words are slots too.
         assert_eq!(p.variable_slots(), vec![0, 1, 2, 3]);
-        let v = p.eval(&[Num::int(20), Num::int(3), Num::int(4), Num::int(3)]).unwrap();
+        let v = p
+            .eval(&[Num::int(20), Num::int(3), Num::int(4), Num::int(3)])
+            .unwrap();
         assert_eq!(v, Num::int(39));
     }
 
@@ -430,7 +476,9 @@ mod tests {
         let p = from_gsm8k(q, &slots, a, Num::int(70000)).unwrap();
         assert_eq!(p.variable_slots(), vec![0, 1, 2]);
         // 100% increase: 100000 + 100000 - 150000 = 50000
-        let v = p.eval(&[Num::int(100000), Num::int(50000), Num::int(100)]).unwrap();
+        let v = p
+            .eval(&[Num::int(100000), Num::int(50000), Num::int(100)])
+            .unwrap();
         assert_eq!(v, Num::int(50000));
     }
 
@@ -446,7 +494,14 @@ mod tests {
     fn multiarith_uses_alignments() {
         let q = " For Halloween Debby and her sister combined the candy they received. Debby had 32 pieces of candy while her sister had 42. If they ate 35 pieces the first night, how many pieces do they have left? ";
         let slots = find_slots(q);
-        let p = from_multiarith(q, &slots, "X=((32.0+42.0)-35.0)", &[80, 120, 136], Num::int(39)).unwrap();
+        let p = from_multiarith(
+            q,
+            &slots,
+            "X=((32.0+42.0)-35.0)",
+            &[80, 120, 136],
+            Num::int(39),
+        )
+        .unwrap();
         assert_eq!(p.variable_slots(), vec![0, 1, 2]);
     }
 

@@ -14,7 +14,9 @@ use crate::error::{Error, Result};
 
 pub fn writer_properties() -> WriterProperties {
     WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(3).expect("valid level"),
+        ))
         .set_statistics_enabled(EnabledStatistics::Chunk)
         .set_max_row_group_row_count(Some(64 * 1024))
         // No creator string with a version in it: identical inputs must give identical bytes.

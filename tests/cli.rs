@@ -42,12 +42,22 @@ fn run_on_the_default_dataset_makes_every_table() {
         .stdout(predicate::str::contains("default\tm3\t"));
     let problems = problems_in(&dir.path().join("tables/problems/default__test.parquet"));
     assert_eq!(problems.len(), 36);
-    assert!(problems.iter().all(ProblemRecord::is_valid), "every default problem is valid");
-    for attack in ["original", "m1", "m2", "m3", "punct10", "punct30", "punct50"] {
-        let part = dir.path().join(format!("tables/variants/dataset=default/attack={attack}/part-0.parquet"));
+    assert!(
+        problems.iter().all(ProblemRecord::is_valid),
+        "every default problem is valid"
+    );
+    for attack in [
+        "original", "m1", "m2", "m3", "punct10", "punct30", "punct50",
+    ] {
+        let part = dir.path().join(format!(
+            "tables/variants/dataset=default/attack={attack}/part-0.parquet"
+        ));
         assert!(part.is_file(), "{attack} partition missing");
     }
-    assert!(dir.path().join("tables/generation_stats/dataset=default/part-0.parquet").is_file());
+    assert!(dir
+        .path()
+        .join("tables/generation_stats/dataset=default/part-0.parquet")
+        .is_file());
     assert!(dir.path().join("reports/program_coverage.md").is_file());
     let checked = verify_variants(&dir.path().join("tables"), "default");
     assert!(checked > 1000, "checked {checked} variants");
@@ -62,37 +72,80 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
     use advmath::program::tree::num_text;
     use advmath::question::find_slots;
     use arrow::array::{Array, AsArray};
-    let problems: std::collections::HashMap<String, ProblemRecord> = advmath::ingest::read_problems(tables)
-        .unwrap()
-        .into_iter()
-        .map(|p| (p.problem_id.clone(), p))
-        .collect();
+    let problems: std::collections::HashMap<String, ProblemRecord> =
+        advmath::ingest::read_problems(tables)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.problem_id.clone(), p))
+            .collect();
     let mut checked = 0;
     for attack in ["m1", "m2", "m3"] {
-        let part = tables.join(format!("variants/dataset={dataset}/attack={attack}/part-0.parquet"));
+        let part = tables.join(format!(
+            "variants/dataset={dataset}/attack={attack}/part-0.parquet"
+        ));
         if !part.exists() {
             continue;
         }
         for batch in read_batches(&part).unwrap() {
-            let pid = batch.column_by_name("problem_id").unwrap().as_string::<i32>().clone();
-            let question = batch.column_by_name("question").unwrap().as_string::<i32>().clone();
-            let answer = batch.column_by_name("answer_exact").unwrap().as_string::<i32>().clone();
-            let numbers = batch.column_by_name("numbers").unwrap().as_list::<i32>().clone();
+            let pid = batch
+                .column_by_name("problem_id")
+                .unwrap()
+                .as_string::<i32>()
+                .clone();
+            let question = batch
+                .column_by_name("question")
+                .unwrap()
+                .as_string::<i32>()
+                .clone();
+            let answer = batch
+                .column_by_name("answer_exact")
+                .unwrap()
+                .as_string::<i32>()
+                .clone();
+            let numbers = batch
+                .column_by_name("numbers")
+                .unwrap()
+                .as_list::<i32>()
+                .clone();
             for i in 0..batch.num_rows() {
                 let p = &problems[pid.value(i)];
                 let nums_arr = numbers.value(i);
-                let nums: Vec<_> = nums_arr.as_string::<i32>().iter().map(|s| num_text::from_text(s.unwrap()).unwrap()).collect();
-                let in_text: Vec<_> = find_slots(question.value(i)).iter().map(|s| s.value).collect();
-                assert_eq!(in_text, nums, "{}: text {:?}", pid.value(i), question.value(i));
+                let nums: Vec<_> = nums_arr
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| num_text::from_text(s.unwrap()).unwrap())
+                    .collect();
+                let in_text: Vec<_> = find_slots(question.value(i))
+                    .iter()
+                    .map(|s| s.value)
+                    .collect();
+                assert_eq!(
+                    in_text,
+                    nums,
+                    "{}: text {:?}",
+                    pid.value(i),
+                    question.value(i)
+                );
                 let tree = p.tree.as_ref().unwrap();
                 let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6).unwrap();
-                let ans = m1.check_slots(&nums).unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));
+                let ans = m1
+                    .check_slots(&nums)
+                    .unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));
                 assert_eq!(num_text::to_text(&ans), answer.value(i));
                 if attack == "m2" {
                     for (new, old) in nums.iter().zip(p.slot_nums()) {
-                        let digits = |v| decompose(v).map(|(a, b)| digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a }));
+                        let digits = |v| {
+                            decompose(v).map(|(a, b)| {
+                                digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a })
+                            })
+                        };
                         if digits(old) != Some(1) && !new.eq_num(old) {
-                            assert_eq!(digits(*new), digits(old), "{}: {new:?} vs {old:?}", pid.value(i));
+                            assert_eq!(
+                                digits(*new),
+                                digits(old),
+                                "{}: {new:?} vs {old:?}",
+                                pid.value(i)
+                            );
                         }
                     }
                 }
@@ -120,12 +173,19 @@ fn bad_rows_are_recorded_and_good_rows_land() {
         .arg(&input)
         .assert()
         .success()
-        .stderr(predicate::str::contains("test.jsonl: line 2: malformed JSON"))
-        .stderr(predicate::str::contains("test.jsonl: line 3: not valid UTF-8"));
+        .stderr(predicate::str::contains(
+            "test.jsonl: line 2: malformed JSON",
+        ))
+        .stderr(predicate::str::contains(
+            "test.jsonl: line 3: not valid UTF-8",
+        ));
     let rows = problems_in(&tables.join("problems/gsm8k__test.parquet"));
     assert_eq!(rows.len(), 4);
     assert_eq!(rows.iter().filter(|r| r.is_valid()).count(), 2);
-    assert!(rows.iter().filter(|r| !r.is_valid()).all(|r| r.error.as_ref().unwrap().kind == ErrorKind::BadInput));
+    assert!(rows
+        .iter()
+        .filter(|r| !r.is_valid())
+        .all(|r| r.error.as_ref().unwrap().kind == ErrorKind::BadInput));
 }
 
 #[test]
@@ -150,7 +210,10 @@ fn unsafe_or_huge_programs_are_rejected_not_run() {
         ("a", "x = 5\ny = 7\nprint(x + y)"),
         ("b", "import os\nx = 5\ny = 7\nprint(x + y)"),
         ("c", "x = 5\ny = 7\nexec('print(12)')\nprint(x + y)"),
-        ("d", "x = 5\ny = 7\nz = 1000000000000000000000000000000\nprint(x + y)"),
+        (
+            "d",
+            "x = 5\ny = 7\nz = 1000000000000000000000000000000\nprint(x + y)",
+        ),
     ];
     let text: String = rows
         .iter()
@@ -159,18 +222,39 @@ fn unsafe_or_huge_programs_are_rejected_not_run() {
     fs::write(&input, text).unwrap();
     let tables = dir.path().join("t");
     advmath()
-        .args(["ingest", "--id-col", "id", "--question-col", "q", "--answer-col", "a", "--program-col", "prog", "--tables"])
+        .args([
+            "ingest",
+            "--id-col",
+            "id",
+            "--question-col",
+            "q",
+            "--answer-col",
+            "a",
+            "--program-col",
+            "prog",
+            "--tables",
+        ])
         .arg(&tables)
         .arg(&input)
         .assert()
         .success();
     let recs = problems_in(&tables.join("problems/progs__test.parquet"));
     let detail = |id: &str| {
-        let r = recs.iter().find(|r| r.problem_id.ends_with(&format!("/{id}"))).unwrap();
-        r.error.as_ref().map(|e| format!("{}: {}", e.kind, e.detail)).unwrap_or_default()
+        let r = recs
+            .iter()
+            .find(|r| r.problem_id.ends_with(&format!("/{id}")))
+            .unwrap();
+        r.error
+            .as_ref()
+            .map(|e| format!("{}: {}", e.kind, e.detail))
+            .unwrap_or_default()
     };
     assert_eq!(detail("a"), "");
-    assert!(detail("b").contains("unsupported: import os"), "{}", detail("b"));
+    assert!(
+        detail("b").contains("unsupported: import os"),
+        "{}",
+        detail("b")
+    );
     assert!(detail("c").contains("unsupported: call"), "{}", detail("c"));
     assert!(detail("d").contains("too large"), "{}", detail("d"));
 }
@@ -188,7 +272,12 @@ fn a_missing_program_file_is_recorded() {
     .unwrap();
     fs::write(release.join("code/0.py"), "a = 5\nb = 7\nprint(a + b)\n").unwrap();
     let tables = dir.path().join("t");
-    advmath().args(["ingest", "--tables"]).arg(&tables).arg(&release).assert().success();
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&release)
+        .assert()
+        .success();
     let recs = problems_in(&tables.join("problems/xie2024-toy__test.parquet"));
     assert!(recs[0].is_valid());
     let e = recs[1].error.as_ref().unwrap();
@@ -213,18 +302,36 @@ fn usage_errors_exit_2() {
 fn generation_is_byte_identical_whatever_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
-    advmath().args(["ingest", "--tables"]).arg(&tables).assert().success();
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
     let mut outputs = Vec::new();
     for threads in ["1", "2"] {
         advmath()
-            .args(["generate", "--attempts", "2000", "--variants", "10", "--attack", "m1,m2,m3,punct,m3+punct", "--threads", threads, "--tables"])
+            .args([
+                "generate",
+                "--attempts",
+                "2000",
+                "--variants",
+                "10",
+                "--attack",
+                "m1,m2,m3,punct,m3+punct",
+                "--threads",
+                threads,
+                "--tables",
+            ])
             .arg(&tables)
             .assert()
             .success();
         let mut files = Vec::new();
         for table in ["variants", "generation_stats"] {
             for entry in walk(&tables.join(table)) {
-                files.push((entry.strip_prefix(&tables).unwrap().to_path_buf(), fs::read(&entry).unwrap()));
+                files.push((
+                    entry.strip_prefix(&tables).unwrap().to_path_buf(),
+                    fs::read(&entry).unwrap(),
+                ));
             }
         }
         files.sort();
@@ -258,9 +365,23 @@ fn generation_skips_invalid_problems_and_says_so() {
     )
     .unwrap();
     let tables = dir.path().join("t");
-    advmath().args(["ingest", "--program-col", "program", "--tables"]).arg(&tables).arg(&input).assert().success();
     advmath()
-        .args(["generate", "--attempts", "500", "--variants", "5", "--attack", "m3", "--tables"])
+        .args(["ingest", "--program-col", "program", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success();
+    advmath()
+        .args([
+            "generate",
+            "--attempts",
+            "500",
+            "--variants",
+            "5",
+            "--attack",
+            "m3",
+            "--tables",
+        ])
         .arg(&tables)
         .assert()
         .success()
@@ -303,7 +424,9 @@ mod shared {
     use std::path::{Path, PathBuf};
 
     use advmath::generate::{attack, Attacker, Method};
-    use advmath::ingest::{build_records, read_source, IngestOptions, ProblemRecord, ProgramSource};
+    use advmath::ingest::{
+        build_records, read_source, IngestOptions, ProblemRecord, ProgramSource,
+    };
     use advmath::seed::stream_key;
 
     pub fn data() -> Option<PathBuf> {
@@ -339,15 +462,26 @@ mod shared {
         let mut disagreements = Vec::new();
         // Synthesised counterparts: GSM8K from the annotations in the Xie file itself, MultiArith
         // from MultiArith.json's equations, matched by question text.
-        let multiarith = ingest(&data.join("multiarith/MultiArith.json"), ProgramSource::Synthesised);
+        let multiarith = ingest(
+            &data.join("multiarith/MultiArith.json"),
+            ProgramSource::Synthesised,
+        );
         for (dir, synth_from_self) in [("xie2024/gsm8k", true), ("xie2024/multiarith", false)] {
             let given = ingest(&data.join(dir), ProgramSource::Given);
             let synthesised: Vec<Option<ProblemRecord>> = if synth_from_self {
-                ingest(&data.join(dir), ProgramSource::Synthesised).into_iter().map(Some).collect()
+                ingest(&data.join(dir), ProgramSource::Synthesised)
+                    .into_iter()
+                    .map(Some)
+                    .collect()
             } else {
                 given
                     .iter()
-                    .map(|g| multiarith.iter().find(|m| normalise(&m.question) == normalise(&g.question)).cloned())
+                    .map(|g| {
+                        multiarith
+                            .iter()
+                            .find(|m| normalise(&m.question) == normalise(&g.question))
+                            .cloned()
+                    })
                     .collect()
             };
             for (g, s) in given.iter().zip(&synthesised) {
@@ -362,7 +496,9 @@ mod shared {
                     continue;
                 }
                 compared += 1;
-                let same = sets.iter().all(|d| st.eval(&d.slots).is_ok_and(|a| a.eq_2dp(d.answer)));
+                let same = sets
+                    .iter()
+                    .all(|d| st.eval(&d.slots).is_ok_and(|a| a.eq_2dp(d.answer)));
                 if same {
                     agree += 1;
                 } else {
@@ -371,9 +507,18 @@ mod shared {
             }
         }
         let share = agree as f64 / compared as f64;
-        eprintln!("programs agree on {agree}/{compared} problems ({:.1}%); disagree: {disagreements:?}", 100.0 * share);
-        assert!(compared >= 300, "only {compared} problems had both programs valid");
-        assert!(share >= 0.90, "agreement {share:.3} < 0.90: {disagreements:?}");
+        eprintln!(
+            "programs agree on {agree}/{compared} problems ({:.1}%); disagree: {disagreements:?}",
+            100.0 * share
+        );
+        assert!(
+            compared >= 300,
+            "only {compared} problems had both programs valid"
+        );
+        assert!(
+            share >= 0.90,
+            "agreement {share:.3} < 0.90: {disagreements:?}"
+        );
     }
 
     fn valid(records: &[ProblemRecord]) -> usize {
@@ -387,7 +532,11 @@ mod shared {
         let Some(data) = data() else { return };
         let gsm8k = ingest(&data.join("xie2024/gsm8k"), ProgramSource::Given);
         let multiarith = ingest(&data.join("xie2024/multiarith"), ProgramSource::Given);
-        eprintln!("xie2024 given programs valid: gsm8k {}/200, multiarith {}/200", valid(&gsm8k), valid(&multiarith));
+        eprintln!(
+            "xie2024 given programs valid: gsm8k {}/200, multiarith {}/200",
+            valid(&gsm8k),
+            valid(&multiarith)
+        );
         assert!(valid(&gsm8k) >= 188);
         assert!(valid(&multiarith) >= 189);
     }
@@ -396,10 +545,19 @@ mod shared {
     #[test]
     fn synthesised_programs_cover_gsm8k_and_multiarith() {
         let Some(data) = data() else { return };
-        for (file, floor) in [("gsm8k/test.jsonl", 0.85), ("gsm8k/train.jsonl", 0.85), ("multiarith/MultiArith.json", 0.97)] {
+        for (file, floor) in [
+            ("gsm8k/test.jsonl", 0.85),
+            ("gsm8k/train.jsonl", 0.85),
+            ("multiarith/MultiArith.json", 0.97),
+        ] {
             let recs = ingest(&data.join(file), ProgramSource::Synthesised);
             let share = valid(&recs) as f64 / recs.len() as f64;
-            eprintln!("{file}: {}/{} valid ({:.1}%)", valid(&recs), recs.len(), 100.0 * share);
+            eprintln!(
+                "{file}: {}/{} valid ({:.1}%)",
+                valid(&recs),
+                recs.len(),
+                100.0 * share
+            );
             assert!(share >= floor, "{file}: {share:.3} < {floor}");
         }
     }
@@ -419,11 +577,21 @@ mod shared {
             .assert()
             .success();
         super::advmath()
-            .args(["generate", "--attempts", "2000", "--variants", "10", "--attack", "m1,m2,m3", "--tables"])
+            .args([
+                "generate",
+                "--attempts",
+                "2000",
+                "--variants",
+                "10",
+                "--attack",
+                "m1,m2,m3",
+                "--tables",
+            ])
             .arg(&tables)
             .assert()
             .success();
-        let n = super::verify_variants(&tables, "xie2024-gsm8k") + super::verify_variants(&tables, "xie2024-multiarith");
+        let n = super::verify_variants(&tables, "xie2024-gsm8k")
+            + super::verify_variants(&tables, "xie2024-multiarith");
         eprintln!("checked {n} Xie variants");
         assert!(n > 5000);
     }

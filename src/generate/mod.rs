@@ -11,7 +11,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, BooleanArray, Int32Array, Int64Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array};
+use arrow::array::{
+    ArrayRef, BooleanArray, Int32Array, Int64Array, ListBuilder, RecordBatch, StringArray,
+    StringBuilder, UInt64Array,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
@@ -25,7 +28,9 @@ use crate::schema;
 use crate::seed::{draw_seed, stream_key};
 use crate::table::AtomicParquet;
 
-pub use sample::{attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES};
+pub use sample::{
+    attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES,
+};
 
 /// One requested attack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,7 +47,9 @@ impl AttackSpec {
             "m1" => Ok(Method::M1),
             "m2" => Ok(Method::M2),
             "m3" => Ok(Method::M3),
-            other => Err(format!("unknown attack {other:?} (expected m1, m2, m3, punct, or e.g. m3+punct)")),
+            other => Err(format!(
+                "unknown attack {other:?} (expected m1, m2, m3, punct, or e.g. m3+punct)"
+            )),
         };
         let t = text.trim().to_ascii_lowercase();
         if t == "punct" {
@@ -95,7 +102,9 @@ impl GenerateConfig {
             return Err(Error::Usage("--digits must be between 1 and 15".into()));
         }
         if self.noise_levels.iter().any(|&p| p == 0 || p > 100) {
-            return Err(Error::Usage("--noise levels must be percentages between 1 and 100".into()));
+            return Err(Error::Usage(
+                "--noise levels must be percentages between 1 and 100".into(),
+            ));
         }
         if self.threads == Some(0) {
             return Err(Error::Usage("--threads must be at least 1".into()));
@@ -134,12 +143,12 @@ struct StatRow {
 }
 
 fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
-    let s = |f: &dyn Fn(&Row) -> &str| -> ArrayRef { Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>()) };
-    let mut numbers = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(arrow::datatypes::Field::new(
-        "item",
-        arrow::datatypes::DataType::Utf8,
-        false,
-    )));
+    let s = |f: &dyn Fn(&Row) -> &str| -> ArrayRef {
+        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
+    };
+    let mut numbers = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(
+        arrow::datatypes::Field::new("item", arrow::datatypes::DataType::Utf8, false),
+    ));
     for r in rows {
         for n in &r.numbers {
             numbers.values().append_value(n);
@@ -164,16 +173,48 @@ fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
 
 fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
     let mut cols: Vec<ArrayRef> = vec![
-        Arc::new(rows.iter().map(|r| Some(r.problem_id.as_str())).collect::<StringArray>()),
-        Arc::new(rows.iter().map(|r| Some(r.attack.as_str())).collect::<StringArray>()),
-        Arc::new(rows.iter().map(|r| r.stats.attempts as i64).collect::<Int64Array>()),
-        Arc::new(rows.iter().map(|r| r.stats.valid as i64).collect::<Int64Array>()),
-        Arc::new(rows.iter().map(|r| r.stats.unique as i64).collect::<Int64Array>()),
-        Arc::new(rows.iter().map(|r| r.emitted as i64).collect::<Int64Array>()),
-        Arc::new(rows.iter().map(|r| Some(r.reached)).collect::<BooleanArray>()),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.problem_id.as_str()))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.attack.as_str()))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.stats.attempts as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.stats.valid as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.stats.unique as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.emitted as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.reached))
+                .collect::<BooleanArray>(),
+        ),
     ];
     for k in 0..REJECT_NAMES.len() {
-        cols.push(Arc::new(rows.iter().map(|r| r.stats.rejections[k] as i64).collect::<Int64Array>()));
+        cols.push(Arc::new(
+            rows.iter()
+                .map(|r| r.stats.rejections[k] as i64)
+                .collect::<Int64Array>(),
+        ));
     }
     Ok(RecordBatch::try_new(schema::generation_stats(), cols)?)
 }
@@ -190,9 +231,16 @@ impl<'a> Prepared<'a> {
         let slots = find_slots(&record.question);
         let values = record.slot_nums();
         if slots.len() != values.len() {
-            return Err(format!("{}: the question's numbers no longer match the table", record.problem_id));
+            return Err(format!(
+                "{}: the question's numbers no longer match the table",
+                record.problem_id
+            ));
         }
-        Ok(Prepared { record, slots, values })
+        Ok(Prepared {
+            record,
+            slots,
+            values,
+        })
     }
 
     fn slot_texts(&self, values: &[Num]) -> Vec<String> {
@@ -210,7 +258,16 @@ impl<'a> Prepared<'a> {
             .collect()
     }
 
-    fn row(&self, attack: &str, index: usize, noise: u32, question: String, values: &[Num], answer: Num, seed: u64) -> Row {
+    fn row(
+        &self,
+        attack: &str,
+        index: usize,
+        noise: u32,
+        question: String,
+        values: &[Num],
+        answer: Num,
+        seed: u64,
+    ) -> Row {
         Row {
             variant_id: format!("{}/{attack}/{index}", self.record.problem_id),
             problem_id: self.record.problem_id.clone(),
@@ -234,7 +291,11 @@ struct ProblemOutput {
 
 fn attack_problem(p: &Prepared, config: &GenerateConfig, methods: &[Method]) -> ProblemOutput {
     let mut out = ProblemOutput::default();
-    let program = p.record.tree.as_ref().expect("only valid problems are attacked");
+    let program = p
+        .record
+        .tree
+        .as_ref()
+        .expect("only valid problems are attacked");
     for &m in methods {
         let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
             Ok(a) => a,
@@ -244,7 +305,10 @@ fn attack_problem(p: &Prepared, config: &GenerateConfig, methods: &[Method]) -> 
             }
         };
         let stream = stream_key(config.seed, &p.record.problem_id, m.name());
-        out.numeric.insert(m, attack(&attacker, stream, config.attempts, config.variants));
+        out.numeric.insert(
+            m,
+            attack(&attacker, stream, config.attempts, config.variants),
+        );
     }
     out
 }
@@ -264,7 +328,10 @@ impl DatasetWriters {
                 .join("variants")
                 .join(format!("attack={attack}"))
                 .join("part-0.parquet");
-            self.variants.insert(attack.to_string(), AtomicParquet::create(&path, schema::variants())?);
+            self.variants.insert(
+                attack.to_string(),
+                AtomicParquet::create(&path, schema::variants())?,
+            );
         }
         Ok(self.variants.get_mut(attack).expect("just inserted"))
     }
@@ -293,7 +360,8 @@ impl DatasetWriters {
                 fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
             }
             if staged.exists() {
-                fs::create_dir_all(tables.join(table)).map_err(|e| Error::file(tables.join(table), e))?;
+                fs::create_dir_all(tables.join(table))
+                    .map_err(|e| Error::file(tables.join(table), e))?;
                 fs::rename(&staged, &target).map_err(|e| Error::file(&target, e))?;
             }
         }
@@ -313,7 +381,12 @@ pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
         if let Some(t) = config.threads {
             b = b.num_threads(t);
         }
-        b.build().map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", config.threads.unwrap_or(0))))?
+        b.build().map_err(|e| {
+            Error::Usage(format!(
+                "cannot start {} threads: {e}",
+                config.threads.unwrap_or(0)
+            ))
+        })?
     };
     pool.install(|| generate_records(&records, config))
 }
@@ -344,12 +417,18 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         ProgressBar::hidden()
     };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} generating [{bar:30}] {pos}/{len} problems {per_sec} ETA {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{spinner} generating [{bar:30}] {pos}/{len} problems {per_sec} ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     for (dataset, problems) in by_dataset {
-        let staging = config.tables.join(format!(".staging-{}-{}", sanitize(dataset), std::process::id()));
+        let staging = config.tables.join(format!(
+            ".staging-{}-{}",
+            sanitize(dataset),
+            std::process::id()
+        ));
         let _ = fs::remove_dir_all(&staging);
         let mut writers = DatasetWriters {
             staging,
@@ -358,7 +437,8 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         };
         let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
         for chunk in problems.chunks(CHUNK) {
-            let prepared: Vec<std::result::Result<Prepared, String>> = chunk.iter().map(|r| Prepared::new(r)).collect();
+            let prepared: Vec<std::result::Result<Prepared, String>> =
+                chunk.iter().map(|r| Prepared::new(r)).collect();
             let outputs: Vec<ProblemOutput> = prepared
                 .par_iter()
                 .map(|p| match p {
@@ -369,7 +449,15 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
                     },
                 })
                 .collect();
-            write_chunk(&prepared, &outputs, config, &mut writers, &mut emitted_problems, &mut summary, dataset)?;
+            write_chunk(
+                &prepared,
+                &outputs,
+                config,
+                &mut writers,
+                &mut emitted_problems,
+                &mut summary,
+                dataset,
+            )?;
             bar.inc(chunk.len() as u64);
         }
         writers.publish(&config.tables, dataset)?;
@@ -396,7 +484,12 @@ fn write_chunk(
             continue;
         }
         let Ok(p) = p else { continue };
-        let original_answer = p.record.tree.as_ref().and_then(|t| t.eval(&p.values).ok()).unwrap_or(Num::ZERO);
+        let original_answer = p
+            .record
+            .tree
+            .as_ref()
+            .and_then(|t| t.eval(&p.values).ok())
+            .unwrap_or(Num::ZERO);
         rows.entry("original".into()).or_default().push(p.row(
             "original",
             0,
@@ -423,7 +516,9 @@ fn write_chunk(
                 AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
                     let (drawn, _) = &out.numeric[&m];
                     let reached = drawn.len() >= config.variants;
-                    let quota_left = config.problems.is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
+                    let quota_left = config
+                        .problems
+                        .is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
                     if !reached || !quota_left {
                         continue;
                     }
@@ -432,7 +527,10 @@ fn write_chunk(
                         if let AttackSpec::NumericPunct(_) = attack {
                             for &level in &config.noise_levels {
                                 let name = format!("{}+punct{level}", m.name());
-                                let seed = draw_seed(stream_key(config.seed, &p.record.problem_id, &name), i as u64);
+                                let seed = draw_seed(
+                                    stream_key(config.seed, &p.record.problem_id, &name),
+                                    i as u64,
+                                );
                                 let q = add_noise(&question, level, config.noise_count, seed);
                                 let row = p.row(&name, i, level, q, &d.slots, d.answer, seed);
                                 rows.entry(name).or_default().push(row);
@@ -447,8 +545,14 @@ fn write_chunk(
         }
         for (&m, (drawn, stats)) in &out.numeric {
             let reached = drawn.len() >= config.variants;
-            let quota_left = config.problems.is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
-            let emitted = if reached && quota_left { drawn.len() } else { 0 };
+            let quota_left = config
+                .problems
+                .is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
+            let emitted = if reached && quota_left {
+                drawn.len()
+            } else {
+                0
+            };
             if emitted > 0 {
                 *emitted_problems.entry(m).or_default() += 1;
             }
@@ -463,8 +567,12 @@ fn write_chunk(
         }
     }
     for (attack, rows) in rows {
-        let entry = summary.rows.entry((dataset.to_string(), attack.clone())).or_default();
-        let problems: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.problem_id.as_str()).collect();
+        let entry = summary
+            .rows
+            .entry((dataset.to_string(), attack.clone()))
+            .or_default();
+        let problems: std::collections::BTreeSet<&str> =
+            rows.iter().map(|r| r.problem_id.as_str()).collect();
         entry.0 += problems.len();
         entry.1 += rows.len();
         writers.variants(&attack)?.write(&rows_to_batch(&rows)?)?;

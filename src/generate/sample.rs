@@ -100,7 +100,12 @@ pub fn digit_count(a: i128) -> u32 {
 #[derive(Clone, Debug)]
 enum Draw {
     /// a' ~ U(lo, hi), value a' * 10^exp; `no_trailing_zero` redraws multiples of 10.
-    Uniform { lo: i64, hi: i64, exp: i32, no_trailing_zero: bool },
+    Uniform {
+        lo: i64,
+        hi: i64,
+        exp: i32,
+        no_trailing_zero: bool,
+    },
     /// a' ~ Poisson(lambda), value a' * 10^exp.
     Poisson { dist: Poisson<f64>, exp: i32 },
     /// The value cannot be decomposed (a non-terminating fraction); it is left as is.
@@ -137,7 +142,11 @@ impl Draw {
             }
             Method::M2 => {
                 // The digits as written: an integer with its trailing zeros, a decimal's mantissa.
-                let (m, exp) = if b >= 0 { (a * pow10(b as u32), 0) } else { (a, b) };
+                let (m, exp) = if b >= 0 {
+                    (a * pow10(b as u32), 0)
+                } else {
+                    (a, b)
+                };
                 let d = digit_count(m);
                 let (lo, hi) = if d == 1 {
                     (1, 99)
@@ -207,7 +216,12 @@ pub struct Scratch {
 }
 
 impl<'p> Attacker<'p> {
-    pub fn new(program: &'p Program, originals: Vec<Num>, method: Method, digits: u32) -> Result<Self, EvalError> {
+    pub fn new(
+        program: &'p Program,
+        originals: Vec<Num>,
+        method: Method,
+        digits: u32,
+    ) -> Result<Self, EvalError> {
         let divisors = divisor_slots(program);
         let draws = program
             .variable_slots()
@@ -349,7 +363,12 @@ pub struct AttackStats {
 
 /// Run `attempts` attempts and keep a uniform sample of at most `keep` distinct valid tuples
 /// (reservoir sampling, so memory does not grow with the attempt count).
-pub fn attack(attacker: &Attacker, stream: u64, attempts: u64, keep: usize) -> (Vec<Drawn>, AttackStats) {
+pub fn attack(
+    attacker: &Attacker,
+    stream: u64,
+    attempts: u64,
+    keep: usize,
+) -> (Vec<Drawn>, AttackStats) {
     let mut stats = AttackStats::default();
     let mut scratch = attacker.scratch();
     let mut seen: HashSet<u128> = HashSet::with_capacity((attempts as usize).min(1 << 16));
@@ -402,20 +421,31 @@ mod tests {
 
     fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
         let slots = find_slots(q);
-        let p = validate_program(src, q, &slots, Num::parse_decimal(gold), AlignMode::Given).unwrap();
+        let p =
+            validate_program(src, q, &slots, Num::parse_decimal(gold), AlignMode::Given).unwrap();
         (p, slots.iter().map(|s| s.value).collect())
     }
 
     #[test]
     fn decomposition_is_exact() {
-        assert_eq!(decompose(Num::parse_decimal("0.57").unwrap()), Some((57, -2)));
-        assert_eq!(decompose(Num::parse_decimal("1.005").unwrap()), Some((1005, -3)));
+        assert_eq!(
+            decompose(Num::parse_decimal("0.57").unwrap()),
+            Some((57, -2))
+        );
+        assert_eq!(
+            decompose(Num::parse_decimal("1.005").unwrap()),
+            Some((1005, -3))
+        );
         assert_eq!(decompose(Num::int(3000)), Some((3, 3)));
     }
 
     #[test]
     fn m2_keeps_digit_counts() {
-        let (p, orig) = program("A 1.25 kg bag costs 320 dollars and 7 more.", "x = 1.25 * 320 + 7\nprint(x)", "407");
+        let (p, orig) = program(
+            "A 1.25 kg bag costs 320 dollars and 7 more.",
+            "x = 1.25 * 320 + 7\nprint(x)",
+            "407",
+        );
         let at = Attacker::new(&p, orig, Method::M2, 6).unwrap();
         let (drawn, _) = attack(&at, 7, 2000, 500);
         assert!(!drawn.is_empty());
@@ -442,7 +472,11 @@ mod tests {
             for d in &drawn {
                 let ans = p.eval(&d.slots).unwrap();
                 assert_eq!(ans, d.answer);
-                assert!(ans.is_integer() && ans.is_positive(), "{method:?} {:?}", d.slots);
+                assert!(
+                    ans.is_integer() && ans.is_positive(),
+                    "{method:?} {:?}",
+                    d.slots
+                );
             }
         }
     }

@@ -43,12 +43,20 @@ pub const UNIT_CONSTANTS: &[(&str, &str, &[&str])] = &[
     ("52", "weeks per year", &["year", "week"]),
     ("365", "days per year", &["year"]),
     ("30", "days per month", &["month"]),
-    ("4", "weeks per month, quarters per dollar", &["month", "quarter"]),
+    (
+        "4",
+        "weeks per month, quarters per dollar",
+        &["month", "quarter"],
+    ),
     ("1000", "grams per kilogram, meters per kilometer", &[]),
     ("3600", "seconds per hour", &["second"]),
     ("16", "ounces per pound", &["pound", "ounce", "lb"]),
     ("3", "feet per yard", &["yard"]),
-    ("2", "a pair, both, each of two", &["pair", "both", "round trip", "back"]),
+    (
+        "2",
+        "a pair, both, each of two",
+        &["pair", "both", "round trip", "back"],
+    ),
     ("10", "dimes per dollar", &["dime"]),
     ("5", "cents per nickel", &["nickel"]),
     ("25", "cents per quarter", &["quarter"]),
@@ -179,15 +187,26 @@ impl LiteralResolver for ApplyRoles<'_> {
 /// times in the question and c > 0 times in the program, c must equal q. Number words are softer:
 /// if counting them breaks the equality but the digit occurrences alone match, only those link;
 /// a value that occurs only as words and does not match is left to be a constant.
-fn linked_positions(slots: &[Slot], literal_count: &HashMap<String, usize>) -> Res<HashMap<String, Vec<u32>>> {
+fn linked_positions(
+    slots: &[Slot],
+    literal_count: &HashMap<String, usize>,
+) -> Res<HashMap<String, Vec<u32>>> {
     let mut all: HashMap<String, Vec<u32>> = HashMap::new();
     for (i, s) in slots.iter().enumerate() {
-        all.entry(num_text::to_text(&s.value)).or_default().push(i as u32);
+        all.entry(num_text::to_text(&s.value))
+            .or_default()
+            .push(i as u32);
     }
     let mut linked = HashMap::new();
     for (k, positions) in all {
-        let Some(&c) = literal_count.get(&k) else { continue };
-        let digits: Vec<u32> = positions.iter().copied().filter(|&p| !slots[p as usize].word).collect();
+        let Some(&c) = literal_count.get(&k) else {
+            continue;
+        };
+        let digits: Vec<u32> = positions
+            .iter()
+            .copied()
+            .filter(|&p| !slots[p as usize].word)
+            .collect();
         if c == positions.len() {
             linked.insert(k, positions);
         } else if !digits.is_empty() && c == digits.len() {
@@ -195,7 +214,10 @@ fn linked_positions(slots: &[Slot], literal_count: &HashMap<String, usize>) -> R
         } else if !digits.is_empty() {
             return Err(ProgramError::new(
                 ErrorKind::NumberMisalignment,
-                format!("{k} appears {} time(s) in the question and {c} time(s) in the program", digits.len()),
+                format!(
+                    "{k} appears {} time(s) in the question and {c} time(s) in the program",
+                    digits.len()
+                ),
             ));
         }
     }
@@ -260,10 +282,16 @@ fn choose_answer(
             (Some(id), Some(g)) if values[id as usize].eq_2dp(g) => Ok(AnswerPick::LastAssigned),
             (Some(id), Some(g)) => Err(ProgramError::new(
                 ErrorKind::WrongAnswer,
-                format!("program prints nothing; its last value is {}, expected {g}", values[id as usize]),
+                format!(
+                    "program prints nothing; its last value is {}, expected {g}",
+                    values[id as usize]
+                ),
             )),
             (Some(_), None) => Ok(AnswerPick::LastAssigned),
-            (None, _) => Err(ProgramError::new(ErrorKind::Unsupported, "program computes nothing")),
+            (None, _) => Err(ProgramError::new(
+                ErrorKind::Unsupported,
+                "program computes nothing",
+            )),
         };
     }
     match gold {
@@ -273,7 +301,10 @@ fn choose_answer(
             .position(|&id| values[id as usize].eq_2dp(g))
             .map(AnswerPick::Printed)
             .ok_or_else(|| {
-                let shown: Vec<String> = printed.iter().map(|&id| values[id as usize].to_string()).collect();
+                let shown: Vec<String> = printed
+                    .iter()
+                    .map(|&id| values[id as usize].to_string())
+                    .collect();
                 ProgramError::new(
                     ErrorKind::WrongAnswer,
                     format!("program prints {}, expected {g}", shown.join(", ")),
@@ -294,7 +325,10 @@ fn eval_all(nodes: &[Node]) -> Res<Vec<Num>> {
     };
     let mut out = vec![Num::ZERO; nodes.len()];
     p.eval_into(&[], &mut out).map_err(|e| {
-        ProgramError::new(ErrorKind::EvalError, format!("on the original numbers: {e}"))
+        ProgramError::new(
+            ErrorKind::EvalError,
+            format!("on the original numbers: {e}"),
+        )
     })?;
     Ok(out)
 }
@@ -331,17 +365,33 @@ pub fn validate_program(
 /// division (so a variant must divide evenly too, as in the paper's code), and a unit fraction
 /// written in the question ("1/6 of the cards") whose program divides by the denominator alone
 /// divides by `denominator / numerator`, so that a variant's "2/7" is computed as written.
-pub fn finish_checked(builder: Builder, answer: NodeId, slots: &[Slot], question: &str) -> Res<Program> {
+pub fn finish_checked(
+    builder: Builder,
+    answer: NodeId,
+    slots: &[Slot],
+    question: &str,
+) -> Res<Program> {
     let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
     let (builder, answer) = with_unit_fractions(builder, answer, slots, question);
     let mut program = builder.finish(answer);
     let mut node_values = vec![Num::ZERO; program.nodes.len()];
     program.eval_into(&values, &mut node_values).map_err(|e| {
-        ProgramError::new(ErrorKind::EvalError, format!("on the original numbers: {e}"))
+        ProgramError::new(
+            ErrorKind::EvalError,
+            format!("on the original numbers: {e}"),
+        )
     })?;
     for node in program.nodes.iter_mut() {
-        if let Node::Bin { op: op @ BinOp::FloorDiv, lhs, rhs } = node {
-            if node_values[*lhs as usize].div(node_values[*rhs as usize]).is_ok_and(|q| q.is_integer()) {
+        if let Node::Bin {
+            op: op @ BinOp::FloorDiv,
+            lhs,
+            rhs,
+        } = node
+        {
+            if node_values[*lhs as usize]
+                .div(node_values[*rhs as usize])
+                .is_ok_and(|q| q.is_integer())
+            {
                 *op = BinOp::Div;
             }
         }
@@ -360,12 +410,22 @@ fn unit_fractions(slots: &[Slot], question: &str) -> Vec<(u32, u32)> {
     slots
         .windows(2)
         .enumerate()
-        .filter(|(_, w)| !w[0].word && !w[1].word && w[0].value.eq_num(Num::ONE) && &question[w[0].end..w[1].start] == "/")
+        .filter(|(_, w)| {
+            !w[0].word
+                && !w[1].word
+                && w[0].value.eq_num(Num::ONE)
+                && &question[w[0].end..w[1].start] == "/"
+        })
         .map(|(i, _)| (i as u32, i as u32 + 1))
         .collect()
 }
 
-fn with_unit_fractions(builder: Builder, answer: NodeId, slots: &[Slot], question: &str) -> (Builder, NodeId) {
+fn with_unit_fractions(
+    builder: Builder,
+    answer: NodeId,
+    slots: &[Slot],
+    question: &str,
+) -> (Builder, NodeId) {
     let live = builder.clone().finish(answer);
     let linked = live.variable_slots();
     let rewrites: Vec<(u32, u32)> = unit_fractions(slots, question)
@@ -384,13 +444,24 @@ fn with_unit_fractions(builder: Builder, answer: NodeId, slots: &[Slot], questio
                 Some(&(a, b)) => {
                     let den = out.push(Node::Leaf { slot: b });
                     let num = out.push(Node::Leaf { slot: a });
-                    out.push(Node::Bin { op: BinOp::Div, lhs: den, rhs: num })
+                    out.push(Node::Bin {
+                        op: BinOp::Div,
+                        lhs: den,
+                        rhs: num,
+                    })
                 }
                 None => out.push(Node::Leaf { slot }),
             },
-            Node::Bin { op, lhs, rhs } => out.push(Node::Bin { op, lhs: r(lhs), rhs: r(rhs) }),
+            Node::Bin { op, lhs, rhs } => out.push(Node::Bin {
+                op,
+                lhs: r(lhs),
+                rhs: r(rhs),
+            }),
             Node::Neg { arg } => out.push(Node::Neg { arg: r(arg) }),
-            Node::Call { func, args } => out.push(Node::Call { func, args: args.into_iter().map(r).collect() }),
+            Node::Call { func, args } => out.push(Node::Call {
+                func,
+                args: args.into_iter().map(r).collect(),
+            }),
             other => out.push(other),
         };
         remap.push(id);
@@ -412,7 +483,13 @@ mod tests {
     #[test]
     fn links_literals_to_slots() {
         let q = "Pam has 10 bags with 3 boxes of 40 apples each.";
-        let p = check(q, "a = 10\nb = 3 * 40\nprint(f'{a * b} apples')", "1200", AlignMode::Given).unwrap();
+        let p = check(
+            q,
+            "a = 10\nb = 3 * 40\nprint(f'{a * b} apples')",
+            "1200",
+            AlignMode::Given,
+        )
+        .unwrap();
         assert_eq!(p.variable_slots(), vec![0, 1, 2]);
         let v = p.eval(&[Num::int(2), Num::int(5), Num::int(7)]).unwrap();
         assert_eq!(v, Num::int(70));
@@ -424,7 +501,13 @@ mod tests {
         let err = check(q, "a = 60\nb=a/2\nc=2004\nprint(b)", "30", AlignMode::Given).unwrap_err();
         assert_eq!(err.kind, ErrorKind::NumberMisalignment);
         let q2 = "He has 5 red and 5 blue balls and 2 bags.";
-        let p = check(q2, "r = 5\nb = 5\nprint((r + b) * 2)", "20", AlignMode::Given).unwrap();
+        let p = check(
+            q2,
+            "r = 5\nb = 5\nprint((r + b) * 2)",
+            "20",
+            AlignMode::Given,
+        )
+        .unwrap();
         assert_eq!(p.variable_slots(), vec![0, 1, 2]);
     }
 
@@ -446,17 +529,35 @@ mod tests {
         let q2 = "Tom reads 3 pages a day for two weeks, two times a year.";
         let ok = check(q2, "print(3 * 7 * 2)", "42", AlignMode::Synthesised).unwrap();
         assert_eq!(ok.variable_slots(), vec![0]);
-        let err = check("Tom reads 3 pages.", "print(3 * 17)", "51", AlignMode::Synthesised).unwrap_err();
+        let err = check(
+            "Tom reads 3 pages.",
+            "print(3 * 17)",
+            "51",
+            AlignMode::Synthesised,
+        )
+        .unwrap_err();
         assert_eq!(err.kind, ErrorKind::UnresolvedConstant);
-        assert!(check("Tom reads 3 pages.", "print(3 * 17)", "51", AlignMode::Given).is_ok());
+        assert!(check(
+            "Tom reads 3 pages.",
+            "print(3 * 17)",
+            "51",
+            AlignMode::Given
+        )
+        .is_ok());
     }
 
     #[test]
     fn taxonomy() {
         let q = "He has 5 apples.";
         let kind = |src: &str| check(q, src, "5", AlignMode::Given).unwrap_err().kind;
-        assert_eq!(kind("x = 0\nwhile x < 5:\n    x += 1\nprint(x)"), ErrorKind::HasLoop);
-        assert_eq!(kind("x = 5\nif x > 1:\n    x = 5\nprint(x)"), ErrorKind::HasBranch);
+        assert_eq!(
+            kind("x = 0\nwhile x < 5:\n    x += 1\nprint(x)"),
+            ErrorKind::HasLoop
+        );
+        assert_eq!(
+            kind("x = 5\nif x > 1:\n    x = 5\nprint(x)"),
+            ErrorKind::HasBranch
+        );
         assert_eq!(kind("x = 5\ny = x > 2\nprint(x)"), ErrorKind::HasComparison);
         assert_eq!(kind("x = 5\nprint(x + 1)"), ErrorKind::WrongAnswer);
         assert_eq!(kind("import os\nx = 5\nprint(x)"), ErrorKind::Unsupported);
@@ -464,7 +565,14 @@ mod tests {
         assert_eq!(kind("x = (5\nprint(x)"), ErrorKind::ParseError);
         assert_eq!(kind("x = 5 / 0\nprint(x)"), ErrorKind::EvalError);
         assert_eq!(
-            check(q, "x = 1000000000000000000000000000000\nprint(5)", "5", AlignMode::Given).unwrap_err().kind,
+            check(
+                q,
+                "x = 1000000000000000000000000000000\nprint(5)",
+                "5",
+                AlignMode::Given
+            )
+            .unwrap_err()
+            .kind,
             ErrorKind::Unsupported
         );
     }
@@ -481,7 +589,11 @@ mod tests {
             "import math\nt = math.ceil(5 + 3)\nprint(t)",
         ] {
             let p = check(q, src, "8", AlignMode::Given).unwrap_or_else(|e| panic!("{src}: {e}"));
-            assert_eq!(p.eval(&[Num::int(1), Num::int(2)]).unwrap(), Num::int(3), "{src}");
+            assert_eq!(
+                p.eval(&[Num::int(1), Num::int(2)]).unwrap(),
+                Num::int(3),
+                "{src}"
+            );
         }
     }
 }

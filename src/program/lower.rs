@@ -66,7 +66,10 @@ pub fn parse_module(source: &str) -> Res<Vec<Stmt>> {
 pub fn parse_expression(source: &str) -> Res<Expr> {
     match parse(source, Mode::Expression, "<expression>") {
         Ok(ast::Mod::Expression(e)) => Ok(*e.body),
-        Ok(_) => Err(ProgramError::new(ErrorKind::ParseError, "not an expression")),
+        Ok(_) => Err(ProgramError::new(
+            ErrorKind::ParseError,
+            "not an expression",
+        )),
         Err(e) => Err(ProgramError::new(ErrorKind::ParseError, e.to_string())),
     }
 }
@@ -143,9 +146,15 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
                         return Ok(());
                     }
                 }
-                if let (Some(Expr::Tuple(tt)), Expr::Tuple(vt)) = (a.targets.first(), a.value.as_ref()) {
+                if let (Some(Expr::Tuple(tt)), Expr::Tuple(vt)) =
+                    (a.targets.first(), a.value.as_ref())
+                {
                     if a.targets.len() == 1 && tt.elts.len() == vt.elts.len() {
-                        let ids = vt.elts.iter().map(|e| self.expr(e)).collect::<Res<Vec<_>>>()?;
+                        let ids = vt
+                            .elts
+                            .iter()
+                            .map(|e| self.expr(e))
+                            .collect::<Res<Vec<_>>>()?;
                         for (t, id) in tt.elts.iter().zip(ids) {
                             self.bind_target(t, Binding::Value(id))?;
                         }
@@ -208,10 +217,9 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
             Stmt::For(_) | Stmt::While(_) | Stmt::AsyncFor(_) => {
                 Err(ProgramError::new(ErrorKind::HasLoop, "program has a loop"))
             }
-            Stmt::If(_) | Stmt::Match(_) | Stmt::Try(_) | Stmt::TryStar(_) => Err(ProgramError::new(
-                ErrorKind::HasBranch,
-                "program has a branch (if/match/try)",
-            )),
+            Stmt::If(_) | Stmt::Match(_) | Stmt::Try(_) | Stmt::TryStar(_) => Err(
+                ProgramError::new(ErrorKind::HasBranch, "program has a branch (if/match/try)"),
+            ),
             other => Err(unsupported(stmt_name(other))),
         }
     }
@@ -294,7 +302,8 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
         match e {
             Expr::Constant(c) => match &c.value {
                 Constant::Int(_) | Constant::Float(_) => {
-                    let text = &self.source[c.range().start().to_usize()..c.range().end().to_usize()];
+                    let text =
+                        &self.source[c.range().start().to_usize()..c.range().end().to_usize()];
                     let value = Num::parse_decimal(text).ok_or_else(|| {
                         ProgramError::new(ErrorKind::Unsupported, format!("numeric literal {text}"))
                     })?;
@@ -347,7 +356,10 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
                 "program has a boolean operation",
             )),
             Expr::ListComp(_) | Expr::GeneratorExp(_) | Expr::SetComp(_) | Expr::DictComp(_) => {
-                Err(ProgramError::new(ErrorKind::HasLoop, "program has a comprehension"))
+                Err(ProgramError::new(
+                    ErrorKind::HasLoop,
+                    "program has a comprehension",
+                ))
             }
             other => Err(unsupported(expr_name(other))),
         }
@@ -362,7 +374,9 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
                 None => Func::from_name(n.id.as_str()),
             },
             Expr::Attribute(a) => match a.value.as_ref() {
-                Expr::Name(m) if matches!(self.env.get(m.id.as_str()), Some(Binding::MathModule)) => {
+                Expr::Name(m)
+                    if matches!(self.env.get(m.id.as_str()), Some(Binding::MathModule)) =>
+                {
                     Func::from_name(&format!("math.{}", a.attr))
                 }
                 _ => None,
@@ -370,10 +384,16 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
             _ => None,
         };
         let Some(func) = func else {
-            return Err(unsupported(format!("call of {}", call_name(self.source, c))));
+            return Err(unsupported(format!(
+                "call of {}",
+                call_name(self.source, c)
+            )));
         };
         if !c.keywords.is_empty() {
-            return Err(unsupported(format!("keyword arguments to {}", func.python_name())));
+            return Err(unsupported(format!(
+                "keyword arguments to {}",
+                func.python_name()
+            )));
         }
         if !func.arity_ok(c.args.len()) {
             return Err(unsupported(format!(

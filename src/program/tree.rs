@@ -150,7 +150,9 @@ pub enum ConstKind {
 #[serde(rename_all = "snake_case", tag = "node")]
 pub enum Node {
     /// A variable leaf: the value of question slot `slot`.
-    Leaf { slot: u32 },
+    Leaf {
+        slot: u32,
+    },
     Const {
         #[serde(with = "num_text")]
         value: Num,
@@ -162,8 +164,13 @@ pub enum Node {
         lhs: NodeId,
         rhs: NodeId,
     },
-    Neg { arg: NodeId },
-    Call { func: Func, args: Vec<NodeId> },
+    Neg {
+        arg: NodeId,
+    },
+    Call {
+        func: Func,
+        args: Vec<NodeId>,
+    },
 }
 
 /// A validated solution program.
@@ -275,9 +282,9 @@ impl Program {
             out.push_str(&format!("{name} = {expr}\n"));
             names.push(name);
         }
-        let uses_math = self.nodes.iter().any(|n| {
-            matches!(n, Node::Call { func, .. } if func.python_name().starts_with("math."))
-        });
+        let uses_math = self.nodes.iter().any(
+            |n| matches!(n, Node::Call { func, .. } if func.python_name().starts_with("math.")),
+        );
         if uses_math {
             out.insert_str(0, "import math\n");
         }
