@@ -8,6 +8,7 @@ use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::noise::NoiseCount;
 use advmath::pipeline::{IngestConfig, RunConfig};
+use advmath::publish::PublishConfig;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -32,8 +33,48 @@ pub enum Command {
     Ingest(IngestArgs),
     /// Make variants of every valid problem: numeric attacks M1/M2/M3 and punctuation noise.
     Generate(GenerateArgs),
+    /// Write a folder ready for `hf upload`: sharded Parquet per attack and split, and a dataset card.
+    Publish(PublishArgs),
     /// Run the default pipeline (on the embedded default dataset when no input is given).
     Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PublishArgs {
+    /// The folder to write (refused if it exists, unless --force).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Folder of the Parquet tables to publish from.
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Dataset name for the card (default: advmath-<sources>).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Extra tables to publish as configs of their own, comma-separated (responses, features).
+    #[arg(long, value_delimiter = ',')]
+    pub include: Vec<String>,
+    /// Replace an existing folder.
+    #[arg(long)]
+    pub force: bool,
+    /// Rows per Parquet shard.
+    #[arg(long, default_value_t = 500_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_shard_rows: u64,
+}
+
+impl PublishArgs {
+    pub fn config(&self) -> PublishConfig {
+        PublishConfig {
+            tables: self.tables.clone(),
+            out: self.out.clone(),
+            name: self
+                .name
+                .clone()
+                .unwrap_or_else(|| advmath::publish::default_name(&self.tables)),
+            include: self.include.clone(),
+            force: self.force,
+            max_shard_rows: self.max_shard_rows as usize,
+        }
+    }
 }
 
 fn parse_attack(s: &str) -> Result<AttackSpec, String> {

@@ -40,6 +40,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             );
             summary.write_table(&mut stdout.lock())?;
         }
+        Command::Publish(args) => {
+            let config = args.config();
+            let summary = advmath::publish::publish(&config)?;
+            summary.write_table(&mut stdout.lock())?;
+            eprintln!(
+                "published to {}; upload with: hf upload <user>/{} {} --repo-type dataset",
+                config.out.display(),
+                config.name,
+                config.out.display()
+            );
+        }
         Command::Run(args) => {
             let config = args.config();
             let summary = advmath::pipeline::run(&config)?;

@@ -144,6 +144,7 @@ pub struct RunConfig {
 pub struct RunSummary {
     pub ingest: IngestSummary,
     pub generate: GenerateSummary,
+    pub publish: crate::publish::PublishSummary,
 }
 
 pub fn tables_dir(out: &Path) -> PathBuf {
@@ -161,7 +162,21 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
     let ingest = ingest(&ingest_config)?;
     eprintln!("generating variants ...");
     let generate = generate(&config.generation)?;
-    Ok(RunSummary { ingest, generate })
+    let hub = config.out.join("hub");
+    let publish = crate::publish::publish(&crate::publish::PublishConfig {
+        tables: tables_dir(&config.out),
+        name: crate::publish::default_name(&tables_dir(&config.out)),
+        out: hub.clone(),
+        include: Vec::new(),
+        force: true,
+        max_shard_rows: 500_000,
+    })?;
+    eprintln!("hub-ready dataset folder -> {}", hub.display());
+    Ok(RunSummary {
+        ingest,
+        generate,
+        publish,
+    })
 }
 
 impl GenerateSummary {

@@ -372,6 +372,43 @@ impl DatasetWriters {
 
 const CHUNK: usize = 64;
 
+/// Where the settings of the last generation run of a dataset are kept (read by `publish`).
+pub fn run_record_path(tables: &Path, dataset: &str) -> PathBuf {
+    tables
+        .join("runs")
+        .join(format!("generate__{}.json", sanitize(dataset)))
+}
+
+/// The settings that made a dataset's variants, as JSON (no timestamp: reruns stay identical).
+fn run_record(config: &GenerateConfig, dataset: &str) -> String {
+    let attacks: Vec<String> = config
+        .attacks
+        .iter()
+        .map(|a| match a {
+            AttackSpec::Numeric(m) => m.name().to_string(),
+            AttackSpec::Punct => "punct".to_string(),
+            AttackSpec::NumericPunct(m) => format!("{}+punct", m.name()),
+        })
+        .collect();
+    let value = serde_json::json!({
+        "dataset": dataset,
+        "advmath_version": env!("CARGO_PKG_VERSION"),
+        "attacks": attacks,
+        "attempts": config.attempts,
+        "variants": config.variants,
+        "problems": config.problems,
+        "digits": config.digits,
+        "noise_levels": config.noise_levels,
+        "noise_variants": config.noise_variants,
+        "noise_count": match config.noise_count {
+            NoiseCount::Paper => "paper",
+            NoiseCount::Reference => "reference",
+        },
+        "seed": config.seed,
+    });
+    serde_json::to_string_pretty(&value).expect("JSON values serialise")
+}
+
 /// Run the generation stage over every valid problem in `config.tables`.
 pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
     config.check()?;
@@ -461,6 +498,10 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             bar.inc(chunk.len() as u64);
         }
         writers.publish(&config.tables, dataset)?;
+        crate::table::write_text(
+            &run_record_path(&config.tables, dataset),
+            &run_record(config, dataset),
+        )?;
     }
     bar.finish_and_clear();
     Ok(summary)
