@@ -14,6 +14,7 @@ pub mod noise;
 pub mod num;
 pub mod pipeline;
 pub mod program;
+pub mod publish;
 pub mod question;
 pub mod schema;
 pub mod seed;
