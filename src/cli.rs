@@ -8,7 +8,11 @@ use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::noise::NoiseCount;
 use advmath::pipeline::{IngestConfig, RunConfig};
+use advmath::prompt::Template;
 use advmath::publish::PublishConfig;
+use advmath::regress::RegressConfig;
+use advmath::respond::outside::{OutsideConfig, OutsideFormat};
+use advmath::respond::{Backend, Decoding, Endpoint, RespondConfig};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -33,10 +37,254 @@ pub enum Command {
     Ingest(IngestArgs),
     /// Make variants of every valid problem: numeric attacks M1/M2/M3 and punctuation noise.
     Generate(GenerateArgs),
+    /// Ask a model (an OpenAI-compatible endpoint, or an offline oracle/sim-* model) about the
+    /// variants; crash-safe and resumable.
+    Respond(RespondArgs),
+    /// Write the OpenAI Batch API request file for the variants (custom_id = response key).
+    ExportBatch(ExportBatchArgs),
+    /// Ingest responses made elsewhere (Batch output, lm-eval samples, ArithmAttack CSVs, ...).
+    IngestResponses(IngestResponsesArgs),
+    /// Compute the 51 features of every variant's solution tree (the `features` table).
+    Features(TablesArg),
+    /// Fit each model's correctness on the 51 features (logistic regression, Wald tests).
+    Regress(RegressArgs),
     /// Write a folder ready for `hf upload`: sharded Parquet per attack and split, and a dataset card.
     Publish(PublishArgs),
     /// Run the default pipeline (on the embedded default dataset when no input is given).
     Run(RunArgs),
+}
+
+/// Prompt and decoding settings (they are part of every response's resume key).
+#[derive(Args, Debug, Clone)]
+pub struct PromptArgs {
+    /// Prompt template: xie2024 (the paper's zero-shot CoT), arithmattack, or a file with {question}.
+    #[arg(long, default_value = "xie2024")]
+    pub template: String,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f64,
+    #[arg(long)]
+    pub top_p: Option<f64>,
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: u32,
+    /// Sampling seed sent to the server.
+    #[arg(long)]
+    pub decode_seed: Option<u64>,
+    /// Stop sequences (repeatable).
+    #[arg(long)]
+    pub stop: Vec<String>,
+}
+
+impl PromptArgs {
+    pub fn template(&self) -> anyhow::Result<Template> {
+        Ok(Template::resolve(&self.template)?)
+    }
+
+    pub fn decoding(&self) -> Decoding {
+        Decoding {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens: self.max_tokens,
+            seed: self.decode_seed,
+            stop: self.stop.clone(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct RespondArgs {
+    /// Folder of the Parquet tables (reads variants, writes responses/<model>/).
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Model name: sent to the endpoint, or an offline model (oracle, sim-careful, sim-carry,
+    /// sim-divweak, sim-distracted) when --endpoint is absent.
+    #[arg(long)]
+    pub model: String,
+    /// Base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama, OpenAI).
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// Use /v1/completions instead of /v1/chat/completions.
+    #[arg(long)]
+    pub completions: bool,
+    /// Environment variable holding the API key (never logged, never stored).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// Per-request timeout, seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Attempts per request (429, 5xx, timeouts and dropped connections are retried with
+    /// exponential backoff and jitter, honouring Retry-After).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=50))]
+    pub attempts: u32,
+    /// First backoff step, seconds.
+    #[arg(long, default_value_t = 0.5)]
+    pub backoff: f64,
+    /// Only these attacks (originals are always included), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub attack: Vec<String>,
+    /// Only these datasets, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub dataset: Vec<String>,
+    /// Efficient attack: ask only the variants that fooled this (cheaper) model.
+    #[arg(long)]
+    pub from_failures_of: Option<String>,
+    /// At most k variants per problem.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub per_problem: Option<u32>,
+    /// At most n questions (for a quick look).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Write a Parquet part every K responses ...
+    #[arg(long, default_value_t = 200)]
+    pub flush_every: usize,
+    /// ... or every T seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub flush_seconds: f64,
+}
+
+impl RespondArgs {
+    pub fn config(&self) -> anyhow::Result<RespondConfig> {
+        let backend = match &self.endpoint {
+            None => Backend::Offline,
+            Some(url) => {
+                let api_key = match &self.api_key_env {
+                    Some(var) => Some(std::env::var(var).map_err(|_| {
+                        anyhow::Error::new(advmath::Error::Usage(format!(
+                            "environment variable {var} is not set"
+                        )))
+                    })?),
+                    None => None,
+                };
+                Backend::Endpoint(Endpoint {
+                    url: url.clone(),
+                    model: self.model.clone(),
+                    completions: self.completions,
+                    api_key,
+                    timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
+                    max_attempts: self.attempts,
+                    backoff_base: std::time::Duration::from_secs_f64(self.backoff.max(0.0)),
+                    backoff_cap: std::time::Duration::from_secs(30),
+                })
+            }
+        };
+        Ok(RespondConfig {
+            tables: self.tables.clone(),
+            model: self.model.clone(),
+            template: self.prompt.template()?,
+            decoding: self.prompt.decoding(),
+            backend,
+            attacks: self.attack.clone(),
+            datasets: self.dataset.clone(),
+            from_failures_of: self.from_failures_of.clone(),
+            per_problem: self.per_problem.map(|k| k as usize),
+            limit: self.limit,
+            concurrency: self.concurrency as usize,
+            flush_every: self.flush_every.max(1),
+            flush_seconds: self.flush_seconds,
+            progress: true,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ExportBatchArgs {
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// The JSONL file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long)]
+    pub model: String,
+    #[arg(long)]
+    pub completions: bool,
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    /// Only these attacks (originals are always included), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub attack: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct IngestResponsesArgs {
+    /// The file or folder to read.
+    pub input: PathBuf,
+    #[arg(long, value_enum)]
+    pub format: OutsideFormat,
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Model name (required unless the layout carries it: ArithmAttack folders, GSM8K solutions).
+    #[arg(long)]
+    pub model: Option<String>,
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    #[arg(long, default_value = "question")]
+    pub question_col: String,
+    #[arg(long, default_value = "response")]
+    pub response_col: String,
+    #[arg(long)]
+    pub gold_col: Option<String>,
+    /// Noise level of a single ArithmAttack or generic file.
+    #[arg(long)]
+    pub noise_level: Option<i32>,
+}
+
+impl IngestResponsesArgs {
+    pub fn config(&self) -> anyhow::Result<OutsideConfig> {
+        Ok(OutsideConfig {
+            tables: self.tables.clone(),
+            input: self.input.clone(),
+            format: self.format,
+            model: self.model.clone(),
+            template: self.prompt.template()?,
+            decoding: self.prompt.decoding(),
+            question_col: self.question_col.clone(),
+            response_col: self.response_col.clone(),
+            gold_col: self.gold_col.clone(),
+            noise_level: self.noise_level,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct TablesArg {
+    /// Folder of the Parquet tables.
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct RegressArgs {
+    /// Folder of the Parquet tables (reads features and responses, writes coefficients).
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Attacks whose variants enter the fit, comma-separated (the paper uses M3).
+    #[arg(long, value_delimiter = ',', default_value = "m3")]
+    pub attack: Vec<String>,
+    /// L2 penalty weight (0 for plain maximum likelihood).
+    #[arg(long, default_value_t = 1.0)]
+    pub alpha: f64,
+    /// Standardise features, so coefficients are per standard deviation.
+    #[arg(long)]
+    pub standardize: bool,
+    /// Folder for regression.md and the Figure 8 plots.
+    #[arg(long, default_value = "out/reports")]
+    pub report_dir: PathBuf,
+}
+
+impl RegressArgs {
+    pub fn config(&self) -> RegressConfig {
+        RegressConfig {
+            tables: self.tables.clone(),
+            attacks: self.attack.clone(),
+            alpha: self.alpha,
+            standardize: self.standardize,
+            report_dir: self.report_dir.clone(),
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -228,6 +476,19 @@ pub struct RunArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub generation: GenerationArgs,
+    /// Models to ask: offline ones by default (all simulated: marked so in every report).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "oracle,sim-careful,sim-carry,sim-divweak,sim-distracted"
+    )]
+    pub models: Vec<String>,
+    /// Ask the --models at this OpenAI-compatible endpoint instead of simulating them.
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// Environment variable holding the endpoint's API key.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
 }
 
 impl IngestArgs {
@@ -242,14 +503,47 @@ impl IngestArgs {
 }
 
 impl RunArgs {
-    pub fn config(&self) -> RunConfig {
-        RunConfig {
+    pub fn config(&self) -> anyhow::Result<RunConfig> {
+        let tables = advmath::pipeline::tables_dir(&self.out);
+        let responders = self
+            .models
+            .iter()
+            .map(|m| {
+                RespondArgs {
+                    tables: tables.clone(),
+                    model: m.clone(),
+                    endpoint: self.endpoint.clone(),
+                    completions: false,
+                    api_key_env: self.api_key_env.clone(),
+                    prompt: PromptArgs {
+                        template: "xie2024".into(),
+                        temperature: 0.0,
+                        top_p: None,
+                        max_tokens: 512,
+                        decode_seed: None,
+                        stop: Vec::new(),
+                    },
+                    concurrency: 8,
+                    timeout: 120.0,
+                    attempts: 6,
+                    backoff: 0.5,
+                    attack: Vec::new(),
+                    dataset: Vec::new(),
+                    from_failures_of: None,
+                    per_problem: None,
+                    limit: None,
+                    flush_every: 200,
+                    flush_seconds: 10.0,
+                }
+                .config()
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(RunConfig {
             inputs: self.inputs.clone(),
             options: self.source.options(),
             out: self.out.clone(),
-            generation: self
-                .generation
-                .config(advmath::pipeline::tables_dir(&self.out)),
-        }
+            generation: self.generation.config(tables),
+            responders,
+        })
     }
 }

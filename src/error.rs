@@ -23,6 +23,9 @@ pub enum Error {
     Polars(#[from] polars::error::PolarsError),
     #[error("JSON error: {0}")]
     Json(#[from] serde_json::Error),
+    /// A SQL query failed: malformed or unplannable (exit 2) or failing on the data (exit 1).
+    #[error("SQL: {0}")]
+    DataFusion(#[from] datafusion::error::DataFusionError),
     /// The input as a whole cannot be used (empty file, unknown layout, missing column).
     #[error("{path}: {reason}")]
     InvalidInput { path: String, reason: String },
@@ -52,6 +55,8 @@ impl Error {
             Error::Usage(_) => 2,
             Error::InvalidInput { .. } | Error::Json(_) | Error::File { .. } => 1,
             Error::Polars(_) => 1,
+            Error::DataFusion(e) if crate::metrics::is_query_error(e) => 2,
+            Error::DataFusion(_) => 1,
             Error::Io(_) | Error::Arrow(_) | Error::Parquet(_) => 2,
         }
     }

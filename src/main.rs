@@ -40,6 +40,75 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             );
             summary.write_table(&mut stdout.lock())?;
         }
+        Command::Respond(args) => {
+            let config = args.config()?;
+            let s = advmath::respond::respond(&config)?;
+            let mut out = stdout.lock();
+            writeln!(out, "model\tasked\tskipped_done\twritten\tfailed\tcorrect")?;
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}\t{}",
+                config.model, s.asked, s.skipped_done, s.written, s.failed, s.correct
+            )?;
+            if s.failed > 0 {
+                return Err(advmath::Error::invalid(
+                    &config.model,
+                    format!(
+                        "{} request(s) failed for good; rerun the same command to retry them",
+                        s.failed
+                    ),
+                )
+                .into());
+            }
+        }
+        Command::ExportBatch(args) => {
+            let n = advmath::respond::outside::export_batch(
+                &args.tables,
+                &args.out,
+                &args.model,
+                &args.prompt.template()?,
+                &args.prompt.decoding(),
+                &args.attack,
+                args.completions,
+            )?;
+            eprintln!("{n} requests -> {}", args.out.display());
+        }
+        Command::IngestResponses(args) => {
+            let written = advmath::respond::outside::ingest_responses(&args.config()?)?;
+            let mut models: Vec<_> = written.into_iter().collect();
+            models.sort();
+            let mut out = stdout.lock();
+            writeln!(out, "model\trows")?;
+            for (m, n) in models {
+                writeln!(out, "{m}\t{n}")?;
+            }
+        }
+        Command::Features(args) => {
+            let rows = advmath::features::build_features_table(&args.tables)?;
+            writeln!(stdout.lock(), "features\t{rows}")?;
+        }
+        Command::Regress(args) => {
+            let config = args.config();
+            let s = advmath::regress::regress(&config)?;
+            let mut out = stdout.lock();
+            writeln!(out, "model\tn\taccuracy\tmost_positive\tmost_negative")?;
+            for f in &s.fits {
+                let (top, bottom) = advmath::regress::extremes(f);
+                writeln!(
+                    out,
+                    "{}\t{}\t{:.4}\t{}\t{}",
+                    f.model,
+                    f.n,
+                    f.accuracy,
+                    top.join(","),
+                    bottom.join(",")
+                )?;
+            }
+            eprintln!(
+                "report -> {}",
+                config.report_dir.join("regression.md").display()
+            );
+        }
         Command::Publish(args) => {
             let config = args.config();
             let summary = advmath::publish::publish(&config)?;
@@ -52,12 +121,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             );
         }
         Command::Run(args) => {
-            let config = args.config();
+            let config = args.config()?;
             let summary = advmath::pipeline::run(&config)?;
             let mut out = stdout.lock();
             summary.ingest.write_table(&mut out)?;
             writeln!(out)?;
             summary.generate.write_table(&mut out)?;
+            writeln!(out)?;
+            writeln!(out, "model\tresponses\tcorrect")?;
+            for (model, s) in &summary.responses {
+                writeln!(out, "{model}\t{}\t{}", s.written, s.correct)?;
+            }
             eprintln!("outputs in {}", config.out.display());
         }
     }

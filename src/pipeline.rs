@@ -138,12 +138,16 @@ pub struct RunConfig {
     pub options: IngestOptions,
     pub out: PathBuf,
     pub generation: GenerateConfig,
+    /// One respond config per model (offline models by default).
+    pub responders: Vec<crate::respond::RespondConfig>,
 }
 
 /// What the default pipeline produced.
 pub struct RunSummary {
     pub ingest: IngestSummary,
     pub generate: GenerateSummary,
+    pub responses: Vec<(String, crate::respond::RespondSummary)>,
+    pub regression: Option<crate::regress::RegressSummary>,
     pub publish: crate::publish::PublishSummary,
 }
 
@@ -162,12 +166,36 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
     let ingest = ingest(&ingest_config)?;
     eprintln!("generating variants ...");
     let generate = generate(&config.generation)?;
+    let mut responses = Vec::new();
+    for r in &config.responders {
+        eprintln!("asking {} ...", r.model);
+        // A fresh run answers afresh: stale responses to replaced variants would not join.
+        let dir = crate::respond::model_dir(&r.tables, &r.model);
+        if matches!(r.backend, crate::respond::Backend::Offline) && dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
+        }
+        responses.push((r.model.clone(), crate::respond::respond(r)?));
+    }
+    eprintln!("computing features ...");
+    crate::features::build_features_table(&tables_dir(&config.out))?;
+    let regression = if config.responders.is_empty() {
+        None
+    } else {
+        eprintln!("fitting the feature study ...");
+        Some(crate::regress::regress(&crate::regress::RegressConfig {
+            tables: tables_dir(&config.out),
+            attacks: vec!["m3".into()],
+            alpha: 1.0,
+            standardize: true,
+            report_dir: config.out.join("reports"),
+        })?)
+    };
     let hub = config.out.join("hub");
     let publish = crate::publish::publish(&crate::publish::PublishConfig {
         tables: tables_dir(&config.out),
         name: crate::publish::default_name(&tables_dir(&config.out)),
         out: hub.clone(),
-        include: Vec::new(),
+        include: vec!["features".into()],
         force: true,
         max_shard_rows: 500_000,
     })?;
@@ -175,6 +203,8 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
     Ok(RunSummary {
         ingest,
         generate,
+        responses,
+        regression,
         publish,
     })
 }

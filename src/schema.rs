@@ -119,6 +119,79 @@ pub const GENERATION_STATS_DOC: &[(&str, &str)] = &[
     ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate"),
 ];
 
+/// `features`: one row per variant, hive-partitioned like `variants` as
+/// `features/dataset=<d>/attack=<a>/part-0.parquet`. The 51 features of Xie et al. 2024
+/// (appendix J) in the fixed order of [`crate::features::FEATURE_NAMES`]; every feature is Float64,
+/// counts and 0/1 flags included, so that the table is one numeric matrix.
+pub fn features() -> SchemaRef {
+    let mut fields = vec![utf8("variant_id", false)];
+    for name in crate::features::FEATURE_NAMES {
+        fields.push(Field::new(name, DataType::Float64, false));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// Column descriptions of `features`, partitions first, then schema order. "Operations" are
+/// `Bin`, `Neg` and `Call` nodes; "leaves" are question numbers (constants are not leaves);
+/// "intermediate results" are the values of operations other than the answer; range bins are
+/// on |value|. See `src/features.rs` for the full definitions.
+pub const FEATURES_DOC: &[(&str, &str)] = &[
+    ("dataset", "partition: source dataset"),
+    ("attack", "partition: the attack, as in `variants`"),
+    ("variant_id", "the variant (joins `variants`)"),
+    ("add", "operations `+`"),
+    ("sub", "operations `-` (binary)"),
+    ("mul", "operations `*`"),
+    ("div", "operations `/`, and `//` whose operands divide evenly on this variant's numbers"),
+    ("floordiv", "operations `//` that do not divide evenly on this variant's numbers"),
+    ("mod", "operations `%`"),
+    ("func", "function calls, unary minus and `**`"),
+    ("operation_count", "all operations (add + sub + mul + div + floordiv + mod + func)"),
+    ("var_count", "leaves: question numbers the answer depends on (one per tree node)"),
+    ("const_count", "constants: literals not in the question, unit constants, number words"),
+    ("node_count", "operation_count + var_count + const_count"),
+    ("tree_depth", "nodes on the longest path from the answer to a leaf or constant (a single leaf is 1)"),
+    ("int_result_ops", "operations, the answer included, whose value is an integer"),
+    ("answer_is_int", "1 when the answer is an integer, else 0"),
+    ("answer_is_negative", "1 when the answer is below 0, else 0"),
+    ("answer_digits", "digits 0-9 in the answer's canonical text (no sign, no decimal point)"),
+    ("answer_sig_digits", "significant digits of the answer's canonical text (leading zeros, and an integer's trailing zeros, stripped; 0 for zero)"),
+    ("answer_range_lt2", "1 when |answer| < 2"),
+    ("answer_range_2_8", "1 when 2 <= |answer| < 8"),
+    ("answer_range_8_32", "1 when 8 <= |answer| < 32"),
+    ("answer_range_32_128", "1 when 32 <= |answer| < 128"),
+    ("answer_range_128_512", "1 when 128 <= |answer| < 512"),
+    ("answer_range_512_2k", "1 when 512 <= |answer| < 2048"),
+    ("answer_range_2k_8k", "1 when 2048 <= |answer| < 8192"),
+    ("answer_range_8k_32k", "1 when 8192 <= |answer| < 32768"),
+    ("answer_range_ge32k", "1 when |answer| >= 32768"),
+    ("leaf_int_count", "leaves whose value is an integer"),
+    ("leaf_float_count", "leaves whose value is not an integer"),
+    ("leaf_max_digits", "most digits 0-9 in a leaf's canonical text"),
+    ("leaf_range_lt2", "leaves with |value| < 2"),
+    ("leaf_range_2_8", "leaves with 2 <= |value| < 8"),
+    ("leaf_range_8_32", "leaves with 8 <= |value| < 32"),
+    ("leaf_range_32_128", "leaves with 32 <= |value| < 128"),
+    ("leaf_range_128_512", "leaves with 128 <= |value| < 512"),
+    ("leaf_range_512_2k", "leaves with 512 <= |value| < 2048"),
+    ("leaf_range_2k_8k", "leaves with 2048 <= |value| < 8192"),
+    ("leaf_range_8k_32k", "leaves with 8192 <= |value| < 32768"),
+    ("leaf_range_ge32k", "leaves with |value| >= 32768"),
+    ("inter_int_count", "intermediate results (operations other than the answer) that are integers"),
+    ("inter_float_count", "intermediate results that are not integers"),
+    ("inter_negative_count", "intermediate results below 0"),
+    ("inter_fraction_count", "intermediate results strictly between 0 and 1"),
+    ("inter_range_lt2", "intermediate results with |value| < 2"),
+    ("inter_range_2_8", "intermediate results with 2 <= |value| < 8"),
+    ("inter_range_8_32", "intermediate results with 8 <= |value| < 32"),
+    ("inter_range_32_128", "intermediate results with 32 <= |value| < 128"),
+    ("inter_range_128_512", "intermediate results with 128 <= |value| < 512"),
+    ("inter_range_512_2k", "intermediate results with 512 <= |value| < 2048"),
+    ("inter_range_2k_8k", "intermediate results with 2048 <= |value| < 8192"),
+    ("inter_range_8k_32k", "intermediate results with 8192 <= |value| < 32768"),
+    ("inter_range_ge32k", "intermediate results with |value| >= 32768"),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,3 +234,57 @@ mod tests {
         }
     }
 }
+
+/// `responses`: one row per (model, prompt), at `responses/<model>/part-*.parquet` (the folder
+/// name is the sanitised model name; the `model` column holds the real one).
+pub fn responses() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        utf8("response_key", false),
+        utf8("model", false),
+        utf8("template", false),
+        utf8("variant_id", true),
+        utf8("problem_id", true),
+        utf8("dataset", true),
+        utf8("attack", true),
+        Field::new("noise_level", DataType::Int32, true),
+        utf8("question", false),
+        utf8("response", true),
+        utf8("extracted", true),
+        utf8("extraction_rule", false),
+        utf8("gold", true),
+        Field::new("correct", DataType::Boolean, true),
+        Field::new("correct_exact", DataType::Boolean, true),
+        Field::new("latency_ms", DataType::Float64, true),
+        Field::new("prompt_tokens", DataType::Int64, true),
+        Field::new("completion_tokens", DataType::Int64, true),
+        utf8("finish_reason", true),
+        utf8("source", false),
+        Field::new("simulated", DataType::Boolean, false),
+        utf8("error", true),
+    ]))
+}
+
+pub const RESPONSES_DOC: &[(&str, &str)] = &[
+    ("response_key", "hash of (model, template, decoding settings, question): the resume key"),
+    ("model", "model name as asked (`sim-*` models are simulated, `oracle` answers from the tree)"),
+    ("template", "prompt template name (`xie2024`, `arithmattack`, or a file name)"),
+    ("variant_id", "the variant asked about (joins `variants`; null for outside rows that match none)"),
+    ("problem_id", "its problem"),
+    ("dataset", "its dataset"),
+    ("attack", "its attack (`original`, `m3`, `punct30`, ...)"),
+    ("noise_level", "punctuation noise level of the question, percent"),
+    ("question", "the question text sent"),
+    ("response", "the raw generation (null when the request failed for good)"),
+    ("extracted", "the answer read from the response (null: nothing found, never zero)"),
+    ("extraction_rule", "which rule found it: answer_is, final_answer_is, boxed, hashes, answer_colon, last_number, miss"),
+    ("gold", "the exact gold answer"),
+    ("correct", "extracted equals gold after rounding both to 2 decimals (the paper's rule)"),
+    ("correct_exact", "extracted equals gold exactly"),
+    ("latency_ms", "request latency, milliseconds"),
+    ("prompt_tokens", "prompt tokens reported by the server"),
+    ("completion_tokens", "completion tokens reported by the server"),
+    ("finish_reason", "the server's finish reason"),
+    ("source", "`endpoint`, `simulated`, `oracle`, `openai_batch`, `lm_eval`, `arithmattack_csv`, `gsm8k_solutions`, `generic`"),
+    ("simulated", "true for offline models (oracle and sim-*): never a real LLM"),
+    ("error", "why the request failed, when it did"),
+];

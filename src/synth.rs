@@ -292,12 +292,14 @@ impl LiteralResolver for StepResolver<'_> {
                 (0, _) => None,
                 (1, _) => Some(digits[0]),
                 (q, _) if *n < q => Some(digits[*n]),
-                (q, _) => return Err(ProgramError::new(
-                    ErrorKind::NumberMisalignment,
-                    format!(
+                (q, _) => {
+                    return Err(ProgramError::new(
+                        ErrorKind::NumberMisalignment,
+                        format!(
                         "{key} appears {q} times in the question and more often in the solution"
                     ),
-                )),
+                    ))
+                }
             };
             if let Some(slot) = slot {
                 *n += 1;

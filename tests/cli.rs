@@ -437,6 +437,13 @@ fn expected_configs(tables: &Path) -> serde_json::Value {
             .sum();
         out.insert(attack, serde_json::json!({ "test": rows }));
     }
+    // `run` also publishes the features table as a config of its own.
+    let features: usize = walk(&tables.join("features"))
+        .iter()
+        .flat_map(|f| read_batches(f).unwrap())
+        .map(|b| b.num_rows())
+        .sum();
+    out.insert("features".into(), serde_json::json!({ "test": features }));
     serde_json::Value::Object(out)
 }
 
@@ -535,6 +542,179 @@ fn publishing_is_reproducible_and_never_half_written() {
     assert!(debris.is_empty(), "{debris:?}");
     publish(&a).arg("--force").assert().success();
     assert_eq!(files(&a), fa);
+}
+
+#[path = "cli/extract.rs"]
+mod extract;
+
+#[path = "support/server.rs"]
+mod server;
+
+mod responses {
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    use super::server::{spawn, Reply};
+    use super::{advmath, small_run};
+    use advmath::respond::stored_rows;
+
+    fn respond(tables: &Path, port: u16, extra: &[&str]) -> assert_cmd::assert::Assert {
+        advmath()
+            .args([
+                "respond",
+                "--model",
+                "test-model",
+                "--endpoint",
+                &format!("http://127.0.0.1:{port}"),
+                "--tables",
+            ])
+            .arg(tables)
+            .args(extra)
+            .assert()
+    }
+
+    /// Every fault a real server produces is retried until it succeeds; Retry-After is honoured.
+    #[test]
+    fn retries_every_transient_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        small_run(dir.path());
+        let tables = dir.path().join("tables");
+        let faults = [
+            Reply::TooMany { retry_after: 1 },
+            Reply::ServerError,
+            Reply::Hang(Duration::from_secs(3)),
+            Reply::Malformed,
+            Reply::ResetMidBody,
+        ];
+        let server = spawn(
+            move |n| {
+                if n % 2 == 0 {
+                    faults[(n / 2) % faults.len()]
+                } else {
+                    Reply::Ok
+                }
+            },
+            Duration::ZERO,
+        );
+        let start = Instant::now();
+        respond(
+            &tables,
+            server.port,
+            &[
+                "--limit",
+                "5",
+                "--concurrency",
+                "1",
+                "--timeout",
+                "1",
+                "--backoff",
+                "0.01",
+                "--attempts",
+                "4",
+            ],
+        )
+        .success()
+        .stdout(predicates::str::contains("test-model\t5\t0\t5\t0\t"));
+        assert!(
+            start.elapsed() >= Duration::from_secs(1),
+            "Retry-After: 1 was not honoured"
+        );
+        assert_eq!(
+            server.requests.load(std::sync::atomic::Ordering::SeqCst),
+            10
+        );
+        let rows = stored_rows(&tables, "test-model").unwrap();
+        assert_eq!(rows.len(), 5);
+        // A server that never recovers: the run ends, says so, and exits 1; a rerun retries.
+        let down = spawn(|_| Reply::ServerError, Duration::ZERO);
+        advmath()
+            .args([
+                "respond",
+                "--model",
+                "other",
+                "--endpoint",
+                &format!("http://127.0.0.1:{}", down.port),
+                "--limit",
+                "2",
+                "--attempts",
+                "2",
+                "--backoff",
+                "0.01",
+                "--tables",
+            ])
+            .arg(&tables)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains("HTTP 500"));
+    }
+
+    /// kill -9 in the middle of 500 requests, then rerun: exactly 500 rows, none twice.
+    #[test]
+    fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        small_run(dir.path());
+        let tables = dir.path().join("tables");
+        let server = spawn(|_| Reply::Ok, Duration::from_millis(8));
+        let bin = assert_cmd::cargo::cargo_bin("advmath");
+        let args = |c: &mut std::process::Command| {
+            c.args([
+                "respond",
+                "--model",
+                "m",
+                "--endpoint",
+                &format!("http://127.0.0.1:{}", server.port),
+                "--limit",
+                "500",
+                "--concurrency",
+                "4",
+                "--flush-every",
+                "37",
+                "--tables",
+            ])
+            .arg(&tables)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        };
+        let mut c = std::process::Command::new(&bin);
+        args(&mut c);
+        let mut child = c.spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let before = stored_rows(&tables, "m").unwrap().len();
+        assert!(
+            before < 500,
+            "the kill came too late to test anything ({before} rows)"
+        );
+        let mut c = std::process::Command::new(&bin);
+        args(&mut c);
+        assert!(c.status().unwrap().success());
+        let rows = stored_rows(&tables, "m").unwrap();
+        let keys: std::collections::HashSet<_> = rows.iter().map(|r| r.0.clone()).collect();
+        assert_eq!(rows.len(), 500, "rows after resume");
+        assert_eq!(keys.len(), 500, "duplicate keys");
+    }
+
+    /// Offline models answer every variant; the oracle is always right.
+    #[test]
+    fn offline_models_answer_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        small_run(dir.path());
+        let tables = dir.path().join("tables");
+        let rows = stored_rows(&tables, "oracle").unwrap();
+        assert!(rows.len() > 500);
+        assert!(
+            rows.iter().all(|r| r.3 == Some(true)),
+            "the oracle is always right"
+        );
+        let carry = stored_rows(&tables, "sim-carry").unwrap();
+        let wrong = carry.iter().filter(|r| r.3 == Some(false)).count();
+        assert!(
+            wrong > 0 && wrong < carry.len(),
+            "sim-carry makes some mistakes: {wrong}/{}",
+            carry.len()
+        );
+    }
 }
 
 mod properties {

@@ -1,0 +1,1092 @@
+//! Answer extraction: the number a free-text LLM response commits to, and whether it is right.
+//!
+//! Raw generations usually carry their chat template and the echoed prompt, whose numbers (the
+//! question's, a "Today Date: 26 Jul 2024" system line) must never be taken for an answer, so the
+//! assistant's turn is cut out first and every special token and `<think>` block is dropped.
+//! The answer is then looked for by decreasing explicitness of the model's own commitment
+//! ([`Rule`] order); the last number of the text is only a fallback, and a response without any
+//! number is a [`Rule::Miss`] rather than a zero, so that a silent model is never right by luck.
+//! Values are exact [`Num`]s: `1/3` stays a third and `0.1` a tenth.
+
+use crate::num::Num;
+
+/// How the answer was found, most explicit first: [`extract`] tries them in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The last "the answer is X" ("answer is: X", "the correct answer is $X").
+    AnswerIs,
+    /// The last "the final answer is X".
+    FinalAnswerIs,
+    /// The last `\boxed{X}`.
+    Boxed,
+    /// The last `#### X` (the GSM8K reference format).
+    Hashes,
+    /// The last "Answer: X" (or the conclusion of the sentence after "Answer:").
+    AnswerColon,
+    /// The last number of the response.
+    LastNumber,
+    /// No number at all.
+    Miss,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 7] = [
+        Rule::AnswerIs,
+        Rule::FinalAnswerIs,
+        Rule::Boxed,
+        Rule::Hashes,
+        Rule::AnswerColon,
+        Rule::LastNumber,
+        Rule::Miss,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::AnswerIs => "answer_is",
+            Rule::FinalAnswerIs => "final_answer_is",
+            Rule::Boxed => "boxed",
+            Rule::Hashes => "hashes",
+            Rule::AnswerColon => "answer_colon",
+            Rule::LastNumber => "last_number",
+            Rule::Miss => "miss",
+        }
+    }
+}
+
+/// The answer of one response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extracted {
+    /// `None` exactly when `rule` is [`Rule::Miss`].
+    pub value: Option<Num>,
+    pub rule: Rule,
+    /// The number as written (`$1,234.50`, `\frac{3}{4}`, `25%`).
+    pub text: Option<String>,
+}
+
+impl Extracted {
+    fn miss() -> Extracted {
+        Extracted {
+            value: None,
+            rule: Rule::Miss,
+            text: None,
+        }
+    }
+}
+
+/// The answer a response gives (see the module documentation for the order of the rules).
+pub fn extract(response: &str) -> Extracted {
+    extract_from_text(&assistant_text(response))
+}
+
+/// The paper's rule: equal after rounding both to 2 decimals. A miss is never correct.
+pub fn is_correct(predicted: Option<Num>, gold: Num) -> bool {
+    predicted.is_some_and(|p| p.eq_2dp(gold))
+}
+
+/// Exact equality. A miss is never correct.
+pub fn is_correct_exact(predicted: Option<Num>, gold: Num) -> bool {
+    predicted.is_some_and(|p| p.eq_num(gold))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The assistant's turn
+
+/// Headers that open the assistant's turn. Some templates have none (Mistral's `[/INST]` closes
+/// the user turn instead; the ArithmAttack Qwen runs label the reply `system`), hence also
+/// [`USER_HEADERS`] and [`TURN_ENDS`].
+const ASSISTANT_HEADERS: &[&str] = &[
+    "<|start_header_id|>assistant<|end_header_id|>",
+    "<|im_start|>assistant",
+    "<start_of_turn>model",
+    "<|start_of_role|>assistant<|end_of_role|>",
+    "<|assistant|>",
+    "<|Assistant|>",
+    "<\u{ff5c}Assistant\u{ff5c}>",
+];
+
+const USER_HEADERS: &[&str] = &[
+    "<|start_header_id|>user<|end_header_id|>",
+    "<|im_start|>user",
+    "<start_of_turn>user",
+    "<|start_of_role|>user<|end_of_role|>",
+    "<|user|>",
+    "<|User|>",
+    "<\u{ff5c}User\u{ff5c}>",
+    "[INST]",
+];
+
+const TURN_ENDS: &[&str] = &[
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<end_of_turn>",
+    "[/INST]",
+    "</s>",
+    "<|end|>",
+    "<|end_of_text|>",
+    "<|endoftext|>",
+    "<|end_of_role|>",
+    "<\u{ff5c}end\u{2581}of\u{2581}sentence\u{ff5c}>",
+];
+
+/// Tokens without the `<|...|>` shape that templates use.
+const PLAIN_SPECIAL_TOKENS: &[&str] = &[
+    "<s>",
+    "</s>",
+    "<bos>",
+    "<eos>",
+    "<pad>",
+    "<unk>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "[INST]",
+    "[/INST]",
+    "<<SYS>>",
+    "<</SYS>>",
+];
+
+fn rfind_any(text: &str, needles: &[&str]) -> Option<(usize, usize)> {
+    needles
+        .iter()
+        .filter_map(|n| text.rfind(n).map(|i| (i, i + n.len())))
+        .max_by_key(|&(i, _)| i)
+}
+
+fn find_any(text: &str, needles: &[&str]) -> Option<(usize, usize)> {
+    needles
+        .iter()
+        .filter_map(|n| text.find(n).map(|i| (i, i + n.len())))
+        .min_by_key(|&(i, _)| i)
+}
+
+/// The text of the assistant's reply: template, echoed prompt, special tokens and `<think>`
+/// blocks removed. A response without any template is returned as it is (tokens aside).
+pub fn assistant_text(raw: &str) -> String {
+    strip_calculator(&strip_think(&strip_special_tokens(reply_span(raw))))
+}
+
+fn reply_span(raw: &str) -> &str {
+    if let Some((_, end)) = rfind_any(raw, ASSISTANT_HEADERS) {
+        // A decoder stops at the end of the turn; anything after it is a hallucinated next turn.
+        return turns(&raw[end..])
+            .into_iter()
+            .find(|t| has_content(t))
+            .unwrap_or("");
+    }
+    // Without an assistant header the reply is the last turn with any text, and it may open
+    // with a role header of its own: the ArithmAttack Qwen runs answer as `user` or `system`.
+    let turns = turns(raw);
+    let Some(last) = turns.iter().rposition(|t| has_content(t)) else {
+        return "";
+    };
+    let first_user = turns
+        .iter()
+        .position(|t| find_any(t, USER_HEADERS).is_some());
+    if first_user == Some(last) {
+        // The prompt's own user turn: the model said nothing.
+        return "";
+    }
+    skip_role_header(turns[last])
+}
+
+/// The text split at every end-of-turn token.
+fn turns(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some((i, e)) = find_any(rest, TURN_ENDS) {
+        out.push(&rest[..i]);
+        rest = &rest[e..];
+    }
+    out.push(rest);
+    out
+}
+
+fn has_content(turn: &str) -> bool {
+    !strip_special_tokens(turn).trim().is_empty()
+}
+
+/// Skips the role header that opens a turn (`<|im_start|>system\n`).
+fn skip_role_header(text: &str) -> &str {
+    let t = text.trim_start();
+    if t.starts_with("<|start_header_id|>") {
+        if let Some(i) = t.find("<|end_header_id|>") {
+            return &t[i + "<|end_header_id|>".len()..];
+        }
+    }
+    if t.starts_with("<|im_start|>") || t.starts_with("<start_of_turn>") {
+        return match t.find('\n') {
+            Some(i) => &t[i + 1..],
+            None => "",
+        };
+    }
+    text
+}
+
+/// Replaces special tokens by a newline, so that numbers on either side never merge.
+fn strip_special_tokens(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'outer: while let Some(i) = rest.find(['<', '[']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if let Some(after) = PLAIN_SPECIAL_TOKENS
+            .iter()
+            .find_map(|t| tail.strip_prefix(t))
+        {
+            out.push('\n');
+            rest = after;
+            continue;
+        }
+        // `<|anything|>` and DeepSeek's full-width `<｜anything｜>`.
+        for (open, close) in [("<|", "|>"), ("<\u{ff5c}", "\u{ff5c}>")] {
+            if let Some(body) = tail.strip_prefix(open) {
+                if let Some(j) = body.find(close) {
+                    if j <= 64 && !body[..j].contains(char::is_whitespace) {
+                        out.push('\n');
+                        rest = &body[j + close.len()..];
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+        let c = tail.chars().next().unwrap_or('<');
+        out.push(c);
+        rest = &tail[c.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Drops reasoning blocks. A `</think>` without its opening tag (the template opened it in the
+/// prompt) drops everything before it; an unclosed `<think>` keeps its text, since a truncated
+/// reasoning is all the reply there is.
+fn strip_think(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    if let Some(close) = rest.find("</think>") {
+        if !rest[..close].contains("<think>") {
+            rest = &rest[close + "</think>".len()..];
+        }
+    }
+    while let Some(open) = rest.find("<think>") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + "<think>".len()..];
+        match after.find("</think>") {
+            Some(close) => rest = &after[close + "</think>".len()..],
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Drops GSM8K calculator annotations, `<<18+28=46>>46` -> `46`: they are tool calls whose
+/// inner `=` would otherwise read as the end of a calculation.
+fn strip_calculator(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("<<") {
+        let body = &rest[open + 2..];
+        match body.find(">>") {
+            Some(close)
+                if close <= 120 && body[..close].contains('=') && !body[..close].contains('\n') =>
+            {
+                out.push_str(&rest[..open]);
+                rest = &body[close + 2..];
+            }
+            _ => {
+                out.push_str(&rest[..open + 2]);
+                rest = body;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers in text
+
+/// A number found in a text: its value and byte span.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Token {
+    value: Num,
+    start: usize,
+    end: usize,
+}
+
+fn is_digit(b: Option<&u8>) -> bool {
+    b.is_some_and(u8::is_ascii_digit)
+}
+
+fn digits_end(b: &[u8], mut i: usize) -> usize {
+    while is_digit(b.get(i)) {
+        i += 1;
+    }
+    i
+}
+
+/// The number whose text starts exactly at `start`, if any: an optional sign and currency sign,
+/// digits with `,` thousands groups, decimals, `a/b`, a mixed number `1 1/2`, `\frac{a}{b}`, and
+/// a trailing `%`.
+fn number_at(text: &str, start: usize) -> Option<Token> {
+    let b = text.as_bytes();
+    let mut i = start;
+    let mut neg = false;
+    if b.get(i) == Some(&b'-') {
+        neg = true;
+        i += 1;
+    } else if text[i..].starts_with('\u{2212}') {
+        neg = true;
+        i += '\u{2212}'.len_utf8();
+    }
+    if neg {
+        // "3-5" is a range or a subtraction, never a negative five.
+        let prev = text[..start].chars().next_back();
+        if prev.is_some_and(|c| c.is_alphanumeric() || c == ')' || c == '.') {
+            return None;
+        }
+    }
+    if b.get(i) == Some(&b'$') {
+        i += 1;
+    } else if text[i..].starts_with("\\$") {
+        i += 2;
+    }
+    if !neg && b.get(i) == Some(&b'-') && i > start {
+        neg = true;
+        i += 1;
+    }
+    let (value, mut end) = match latex_frac(text, i) {
+        Some(frac) => frac,
+        None => plain_number(text, i)?,
+    };
+    if text[end..].starts_with('%') {
+        end += 1;
+    } else if text[end..].starts_with("\\%") {
+        end += 2;
+    }
+    let value = if neg { value.neg() } else { value };
+    Some(Token { value, start, end })
+}
+
+/// Digits (with thousands groups and decimals), a fraction `a/b` or a mixed number `1 1/2`.
+fn plain_number(text: &str, i: usize) -> Option<(Num, usize)> {
+    let b = text.as_bytes();
+    let int_end = digits_end(b, i);
+    let mut end = int_end;
+    // `1,234`: a comma followed by exactly three digits continues the number; `1, 2` does not.
+    if end > i {
+        while b.get(end) == Some(&b',') && digits_end(b, end + 1) == end + 4 {
+            end += 4;
+        }
+    }
+    let mut decimal = false;
+    if b.get(end) == Some(&b'.') && is_digit(b.get(end + 1)) {
+        end = digits_end(b, end + 1);
+        decimal = true;
+    }
+    if end == i {
+        return None;
+    }
+    let whole = Num::parse_decimal(&text[i..end])?;
+    if decimal || end != int_end {
+        return Some((whole, end));
+    }
+    if let Some((den, fend)) = simple_fraction(text, end) {
+        if let Ok(v) = whole.div(den) {
+            return Some((v, fend));
+        }
+    }
+    // A mixed number: `2 1/2` and `17\frac{1}{3}` are two and a half and seventeen and a third,
+    // but only with a proper fraction (`3 12/4` is two numbers).
+    let gap = usize::from(b.get(end) == Some(&b' '));
+    let frac = latex_frac(text, end + gap).or_else(|| match gap {
+        1 => simple_fraction_at(text, end + 1),
+        _ => None,
+    });
+    if let Some((frac, fend)) = frac.filter(|(f, _)| f.is_proper_fraction()) {
+        if let Ok(v) = whole.add(frac) {
+            return Some((v, fend));
+        }
+    }
+    Some((whole, end))
+}
+
+/// `/d` right at `i` (after a numerator): the denominator and its end. `1/0` is no fraction.
+fn simple_fraction(text: &str, i: usize) -> Option<(Num, usize)> {
+    let b = text.as_bytes();
+    if b.get(i) != Some(&b'/') {
+        return None;
+    }
+    let dend = digits_end(b, i + 1);
+    if dend == i + 1 || (b.get(dend) == Some(&b'.') && is_digit(b.get(dend + 1))) {
+        return None;
+    }
+    let den = Num::parse_decimal(&text[i + 1..dend])?;
+    if den.is_zero() {
+        return None;
+    }
+    Some((den, dend))
+}
+
+/// `n/d` starting at `i`, as a value.
+fn simple_fraction_at(text: &str, i: usize) -> Option<(Num, usize)> {
+    let b = text.as_bytes();
+    let nend = digits_end(b, i);
+    if nend == i {
+        return None;
+    }
+    let (den, dend) = simple_fraction(text, nend)?;
+    let num = Num::parse_decimal(&text[i..nend])?;
+    Some((num.div(den).ok()?, dend))
+}
+
+/// `\frac{a}{b}`, `\dfrac{a}{b}`, `\tfrac{a}{b}` and the brace-less `\frac12`.
+fn latex_frac(text: &str, i: usize) -> Option<(Num, usize)> {
+    let rest = &text[i..];
+    let after = ["\\frac", "\\dfrac", "\\tfrac"]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p))?;
+    let base = text.len() - after.len();
+    let (num, e1) = frac_part(text, base)?;
+    let (den, e2) = frac_part(text, e1)?;
+    Some((num.div(den).ok()?, e2))
+}
+
+/// One argument of `\frac`: `{12}`, `{1,200}`, `{-3}` or a single digit.
+fn frac_part(text: &str, i: usize) -> Option<(Num, usize)> {
+    let b = text.as_bytes();
+    let mut j = i;
+    while b.get(j) == Some(&b' ') {
+        j += 1;
+    }
+    if b.get(j) == Some(&b'{') {
+        let close = j + text[j..].find('}')?;
+        let inner = text[j + 1..close].trim();
+        let inner = inner.strip_prefix("\\$").unwrap_or(inner);
+        let v = Num::parse_decimal(inner)?;
+        return Some((v, close + 1));
+    }
+    if is_digit(b.get(j)) {
+        return Some((Num::int((b[j] - b'0') as i128), j + 1));
+    }
+    None
+}
+
+/// Every number of the text, in order, none overlapping; list markers (`3. Then ...`) are
+/// enumerations, not quantities the model states.
+fn numbers(text: &str) -> Vec<Token> {
+    numbers_in(text, 0, text.len())
+}
+
+fn numbers_in(text: &str, from: usize, to: usize) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut i = from;
+    while let Some(t) = next_number(text, i, to) {
+        out.push(t);
+        i = t.end;
+    }
+    out
+}
+
+/// The first number of `text[from..to]`.
+fn next_number(text: &str, from: usize, to: usize) -> Option<Token> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < to {
+        let c = b[i];
+        let starts = c.is_ascii_digit()
+            || c == b'-'
+            || c == b'$'
+            || c == b'\\'
+            || (c == 0xE2 && text[i..].starts_with('\u{2212}'));
+        // A digit right after a digit or a decimal point continues something else: `1.5` must
+        // not restart at `5`.
+        if starts && (!c.is_ascii_digit() || i == 0 || !continues_token(b[i - 1])) {
+            if let Some(t) = number_at(text, i).filter(|t| t.end <= to) {
+                if !is_list_marker(text, t) {
+                    return Some(t);
+                }
+                i = t.end;
+                continue;
+            }
+        }
+        i += text[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
+fn continues_token(prev: u8) -> bool {
+    prev.is_ascii_digit() || prev == b'.'
+}
+
+/// `1. Compute ...`, `2) ...` at the start of a line, or `Step 3`: an enumeration, not a
+/// quantity. An answer alone on its line (`540.`) is not one, since nothing follows it.
+fn is_list_marker(text: &str, t: Token) -> bool {
+    let head = text[..t.start].trim_end_matches(' ');
+    if let Some(word) = head.len().checked_sub(4).and_then(|k| head.get(k..)) {
+        let before = head[..head.len() - 4].chars().next_back();
+        if word.eq_ignore_ascii_case("step") && !before.is_some_and(char::is_alphabetic) {
+            return true;
+        }
+    }
+    let line_start = head.rfind('\n').map_or(0, |k| k + 1);
+    let lead = &text[line_start..t.start];
+    if !lead
+        .chars()
+        .all(|c| c.is_whitespace() || matches!(c, '*' | '#' | '>' | '_'))
+    {
+        return false;
+    }
+    let Some(after) = text[t.end..].strip_prefix(['.', ')']) else {
+        return false;
+    };
+    let line = after.split('\n').next().unwrap_or("");
+    after.starts_with([' ', '\t']) && !line.trim().is_empty()
+}
+
+/// How far a phrase may be from its number.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Gap {
+    /// Only markup and hedges: `is: $\boxed{`, `is:**\n\n`, `is approximately`.
+    Markup,
+    /// The sentence after the phrase, whose last number is its conclusion ("Answer: the total
+    /// cost of the 8 pens is $12.00").
+    Sentence,
+}
+
+/// The number a phrase ending at byte `i` states, if any. When the number opens a calculation
+/// (`18 (left) + 28 (bought) = 46 apples`), the result is the answer.
+fn number_after(text: &str, i: usize, gap: Gap) -> Option<Token> {
+    let first = next_number(text, i, text.len())?;
+    let between = &text[i..first.start];
+    if is_markup(between) {
+        return Some(resolve_equation(text, first, text.len()));
+    }
+    match gap {
+        Gap::Markup => None,
+        Gap::Sentence => numbers_in(text, i, sentence_end(text, i)).pop(),
+    }
+}
+
+/// Where the sentence starting at `i` ends: a full stop, or a line break after words (a line of
+/// markup, like `**Answer:**` alone, does not end it).
+fn sentence_end(text: &str, i: usize) -> usize {
+    let b = text.as_bytes();
+    let mut line_start = i;
+    for k in i..b.len() {
+        match b[k] {
+            b'.' | b'!' | b'?' if b.get(k + 1).is_none_or(u8::is_ascii_whitespace) => return k,
+            b'\n' => {
+                if !is_markup(&text[line_start..k]) {
+                    return k;
+                }
+                line_start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// Only markup (`: $\boxed{`, `**`, line breaks) and hedges ("approximately"). A sentence in
+/// between ("the final answer is: Paige now has 10 songs") is not taken: such replies tend to
+/// go on to restate other numbers of the problem, and the model never wrote the pattern.
+fn is_markup(gap: &str) -> bool {
+    gap.split(|c: char| !c.is_ascii_alphabetic())
+        .all(|w| w.is_empty() || is_latex_word(w) || is_hedge(w))
+}
+
+fn is_latex_word(w: &str) -> bool {
+    matches!(
+        w,
+        "boxed"
+            | "text"
+            | "textbf"
+            | "mathbf"
+            | "mathrm"
+            | "displaystyle"
+            | "quad"
+            | "approx"
+            | "left"
+            | "right"
+            | "fbox"
+    )
+}
+
+fn is_hedge(w: &str) -> bool {
+    matches!(
+        w.to_ascii_lowercase().as_str(),
+        "approximately" | "about" | "around" | "roughly" | "exactly" | "equal" | "to" | "then"
+    )
+}
+
+/// If `first` opens a calculation on its line, `a + b = c`, the number after the last `=`.
+/// Parenthesised asides (`40 (with x = 8)`) do not count, and the text up to the `=` must hold
+/// an operator, so that "40 when n = 8" stays 40.
+fn resolve_equation(text: &str, first: Token, bound: usize) -> Token {
+    let b = text.as_bytes();
+    let mut depth = 0i32;
+    let mut last_eq = None;
+    let mut has_op = false;
+    let mut k = first.end;
+    while k < bound {
+        let rest = &text[k..bound];
+        let c = b[k];
+        if c == b'\n' || (c == b'}' && depth == 0) {
+            break;
+        }
+        if matches!(c, b'.' | b'!' | b'?') && b.get(k + 1).is_none_or(u8::is_ascii_whitespace) {
+            break;
+        }
+        if rest.starts_with("\\(") || rest.starts_with("\\)") {
+            k += 2;
+            continue;
+        }
+        match c {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            _ if depth > 0 => {}
+            b'=' => last_eq = Some(k + 1),
+            b'+' | b'-' | b'*' | b'/' => has_op = true,
+            _ => {
+                if ["\u{d7}", "\u{f7}", "\\times", "\\cdot", "\\div", " x "]
+                    .iter()
+                    .any(|op| rest.starts_with(op))
+                {
+                    has_op = true;
+                } else if let Some(op) = ["\u{2248}", "\\approx"]
+                    .iter()
+                    .find(|op| rest.starts_with(*op))
+                {
+                    last_eq = Some(k + op.len());
+                }
+            }
+        }
+        k += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    let Some(eq) = last_eq.filter(|_| has_op) else {
+        return first;
+    };
+    match next_number(text, eq, k) {
+        Some(t) if is_markup(&text[eq..t.start]) => t,
+        _ => first,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rules
+
+fn extract_from_text(text: &str) -> Extracted {
+    let lower = text.to_ascii_lowercase();
+    let found = phrase_rule(text, &lower, Rule::AnswerIs)
+        .map(|t| (Rule::AnswerIs, t))
+        .or_else(|| {
+            phrase_rule(text, &lower, Rule::FinalAnswerIs).map(|t| (Rule::FinalAnswerIs, t))
+        })
+        .or_else(|| boxed(text).map(|t| (Rule::Boxed, t)))
+        .or_else(|| hashes(text).map(|t| (Rule::Hashes, t)))
+        .or_else(|| answer_colon(text, &lower).map(|t| (Rule::AnswerColon, t)))
+        .or_else(|| numbers(text).pop().map(|t| (Rule::LastNumber, t)));
+    match found {
+        Some((rule, t)) => Extracted {
+            value: Some(t.value),
+            rule,
+            text: Some(text[t.start..t.end].to_string()),
+        },
+        None => Extracted::miss(),
+    }
+}
+
+/// The word right before byte `i` (lower case).
+fn word_before(lower: &str, i: usize) -> &str {
+    let head = lower[..i].trim_end_matches([' ', '*', '_']);
+    let word = head
+        .bytes()
+        .rev()
+        .take_while(u8::is_ascii_alphabetic)
+        .count();
+    &head[head.len() - word..]
+}
+
+/// "answer is X" (not after "final") or "final answer is X": the last one that states a number.
+fn phrase_rule(text: &str, lower: &str, rule: Rule) -> Option<Token> {
+    lower.rmatch_indices("answer is").find_map(|(i, p)| {
+        let is_final = word_before(lower, i) == "final";
+        if is_final != (rule == Rule::FinalAnswerIs) {
+            return None;
+        }
+        number_after(text, i + p.len(), Gap::Markup)
+    })
+}
+
+/// The last `\boxed{...}` holding a number; `\boxed{3 + 6 = 9}` is 9.
+fn boxed(text: &str) -> Option<Token> {
+    let b = text.as_bytes();
+    text.rmatch_indices("\\boxed").find_map(|(i, p)| {
+        let mut j = i + p.len();
+        while b.get(j) == Some(&b' ') {
+            j += 1;
+        }
+        if b.get(j) != Some(&b'{') {
+            return None;
+        }
+        let mut depth = 0usize;
+        let close = (j..b.len()).find(|&k| {
+            match b[k] {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        })?;
+        let first = next_number(text, j + 1, close)?;
+        Some(resolve_equation(text, first, close))
+    })
+}
+
+/// The last `#### X`; a Markdown heading like `#### 4. Compare` is no answer.
+fn hashes(text: &str) -> Option<Token> {
+    let b = text.as_bytes();
+    text.rmatch_indices("####").find_map(|(i, p)| {
+        let mut j = i + p.len();
+        while b.get(j).is_some_and(|&c| c == b' ' || c == b'\t') {
+            j += 1;
+        }
+        number_at(text, j).filter(|t| !is_list_marker(text, *t))
+    })
+}
+
+/// The last "Answer: X", the number in the same sentence.
+fn answer_colon(text: &str, lower: &str) -> Option<Token> {
+    lower.rmatch_indices("answer").find_map(|(i, p)| {
+        let after = &lower[i + p.len()..];
+        let colon = after.trim_start_matches(['*', '_', ' ']);
+        if !colon.starts_with(':') {
+            return None;
+        }
+        number_after(text, text.len() - colon.len() + 1, Gap::Sentence)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rstest::rstest;
+
+    fn n(s: &str) -> Num {
+        Num::parse_decimal(s).unwrap()
+    }
+
+    #[rstest]
+    #[case::answer_is("So the answer is 42.", "42", Rule::AnswerIs)]
+    #[case::answer_is_colon("The answer is: 18 dollars", "18", Rule::AnswerIs)]
+    #[case::answer_is_dollar("Thus the answer is $1,234.50.", "1234.5", Rule::AnswerIs)]
+    #[case::answer_is_last("the answer is 3. Wait, the answer is 4.", "4", Rule::AnswerIs)]
+    #[case::answer_is_beats_final("The final answer is 6. So the answer is 5", "5", Rule::AnswerIs)]
+    #[case::final_answer(
+        "Total: 9 + 3 = 12.\n\n{The final answer is 540.}",
+        "540",
+        Rule::FinalAnswerIs
+    )]
+    #[case::final_answer_boxed("The final answer is: $\\boxed{18}$", "18", Rule::FinalAnswerIs)]
+    #[case::final_answer_next_lines(
+        "The final answer is:\n\\[\n\\boxed{70}\n\\]",
+        "70",
+        Rule::FinalAnswerIs
+    )]
+    #[case::final_answer_equation(
+        "The final answer is: 18 (left) + 28 (bought) = 46 apples.",
+        "46",
+        Rule::FinalAnswerIs
+    )]
+    #[case::final_answer_aside(
+        "The final answer is 40 (with x = 8) apples.",
+        "40",
+        Rule::FinalAnswerIs
+    )]
+    #[case::final_answer_sentence_skipped(
+        "He has 9 apples.\nThe final answer is: Paige has 10 songs after adding 8.",
+        "8",
+        Rule::LastNumber
+    )]
+    #[case::final_answer_template_unfilled(
+        "3 + 6 = 9 apples.\nTherefore, the final answer is {The final answer is}.",
+        "9",
+        Rule::LastNumber
+    )]
+    #[case::boxed("so \\boxed{7} and then 8 more words", "7", Rule::Boxed)]
+    #[case::boxed_last("\\boxed{1} ... \\boxed{2}", "2", Rule::Boxed)]
+    #[case::boxed_text("\\boxed{18 \\text{ dollars}}", "18", Rule::Boxed)]
+    #[case::boxed_escaped_dollar("\\boxed{\\$1,200}", "1200", Rule::Boxed)]
+    #[case::boxed_frac("\\boxed{\\frac{3}{4}}", "0.75", Rule::Boxed)]
+    #[case::boxed_dfrac("\\boxed{\\dfrac{1}{8}}", "0.125", Rule::Boxed)]
+    #[case::boxed_equation("\\boxed{3 + 6 = 9}", "9", Rule::Boxed)]
+    #[case::boxed_percent("\\boxed{20\\%}", "20", Rule::Boxed)]
+    #[case::hashes("She makes 9 * 2 = 18 dollars.\n#### 18", "18", Rule::Hashes)]
+    #[case::hashes_heading("#### 4. Compare\nJohn earned 40 more.", "40", Rule::LastNumber)]
+    #[case::answer_colon("Answer: 42", "42", Rule::AnswerColon)]
+    #[case::answer_colon_bold("**Answer:** $61 in total, not 22", "61", Rule::AnswerColon)]
+    #[case::answer_colon_sentence(
+        "### Final Answer:\nThe cost after the 30% discount is **$70**.",
+        "70",
+        Rule::AnswerColon
+    )]
+    #[case::last_number("First 3, then 5 apples.", "5", Rule::LastNumber)]
+    #[case::last_number_list_marker("3 + 6 = 9\n4. Final count of apples", "9", Rule::LastNumber)]
+    #[case::last_number_step("We got 12.\nStep 5: done", "12", Rule::LastNumber)]
+    #[case::thousands("It costs 1,234,567 in total", "1234567", Rule::LastNumber)]
+    #[case::thousands_then_comma("It was 5,000, more or less", "5000", Rule::LastNumber)]
+    #[case::not_thousands("pick 1,23", "23", Rule::LastNumber)]
+    #[case::list_of_numbers("the values 1, 2, 3", "3", Rule::LastNumber)]
+    #[case::negative("The temperature is -3 degrees", "-3", Rule::LastNumber)]
+    #[case::negative_money("{The final answer is -$8.}", "-8", Rule::FinalAnswerIs)]
+    #[case::unicode_minus("the answer is \u{2212}7", "-7", Rule::AnswerIs)]
+    #[case::subtraction_not_negative("10-3", "3", Rule::LastNumber)]
+    #[case::decimal("about 2.50 miles", "2.5", Rule::LastNumber)]
+    #[case::trailing_period("The answer is 7.", "7", Rule::AnswerIs)]
+    #[case::fraction("The answer is 3/4 of a cup", "0.75", Rule::AnswerIs)]
+    #[case::mixed_number("The answer is 2 1/2 hours", "2.5", Rule::AnswerIs)]
+    #[case::frac("The answer is \\frac{10}{4}", "2.5", Rule::AnswerIs)]
+    #[case::latex_mixed_number(
+        "{The final answer is} {17\\frac{1}{2}}",
+        "17.5",
+        Rule::FinalAnswerIs
+    )]
+    #[case::two_numbers_not_mixed("The answer is 3 12/4", "3", Rule::AnswerIs)]
+    #[case::percent("The answer is 25%", "25", Rule::AnswerIs)]
+    #[case::units("The answer is 12 km/h", "12", Rule::AnswerIs)]
+    #[case::hedge("The answer is approximately 3.33 inches", "3.33", Rule::AnswerIs)]
+    #[case::zero_is_a_value("The answer is 0", "0", Rule::AnswerIs)]
+    #[case::calculator("so 16 - 3 = <<16-3=13>>13 eggs", "13", Rule::LastNumber)]
+    fn extracts(#[case] response: &str, #[case] value: &str, #[case] rule: Rule) {
+        let e = extract(response);
+        assert_eq!((e.value, e.rule), (Some(n(value)), rule), "{response:?}");
+        assert!(e.text.is_some());
+    }
+
+    #[rstest]
+    #[case::empty("")]
+    #[case::words("I cannot solve this without more information.")]
+    #[case::only_template("{The final answer is}")]
+    #[case::echoed_prompt_only(
+        "<|im_start|>user\nJohn has 3 apples.<|im_end|>\n<|im_start|>assistant\n<|im_end|>"
+    )]
+    #[case::unanswered_inst("<s>[INST] Tom has 5 pens and 7 pencils. [/INST]</s>")]
+    fn misses(#[case] response: &str) {
+        assert_eq!(extract(response), Extracted::miss(), "{response:?}");
+    }
+
+    #[test]
+    fn the_echoed_prompt_and_its_template_are_ignored() {
+        let llama = "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting \
+            Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|>\
+            <|start_header_id|>user<|end_header_id|>\n\nEnsure the final answer is clearly \
+            indicated by ending with {The final answer is}.\nJames runs 3 sprints of 60 meters.\
+            <|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHe runs 3 * 60 = 180 \
+            meters.\n\n{The final answer is 180.}<|eot_id|>";
+        assert_eq!(extract(llama).value, Some(n("180")));
+        // The Qwen runs answer under a second `user` (or a `system`) header.
+        let qwen = "<|im_start|>system\nYou are Qwen.<|im_end|>\n<|im_start|>user\nJosh buys a \
+            house for $80,000.<|im_end|>\n<|im_start|>user\nThe profit is $\\boxed{70000}$ \
+            dollars.<|im_end|>";
+        assert_eq!(extract(qwen).value, Some(n("70000")));
+        let mistral = "<s> [INST] Sam had 10 socks and threw 3 away. [/INST] He has 10 - 3 = 7 \
+            socks.</s>";
+        assert_eq!(extract(mistral).value, Some(n("7")));
+        let gemma = "<bos><start_of_turn>user\nThe cafeteria had 23 apples.<end_of_turn>\n\
+            They have 9 apples left. \n<end_of_turn>";
+        assert_eq!(extract(gemma).value, Some(n("9")));
+        // zephyr sometimes writes a broken assistant header.
+        let zephyr = "<|user|>\nFaye had 47 pieces of candy.</s> \n<|assistant|\nShe has 62 \
+            pieces now.</s>";
+        assert_eq!(extract(zephyr).value, Some(n("62")));
+    }
+
+    #[test]
+    fn a_hallucinated_next_turn_is_cut_off() {
+        let raw = "<|im_start|>user\nQ: 2 + 2?<|im_end|>\n<|im_start|>assistant\nThe answer \
+            is 4.<|im_end|>\n<|im_start|>user\nAnd the answer is 99<|im_end|>";
+        assert_eq!(extract(raw).value, Some(n("4")));
+    }
+
+    #[test]
+    fn few_shot_turns_in_the_prompt_are_skipped() {
+        let raw = "[INST] 1 + 1? [/INST] The answer is 2.</s>[INST] 5 + 5? [/INST] The answer \
+            is 10.</s>";
+        assert_eq!(extract(raw).value, Some(n("10")));
+    }
+
+    #[test]
+    fn think_blocks_are_dropped() {
+        let raw = "<think>Maybe the answer is 5? No.</think>The answer is 6.";
+        assert_eq!(extract(raw).value, Some(n("6")));
+        // The template opened the block in the prompt.
+        let raw = "<|im_start|>assistant\n<think>\nthe answer is 5\n</think>\n\nIt is 7";
+        assert_eq!(extract(raw).value, Some(n("7")));
+        // A truncated reasoning is all the reply there is.
+        assert_eq!(extract("<think>so the answer is 8 and").value, Some(n("8")));
+    }
+
+    #[test]
+    fn special_tokens_never_merge_numbers() {
+        assert_eq!(assistant_text("12<|eot_id|>"), "12");
+        assert_eq!(extract("3<|x|>4").value, Some(n("4")));
+        assert_eq!(
+            strip_special_tokens("a <| not a token |> b"),
+            "a <| not a token |> b"
+        );
+    }
+
+    #[test]
+    fn matched_text_is_the_number_as_written() {
+        let e = extract("The answer is $1,234.50 in total");
+        assert_eq!(e.text.as_deref(), Some("$1,234.50"));
+        let e = extract("\\boxed{\\frac{3}{4}}");
+        assert_eq!(e.text.as_deref(), Some("\\frac{3}{4}"));
+    }
+
+    #[test]
+    fn correctness_rules() {
+        assert!(is_correct(Some(n("3.333")), n("3.33")));
+        assert!(is_correct(Some(Num::ratio(10, 3).unwrap()), n("3.33")));
+        assert!(!is_correct_exact(Some(n("3.333")), n("3.33")));
+        assert!(is_correct_exact(Some(n("18.0")), n("18")));
+        assert!(!is_correct(Some(n("-15")), n("15")));
+        assert!(!is_correct(None, Num::ZERO));
+        assert!(!is_correct_exact(None, Num::ZERO));
+    }
+
+    #[test]
+    fn rule_names_are_snake_case_and_distinct() {
+        let names: Vec<_> = Rule::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "answer_is",
+                "final_answer_is",
+                "boxed",
+                "hashes",
+                "answer_colon",
+                "last_number",
+                "miss"
+            ]
+        );
+    }
+
+    /// Pieces that exercise every branch of the scanners, for the no-panic property.
+    const PIECES: &[&str] = &[
+        "<|",
+        "|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "[INST]",
+        "[/INST]",
+        "</s>",
+        "<think>",
+        "</think>",
+        "<<",
+        ">>",
+        "=",
+        "\\boxed{",
+        "{",
+        "}",
+        "\\frac{",
+        "\\dfrac",
+        "answer is",
+        "The final answer is",
+        "Answer:",
+        "####",
+        "-",
+        "\u{2212}",
+        "$",
+        "\\$",
+        "%",
+        "\\%",
+        ",",
+        ".",
+        "/",
+        " ",
+        "\n",
+        "1",
+        "23",
+        "456",
+        "0",
+        "é",
+        "\u{d7}",
+        "\u{ff5c}",
+        "step",
+        "(",
+        ")",
+        "x",
+        "\\approx",
+        "*",
+    ];
+
+    proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_text(s in any::<String>()) {
+            let e = extract(&s);
+            prop_assert_eq!(e.value.is_none(), e.rule == Rule::Miss);
+        }
+
+        #[test]
+        fn never_panics_on_template_soup(
+            parts in prop::collection::vec(prop::sample::select(PIECES), 0..40)
+        ) {
+            let s: String = parts.concat();
+            let e = extract(&s);
+            prop_assert_eq!(e.value.is_none(), e.rule == Rule::Miss);
+            prop_assert_eq!(e.value.is_none(), e.text.is_none());
+        }
+
+        #[test]
+        fn formatted_integers_round_trip(
+            v in -10_000_000i64..10_000_000,
+            dollar: bool,
+            commas: bool,
+        ) {
+            let digits = v.unsigned_abs().to_string();
+            let body = if commas {
+                let mut out = String::new();
+                for (k, c) in digits.chars().enumerate() {
+                    if k > 0 && (digits.len() - k) % 3 == 0 {
+                        out.push(',');
+                    }
+                    out.push(c);
+                }
+                out
+            } else {
+                digits
+            };
+            let text = format!(
+                "{}{}{}",
+                if v < 0 { "-" } else { "" },
+                if dollar { "$" } else { "" },
+                body
+            );
+            let e = extract(&format!("Some 7 steps.\nThe answer is {text}."));
+            prop_assert_eq!(e.value, Some(Num::int(v as i128)));
+            prop_assert_eq!(e.text, Some(text));
+        }
+
+        #[test]
+        fn decimals_round_trip(cents in 0i64..100_000_000) {
+            let text = format!("{}.{:02}", cents / 100, cents % 100);
+            let e = extract(&format!("\\boxed{{{text}}}"));
+            prop_assert_eq!(e.value, Num::ratio(cents as i128, 100));
+        }
+
+        #[test]
+        fn correctness_is_symmetric(a in -100_000i64..100_000, b in -100_000i64..100_000) {
+            let x = Num::ratio(a as i128, 1000).unwrap();
+            let y = Num::ratio(b as i128, 1000).unwrap();
+            prop_assert_eq!(is_correct(Some(x), y), is_correct(Some(y), x));
+            prop_assert!(is_correct(Some(x), x));
+            prop_assert!(!is_correct_exact(Some(x), y) || is_correct(Some(x), y));
+        }
+    }
+}

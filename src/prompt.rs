@@ -1,0 +1,88 @@
+//! Prompt templates: the two papers' prompts, verbatim, and user files with `{question}`.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Xie et al. 2024, zero-shot chain of thought (verbatim from their code).
+pub const XIE2024: &str = "Solve a math problem. The solution ends with \"the answer is (a number)\" like \"the answer is 1\".\nQuestion: {question}\nAnswer: Let's think step by step.";
+
+/// ArithmAttack (Abedin et al.), as sent by its scripts (the user turn of a chat template).
+pub const ARITHMATTACK: &str = "Think step by step through the following problem and clearly show each step of your reasoning. Ensure the final answer is clearly indicated by ending with {The final answer is}.\nquestion:\n{question}";
+
+/// The prompt for the code-generation step (paper appendix A.1): a Python program for a problem.
+pub const XIE2024_PROGRAM: &str = "Write a Python program that solves the following math word problem. Define a variable for every number in the question, compute the answer step by step with arithmetic only (no loops, no if statements, no functions), and print the final answer.\nQuestion: {question}\nPython code:";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    pub name: String,
+    pub text: String,
+}
+
+impl Template {
+    /// A built-in name (`xie2024`, `arithmattack`) or a file holding a template with `{question}`.
+    pub fn resolve(spec: &str) -> Result<Template> {
+        let text = match spec {
+            "xie2024" => XIE2024.to_string(),
+            "arithmattack" => ARITHMATTACK.to_string(),
+            path => {
+                let p = Path::new(path);
+                let text = std::fs::read_to_string(p).map_err(|e| Error::file(p, e))?;
+                if !text.contains("{question}") {
+                    return Err(Error::Usage(format!(
+                        "template {path} has no {{question}} placeholder"
+                    )));
+                }
+                return Ok(Template {
+                    name: p
+                        .file_stem()
+                        .and_then(|s| s.to_str())
+                        .unwrap_or(path)
+                        .to_string(),
+                    text,
+                });
+            }
+        };
+        Ok(Template {
+            name: spec.to_string(),
+            text,
+        })
+    }
+
+    /// Only `{question}` is substituted: other braces (ArithmAttack's `{The final answer is}`)
+    /// are part of the prompt.
+    pub fn render(&self, question: &str) -> String {
+        self.text.replace("{question}", question)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_render_verbatim() {
+        let t = Template::resolve("xie2024").unwrap();
+        assert_eq!(
+            t.render("1+1?"),
+            "Solve a math problem. The solution ends with \"the answer is (a number)\" like \"the answer is 1\".\nQuestion: 1+1?\nAnswer: Let's think step by step."
+        );
+        let a = Template::resolve("arithmattack").unwrap();
+        assert!(a
+            .render("Q")
+            .ends_with("{The final answer is}.\nquestion:\nQ"));
+    }
+
+    #[test]
+    fn files_need_a_placeholder() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.txt");
+        std::fs::write(&p, "no placeholder").unwrap();
+        assert!(Template::resolve(p.to_str().unwrap()).is_err());
+        std::fs::write(&p, "Q: {question}\nA:").unwrap();
+        assert_eq!(
+            Template::resolve(p.to_str().unwrap()).unwrap().render("x"),
+            "Q: x\nA:"
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! An OpenAI-compatible client: `/v1/chat/completions` or `/v1/completions`, with retries.
+//!
+//! Retries cover what a busy or flaky server does: 429 and 5xx (honouring `Retry-After`),
+//! timeouts, dropped connections and bodies that are not the JSON promised. Backoff is exponential
+//! with full jitter. The API key is read from an environment variable at start and only ever put
+//! in the Authorization header.
+
+use std::time::{Duration, Instant};
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde_json::{json, Value};
+
+/// Decoding settings; part of the resume key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoding {
+    pub temperature: f64,
+    pub top_p: Option<f64>,
+    pub max_tokens: u32,
+    pub seed: Option<u64>,
+    pub stop: Vec<String>,
+}
+
+impl Decoding {
+    /// Canonical text for the resume key.
+    pub fn key_text(&self) -> String {
+        format!(
+            "t={};p={:?};max={};seed={:?};stop={:?}",
+            self.temperature, self.top_p, self.max_tokens, self.seed, self.stop
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// Base URL, e.g. `http://127.0.0.1:8080` or `https://api.openai.com` (with or without `/v1`).
+    pub url: String,
+    pub model: String,
+    pub completions: bool,
+    pub api_key: Option<String>,
+    pub timeout: Duration,
+    pub max_attempts: u32,
+    pub backoff_base: Duration,
+    pub backoff_cap: Duration,
+}
+
+impl Endpoint {
+    pub fn request_url(&self) -> String {
+        let base = self.url.trim_end_matches('/');
+        let base = base.strip_suffix("/v1").unwrap_or(base);
+        if self.completions {
+            format!("{base}/v1/completions")
+        } else {
+            format!("{base}/v1/chat/completions")
+        }
+    }
+
+    /// The JSON body for one prompt.
+    pub fn body(&self, prompt: &str, d: &Decoding) -> Value {
+        let mut body = if self.completions {
+            json!({ "model": self.model, "prompt": prompt })
+        } else {
+            json!({ "model": self.model, "messages": [{ "role": "user", "content": prompt }] })
+        };
+        body["temperature"] = json!(d.temperature);
+        body["max_tokens"] = json!(d.max_tokens);
+        if let Some(p) = d.top_p {
+            body["top_p"] = json!(p);
+        }
+        if let Some(s) = d.seed {
+            body["seed"] = json!(s);
+        }
+        if !d.stop.is_empty() {
+            body["stop"] = json!(d.stop);
+        }
+        body
+    }
+}
+
+/// A finished generation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub text: String,
+    pub latency_ms: f64,
+    pub prompt_tokens: Option<i64>,
+    pub completion_tokens: Option<i64>,
+    pub finish_reason: Option<String>,
+    pub attempts: u32,
+}
+
+/// Why one attempt failed, and whether another may succeed.
+#[derive(Debug)]
+enum AttemptError {
+    Retry {
+        reason: String,
+        after: Option<Duration>,
+    },
+    Fatal(String),
+}
+
+pub fn agent(timeout: Duration, connections: usize) -> ureq::Agent {
+    let config = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .max_idle_connections(connections.max(1))
+        .max_idle_connections_per_host(connections.max(1))
+        .build();
+    ureq::Agent::new_with_config(config)
+}
+
+/// Parse an OpenAI-style response body.
+pub fn parse_completion(
+    body: &str,
+    completions: bool,
+) -> Result<(String, Option<i64>, Option<i64>, Option<String>), String> {
+    let v: Value =
+        serde_json::from_str(body).map_err(|e| format!("malformed JSON from the server: {e}"))?;
+    let choice = v
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .ok_or_else(|| format!("no choices in the response: {}", truncate(body, 200)))?;
+    let text = if completions {
+        choice.get("text").and_then(Value::as_str)
+    } else {
+        choice
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_str)
+    }
+    .ok_or_else(|| format!("no text in the first choice: {}", truncate(body, 200)))?;
+    let usage = v.get("usage");
+    let tok = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_i64);
+    Ok((
+        text.to_string(),
+        tok("prompt_tokens"),
+        tok("completion_tokens"),
+        choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(String::from),
+    ))
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// `Retry-After` in seconds (an HTTP date is treated as "soon": one backoff step).
+fn retry_after(value: Option<&str>) -> Option<Duration> {
+    let s = value?.trim();
+    s.parse::<f64>()
+        .ok()
+        .filter(|v| *v >= 0.0)
+        .map(|v| Duration::from_secs_f64(v.min(600.0)))
+}
+
+fn attempt(
+    agent: &ureq::Agent,
+    endpoint: &Endpoint,
+    body: &Value,
+) -> Result<(String, f64), AttemptError> {
+    let start = Instant::now();
+    let mut req = agent
+        .post(&endpoint.request_url())
+        .header("Content-Type", "application/json");
+    if let Some(key) = &endpoint.api_key {
+        req = req.header("Authorization", &format!("Bearer {key}"));
+    }
+    let mut resp = match req.send_json(body) {
+        Ok(r) => r,
+        Err(e) => {
+            return Err(AttemptError::Retry {
+                reason: format!("request failed: {e}"),
+                after: None,
+            })
+        }
+    };
+    let status = resp.status().as_u16();
+    let after = retry_after(
+        resp.headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok()),
+    );
+    let text = match resp.body_mut().read_to_string() {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(AttemptError::Retry {
+                reason: format!("connection dropped while reading the body: {e}"),
+                after,
+            })
+        }
+    };
+    let latency = start.elapsed().as_secs_f64() * 1000.0;
+    match status {
+        200..=299 => Ok((text, latency)),
+        429 | 500..=599 | 408 => Err(AttemptError::Retry {
+            reason: format!("HTTP {status}: {}", truncate(&text, 200)),
+            after,
+        }),
+        _ => Err(AttemptError::Fatal(format!(
+            "HTTP {status}: {}",
+            truncate(&text, 300)
+        ))),
+    }
+}
+
+/// Send one prompt, retrying transient failures; `jitter_seed` makes backoff reproducible.
+pub fn complete(
+    agent: &ureq::Agent,
+    endpoint: &Endpoint,
+    prompt: &str,
+    decoding: &Decoding,
+    jitter_seed: u64,
+) -> Result<Completion, String> {
+    let body = endpoint.body(prompt, decoding);
+    let mut rng = Pcg64Mcg::seed_from_u64(jitter_seed);
+    let mut last = String::new();
+    for n in 1..=endpoint.max_attempts.max(1) {
+        let outcome = attempt(agent, endpoint, &body).and_then(|(text, latency)| {
+            parse_completion(&text, endpoint.completions)
+                .map(|parsed| (parsed, latency))
+                .map_err(|reason| AttemptError::Retry {
+                    reason,
+                    after: None,
+                })
+        });
+        match outcome {
+            Ok(((text, prompt_tokens, completion_tokens, finish_reason), latency_ms)) => {
+                return Ok(Completion {
+                    text,
+                    latency_ms,
+                    prompt_tokens,
+                    completion_tokens,
+                    finish_reason,
+                    attempts: n,
+                })
+            }
+            Err(AttemptError::Fatal(reason)) => return Err(reason),
+            Err(AttemptError::Retry { reason, after }) => {
+                last = reason;
+                if n == endpoint.max_attempts {
+                    break;
+                }
+                let exp = endpoint.backoff_base.as_secs_f64() * 2f64.powi(n as i32 - 1);
+                let jittered = rng.random_range(0.0..=exp.min(endpoint.backoff_cap.as_secs_f64()));
+                let wait = after
+                    .map(|a| a.as_secs_f64().max(jittered))
+                    .unwrap_or(jittered);
+                std::thread::sleep(Duration::from_secs_f64(wait));
+            }
+        }
+    }
+    Err(format!(
+        "gave up after {} attempts: {last}",
+        endpoint.max_attempts
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_chat_and_completion_bodies() {
+        let chat = r#"{"choices":[{"message":{"content":"the answer is 4"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}"#;
+        assert_eq!(
+            parse_completion(chat, false).unwrap(),
+            (
+                "the answer is 4".into(),
+                Some(10),
+                Some(5),
+                Some("stop".into())
+            )
+        );
+        let comp = r#"{"choices":[{"text":"4","finish_reason":"length"}]}"#;
+        assert_eq!(parse_completion(comp, true).unwrap().0, "4");
+        assert!(parse_completion("{not json", false)
+            .unwrap_err()
+            .contains("malformed JSON"));
+        assert!(parse_completion(r#"{"choices":[]}"#, false).is_err());
+    }
+
+    #[test]
+    fn urls_and_bodies() {
+        let e = Endpoint {
+            url: "http://h:1/v1/".into(),
+            model: "m".into(),
+            completions: false,
+            api_key: None,
+            timeout: Duration::from_secs(1),
+            max_attempts: 1,
+            backoff_base: Duration::from_millis(1),
+            backoff_cap: Duration::from_millis(1),
+        };
+        assert_eq!(e.request_url(), "http://h:1/v1/chat/completions");
+        let d = Decoding {
+            temperature: 0.0,
+            top_p: Some(0.9),
+            max_tokens: 64,
+            seed: Some(1),
+            stop: vec!["\n\n".into()],
+        };
+        let b = e.body("hi", &d);
+        assert_eq!(b["messages"][0]["content"], "hi");
+        assert_eq!(b["top_p"], 0.9);
+        assert_eq!(b["stop"][0], "\n\n");
+        assert_eq!(retry_after(Some("2")), Some(Duration::from_secs(2)));
+        assert_eq!(retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+    }
+}

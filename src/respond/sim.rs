@@ -1,0 +1,174 @@
+//! Offline models, so the default run and the tests need no network. None is a real LLM: every
+//! report marks them as simulated.
+//!
+//! - `oracle` answers from the solution tree, always right.
+//! - `sim-careful`: a rare slip (1% per operation, plus 0.5% per digit of the result).
+//! - `sim-carry`: carry slips that grow with the digit count: an operation whose result has d
+//!   digits is off by a power of ten with probability 4% x (d - 1).
+//! - `sim-divweak`: weak on division: a division, floor division or modulo goes wrong 30% of the
+//!   time (it truncates, or is off by one); other operations slip 1% of the time.
+//! - `sim-distracted`: punctuation noise hurts: with probability 0.6 x noise level it answers with
+//!   a number copied from the question instead of computing.
+//!
+//! Each writes a chain of thought ("step 1: 40 * 3 = 120.") ending in "the answer is X", with
+//! the error drawn from a seed keyed by (model, variant), so reruns are identical.
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::num::{pow10, Num};
+use crate::program::{BinOp, Node, Program};
+use crate::seed::{fnv1a, mix};
+
+pub const SIMULATED: [&str; 5] = [
+    "oracle",
+    "sim-careful",
+    "sim-carry",
+    "sim-divweak",
+    "sim-distracted",
+];
+
+pub fn is_simulated(model: &str) -> bool {
+    model == "oracle" || model.starts_with("sim-")
+}
+
+/// A simulated answer: the text, for a variant's numbers and noise level.
+pub fn simulate(
+    model: &str,
+    variant_id: &str,
+    program: &Program,
+    slots: &[Num],
+    noise_level: i32,
+) -> Option<String> {
+    if !SIMULATED.contains(&model) {
+        return None;
+    }
+    let mut rng =
+        Pcg64Mcg::seed_from_u64(mix(fnv1a(model.as_bytes()) ^ fnv1a(variant_id.as_bytes())));
+    let mut values = vec![Num::ZERO; program.nodes.len()];
+    let mut text = String::from("Let's solve it step by step.\n");
+    if model == "sim-distracted"
+        && rng.random_bool((0.6 * noise_level as f64 / 100.0).min(1.0))
+        && !slots.is_empty()
+    {
+        let pick = slots[rng.random_range(0..slots.len())];
+        text.push_str(&format!(
+            "The question mentions {pick}, so the answer is {pick}."
+        ));
+        return Some(text);
+    }
+    let mut step = 0;
+    for i in 0..program.nodes.len() {
+        let mut v = match program.eval_node(i, slots, &values) {
+            Ok(v) => v,
+            Err(_) => {
+                text.push_str("This cannot be computed, so the answer is unknown.");
+                return Some(text);
+            }
+        };
+        let op = match &program.nodes[i] {
+            Node::Bin { op, .. } => Some(*op),
+            Node::Neg { .. } | Node::Call { .. } => None,
+            _ => {
+                values[i] = v;
+                continue;
+            }
+        };
+        let digits = v.int_digits() as f64;
+        let slip = match (model, op) {
+            ("oracle", _) => false,
+            ("sim-careful", _) => rng.random_bool((0.01 + 0.005 * digits).min(1.0)),
+            ("sim-carry", Some(BinOp::Add | BinOp::Sub | BinOp::Mul)) => {
+                rng.random_bool((0.04 * (digits - 1.0)).clamp(0.0, 1.0))
+            }
+            ("sim-divweak", Some(BinOp::Div | BinOp::FloorDiv | BinOp::Mod)) => {
+                rng.random_bool(0.3)
+            }
+            ("sim-divweak", _) | ("sim-distracted", _) => rng.random_bool(0.01),
+            _ => false,
+        };
+        if slip {
+            v = if matches!(op, Some(BinOp::Div | BinOp::FloorDiv | BinOp::Mod))
+                && rng.random_bool(0.5)
+            {
+                v.trunc().sub(Num::ONE).unwrap_or(v)
+            } else {
+                let k = rng.random_range(0..(digits as u32).max(1));
+                let delta = Num::int(pow10(k));
+                if rng.random_bool(0.5) {
+                    v.add(delta)
+                } else {
+                    v.sub(delta)
+                }
+                .unwrap_or(v)
+            };
+        }
+        values[i] = v;
+        step += 1;
+        let shown = describe(program, i, &values);
+        text.push_str(&format!("Step {step}: {shown} = {v}.\n"));
+    }
+    text.push_str(&format!(
+        "So the answer is {}.",
+        values[program.answer as usize]
+    ));
+    Some(text)
+}
+
+fn describe(program: &Program, i: usize, values: &[Num]) -> String {
+    match &program.nodes[i] {
+        Node::Bin { op, lhs, rhs } => format!(
+            "{} {} {}",
+            values[*lhs as usize],
+            op.symbol(),
+            values[*rhs as usize]
+        ),
+        Node::Neg { arg } => format!("-({})", values[*arg as usize]),
+        Node::Call { func, args } => format!(
+            "{}({})",
+            func.python_name(),
+            args.iter()
+                .map(|a| values[*a as usize].to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::extract;
+    use crate::program::{validate_program, AlignMode};
+    use crate::question::find_slots;
+
+    #[test]
+    fn oracle_is_right_and_sims_are_reproducible() {
+        let q = "A shop sells 1234 pens at $56 each and splits the money among 8 owners.";
+        let slots = find_slots(q);
+        let p = validate_program(
+            "t = 1234 * 56\nprint(t / 8)",
+            q,
+            &slots,
+            Num::parse_decimal("8638"),
+            AlignMode::Given,
+        )
+        .unwrap();
+        let nums: Vec<Num> = slots.iter().map(|s| s.value).collect();
+        let text = simulate("oracle", "v/1", &p, &nums, 0).unwrap();
+        assert_eq!(extract(&text).value, Some(Num::int(8638)), "{text}");
+        let mut wrong = 0;
+        for i in 0..200 {
+            let id = format!("v/{i}");
+            let a = simulate("sim-carry", &id, &p, &nums, 0).unwrap();
+            assert_eq!(a, simulate("sim-carry", &id, &p, &nums, 0).unwrap());
+            if extract(&a).value != Some(Num::int(8638)) {
+                wrong += 1;
+            }
+        }
+        // 5-digit product: 16% slip rate on it, 12% on the 4-digit quotient: about a quarter wrong.
+        assert!((20..=100).contains(&wrong), "{wrong}");
+        assert!(simulate("gpt-4", "v/1", &p, &nums, 0).is_none());
+    }
+}

@@ -1,0 +1,241 @@
+//! Answer extraction on real LLM responses (`../shared/data`): the ArithmAttack paper's accuracy
+//! figures, agreement with the authors' own extraction, and the grading of GSM8K's example
+//! model solutions. Each test is skipped, with a message, when the data is absent.
+
+use std::path::Path;
+
+use advmath::extract::{extract, is_correct, Extracted};
+use advmath::num::Num;
+use polars::prelude::{CsvReadOptions, SerReader};
+
+const LEVELS: [&str; 4] = ["clean", "noise10", "noise30", "noise50"];
+
+/// ArithmAttack's published accuracy (%), clean / noise10 / noise30 / noise50, by data folder.
+#[rustfmt::skip]
+const PUBLISHED: &[(&str, &str, [f64; 4])] = &[
+    ("gsm8k", "Llama-3.1-8B-Instruct", [82.25, 81.04, 78.84, 77.02]),
+    ("gsm8k", "Qwen2.5-1.5B-Instruct", [61.10, 56.02, 52.69, 49.35]),
+    ("multiarith", "Llama-3.1-8B-Instruct", [99.44, 94.44, 91.66, 83.88]),
+    ("multiarith", "Mathstral-7b-v0.1", [96.11, 92.77, 86.11, 87.22]),
+    ("multiarith", "Meta-Llama-3-8B-Instruct", [95.00, 92.77, 91.66, 88.33]),
+    ("multiarith", "Mistral-7B-Instruct-v0.2", [73.88, 72.77, 71.11, 65.55]),
+    ("multiarith", "gemma-2-2b-it", [89.44, 82.77, 78.88, 72.22]),
+    ("multiarith", "zephyr-7b-beta", [37.22, 22.22, 16.11, 12.77]),
+    ("multiarith", "Qwen2.5-1.5B-Instruct", [97.22, 94.44, 85.55, 83.88]),
+];
+
+/// Cells whose shipped file does not reproduce the published figure (data README): either
+/// figure is an acceptable target.
+const FILE_DIFFERS: &[(&str, &str, &str)] = &[
+    ("gsm8k", "Llama-3.1-8B-Instruct", "noise10"),
+    ("multiarith", "Mistral-7B-Instruct-v0.2", "clean"),
+];
+
+/// Cells where advmath scores more than 2 points above the paper. The paper took the last number
+/// of each reply, so a reply that states "The final answer is 10" or `\boxed{5}` and then
+/// restates other numbers of the problem was scored wrong; advmath reads the stated answer. For
+/// these cells the test checks instead that the surplus is exactly such rows: without the rows
+/// advmath gets right and the authors' extraction gets wrong, advmath is within 2 points.
+const ABOVE_PAPER: &[(&str, &str, &str)] = &[
+    ("multiarith", "Mathstral-7b-v0.1", "noise10"),
+    ("multiarith", "Meta-Llama-3-8B-Instruct", "noise30"),
+    ("multiarith", "Mistral-7B-Instruct-v0.2", "noise30"),
+    ("multiarith", "gemma-2-2b-it", "clean"),
+    ("multiarith", "zephyr-7b-beta", "clean"),
+    ("multiarith", "zephyr-7b-beta", "noise10"),
+    ("multiarith", "zephyr-7b-beta", "noise30"),
+];
+
+const TOLERANCE: f64 = 2.0;
+
+/// One scored response.
+struct Row {
+    gold: Num,
+    authors: Option<Num>,
+    advmath: Extracted,
+}
+
+/// The authors' `Answer - LLM Converted`: their code writes `sys.maxsize` when it finds no number.
+fn authors_value(text: &str) -> Option<Num> {
+    Num::parse_decimal(text).filter(|v| v.to_f64() < 9.0e18)
+}
+
+fn same_answer(a: Option<Num>, b: Option<Num>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.eq_2dp(b),
+        _ => false,
+    }
+}
+
+fn read_cell(data: &Path, dataset: &str, model: &str, level: &str) -> Vec<Row> {
+    let path = data
+        .join("arithmattack")
+        .join(dataset)
+        .join(model)
+        .join(format!("{level}.csv"));
+    let df = CsvReadOptions::default()
+        .with_has_header(true)
+        .with_infer_schema_length(Some(0))
+        .try_into_reader_with_file_path(Some(path.clone()))
+        .unwrap()
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let column = |name: &str| -> Vec<String> {
+        let c = df.column(name).unwrap().str().unwrap().clone();
+        (0..c.len())
+            .map(|i| c.get(i).unwrap_or("").to_string())
+            .collect()
+    };
+    let responses = column("Answer - LLM");
+    let golds = column("Answer - Ground Truth Converted");
+    let authors = column("Answer - LLM Converted");
+    let expected = if dataset == "gsm8k" { 1319 } else { 180 };
+    assert_eq!(responses.len(), expected, "{}", path.display());
+    responses
+        .iter()
+        .zip(&golds)
+        .zip(&authors)
+        .map(|((r, g), a)| Row {
+            gold: Num::parse_decimal(g).unwrap_or_else(|| panic!("{}: gold {g:?}", path.display())),
+            authors: authors_value(a),
+            advmath: extract(r),
+        })
+        .collect()
+}
+
+fn pct(k: usize, n: usize) -> f64 {
+    100.0 * k as f64 / n as f64
+}
+
+#[test]
+fn arithmattack_accuracy_reproduces_the_published_figures() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    if !data.is_dir() {
+        eprintln!("SKIPPED: ../shared/data is absent");
+        return;
+    }
+    let mut failures = Vec::new();
+    eprintln!("dataset     model                      level    published  file  advmath");
+    for &(dataset, model, published) in PUBLISHED {
+        for (level, published) in LEVELS.iter().zip(published) {
+            let rows = read_cell(&data, dataset, model, level);
+            let n = rows.len();
+            let ours = rows
+                .iter()
+                .filter(|r| is_correct(r.advmath.value, r.gold))
+                .count();
+            let theirs = rows
+                .iter()
+                .filter(|r| is_correct(r.authors, r.gold))
+                .count();
+            let gains = rows
+                .iter()
+                .filter(|r| is_correct(r.advmath.value, r.gold) && !is_correct(r.authors, r.gold))
+                .count();
+            let (acc, file) = (pct(ours, n), pct(theirs, n));
+            let cell = (dataset, model, *level);
+            let verdict = if (acc - published).abs() <= TOLERANCE {
+                "ok"
+            } else if FILE_DIFFERS.contains(&cell) && (acc - file).abs() <= TOLERANCE {
+                "ok (file-derived figure)"
+            } else if ABOVE_PAPER.contains(&cell)
+                && acc > published
+                && (pct(ours - gains, n) - published).abs() <= TOLERANCE
+            {
+                "above the paper: stated answers the paper's last-number rule missed"
+            } else {
+                failures.push(format!(
+                    "{dataset}/{model}/{level}: advmath {acc:.2} vs published {published:.2} \
+                     (file {file:.2})"
+                ));
+                "FAIL"
+            };
+            eprintln!(
+                "{dataset:11} {model:26} {level:8} {published:9.2} {file:6.2} {acc:7.2}  {verdict}"
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn extraction_agrees_with_the_authors_converted_answers() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    if !data.is_dir() {
+        eprintln!("SKIPPED: ../shared/data is absent");
+        return;
+    }
+    let (mut agree, mut total) = (0, 0);
+    for &(dataset, model, _) in PUBLISHED {
+        for level in LEVELS {
+            let rows = read_cell(&data, dataset, model, level);
+            let same = rows
+                .iter()
+                .filter(|r| same_answer(r.advmath.value, r.authors))
+                .count();
+            eprintln!(
+                "{dataset}/{model}/{level}: agreement {:.2}%",
+                pct(same, rows.len())
+            );
+            agree += same;
+            total += rows.len();
+        }
+    }
+    let rate = pct(agree, total);
+    eprintln!("agreement with the authors' extraction: {agree}/{total} = {rate:.2}%");
+    assert!(rate >= 95.0, "agreement {rate:.2}% < 95%");
+}
+
+#[test]
+fn gsm8k_example_solutions_are_graded_like_the_release() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    if !data.is_dir() {
+        eprintln!("SKIPPED: ../shared/data is absent");
+        return;
+    }
+    let read = |name: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(data.join("gsm8k").join(name))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let test = read("test.jsonl");
+    let solutions = read("example_model_solutions.jsonl");
+    assert_eq!(test.len(), solutions.len());
+    // The solutions file follows test.jsonl's order; check rather than assume.
+    let golds: Vec<Num> = test
+        .iter()
+        .zip(&solutions)
+        .map(|(t, s)| {
+            assert_eq!(t["question"], s["question"], "rows out of order");
+            let answer = t["answer"].as_str().unwrap();
+            let gold = answer.rsplit("####").next().unwrap();
+            Num::parse_decimal(gold.trim()).unwrap()
+        })
+        .collect();
+    for setup in [
+        "6b_finetuning",
+        "6b_verification",
+        "175b_finetuning",
+        "175b_verification",
+    ] {
+        let agree = solutions
+            .iter()
+            .zip(&golds)
+            .filter(|(s, gold)| {
+                let solution = s[setup]["solution"].as_str().unwrap();
+                let graded = s[setup]["is_correct"].as_bool().unwrap();
+                is_correct(extract(solution).value, **gold) == graded
+            })
+            .count();
+        let rate = pct(agree, solutions.len());
+        eprintln!(
+            "{setup}: advmath agrees with is_correct on {agree}/{} = {rate:.2}%",
+            solutions.len()
+        );
+        assert!(rate >= 99.0, "{setup}: agreement {rate:.2}% < 99%");
+    }
+}

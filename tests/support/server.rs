@@ -1,0 +1,133 @@
+//! A tiny OpenAI-compatible HTTP server on loopback, for tests and benchmarks: it answers chat
+//! completions and can inject the faults real servers produce (429 with Retry-After, 500,
+//! timeouts, malformed JSON, a connection reset mid-body). Bounded: it serves until dropped.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Reply {
+    Ok,
+    TooMany { retry_after: u32 },
+    ServerError,
+    Hang(Duration),
+    Malformed,
+    ResetMidBody,
+}
+
+pub struct Server {
+    pub port: u16,
+    pub requests: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// `plan(n)` decides the reply to the n-th request (0-based); `delay` is added to every OK.
+pub fn spawn(plan: impl Fn(usize) -> Reply + Send + Sync + 'static, delay: Duration) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let requests = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let plan = Arc::new(plan);
+    let (req, st) = (requests.clone(), stop.clone());
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            if st.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(conn) = conn else { continue };
+            let (plan, req) = (plan.clone(), req.clone());
+            std::thread::spawn(move || serve(conn, &*plan, &req, delay));
+        }
+    });
+    Server {
+        port,
+        requests,
+        stop,
+    }
+}
+
+fn serve(
+    conn: TcpStream,
+    plan: &(dyn Fn(usize) -> Reply + Send + Sync),
+    count: &AtomicUsize,
+    delay: Duration,
+) {
+    let _ = conn.set_nodelay(true);
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut out = conn;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut length = 0;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            if h == "\r\n" {
+                break;
+            }
+            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let n = count.fetch_add(1, Ordering::SeqCst);
+        let ok = r#"{"choices":[{"message":{"role":"assistant","content":"Step 1: add. So the answer is 42."},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":9}}"#;
+        let send = |out: &mut TcpStream, status: &str, extra: &str, body: &str| {
+            let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}\r\n", body.len());
+            out.write_all(head.as_bytes())
+                .and_then(|_| out.write_all(body.as_bytes()))
+        };
+        let result = match plan(n) {
+            Reply::Ok => {
+                if !delay.is_zero() {
+                    std::thread::sleep(delay);
+                }
+                send(&mut out, "200 OK", "", ok)
+            }
+            Reply::TooMany { retry_after } => send(
+                &mut out,
+                "429 Too Many Requests",
+                &format!("Retry-After: {retry_after}\r\n"),
+                r#"{"error":"slow down"}"#,
+            ),
+            Reply::ServerError => send(
+                &mut out,
+                "500 Internal Server Error",
+                "",
+                r#"{"error":"boom"}"#,
+            ),
+            Reply::Hang(d) => {
+                std::thread::sleep(d);
+                return;
+            }
+            Reply::Malformed => send(&mut out, "200 OK", "", r#"{"choices": [ {"message": "#),
+            Reply::ResetMidBody => {
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", ok.len());
+                let _ = out.write_all(head.as_bytes());
+                let _ = out.write_all(&ok.as_bytes()[..ok.len() / 2]);
+                let _ = out.flush();
+                return;
+            }
+        };
+        if result.is_err() {
+            return;
+        }
+    }
+}
