@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
+use advmath::metrics::{MetricsConfig, OutputFormat, QuerySource, SqlConfig};
 use advmath::noise::NoiseCount;
 use advmath::pipeline::{IngestConfig, RunConfig};
 use advmath::prompt::Template;
@@ -48,6 +49,10 @@ pub enum Command {
     Features(TablesArg),
     /// Fit each model's correctness on the 51 features (logistic regression, Wald tests).
     Regress(RegressArgs),
+    /// Run every metric SQL file (both papers' tables and figures) into CSV, Markdown and a report.
+    Metrics(MetricsArgs),
+    /// Run an SQL query over the tables (problems, variants, responses, features, ...).
+    Sql(SqlArgs),
     /// Write a folder ready for `hf upload`: sharded Parquet per attack and split, and a dataset card.
     Publish(PublishArgs),
     /// Run the default pipeline (on the embedded default dataset when no input is given).
@@ -245,6 +250,75 @@ impl IngestResponsesArgs {
             response_col: self.response_col.clone(),
             gold_col: self.gold_col.clone(),
             noise_level: self.noise_level,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// Folder of the Parquet tables.
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Where the CSV and Markdown per metric, the plots and report.md go.
+    #[arg(long, default_value = "out/metrics")]
+    pub out: PathBuf,
+    /// Read the metric .sql files from this folder instead of the built-in ones.
+    #[arg(long)]
+    pub sql_dir: Option<PathBuf>,
+    /// Bootstrap replicates for the 95% intervals.
+    #[arg(long, default_value_t = 2000)]
+    pub replicates: usize,
+    /// Bootstrap seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+impl MetricsArgs {
+    pub fn config(&self) -> MetricsConfig {
+        MetricsConfig {
+            tables: self.tables.clone(),
+            out: self.out.clone(),
+            sql_dir: self.sql_dir.clone(),
+            replicates: self.replicates,
+            seed: self.seed,
+            threads: self.threads,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// The query (omit with --file).
+    pub query: Option<String>,
+    /// Read the query from this file.
+    #[arg(long, conflicts_with = "query")]
+    pub file: Option<PathBuf>,
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Output: table, csv, json (one object per line) or parquet (needs --output).
+    #[arg(long, default_value = "table")]
+    pub format: String,
+    /// File for --format parquet.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+impl SqlArgs {
+    pub fn config(&self) -> anyhow::Result<SqlConfig> {
+        let query = match (&self.query, &self.file) {
+            (Some(q), None) => QuerySource::Text(q.clone()),
+            (None, Some(f)) => QuerySource::File(f.clone()),
+            _ => return Err(advmath::Error::Usage("give a query or --file".into()).into()),
+        };
+        Ok(SqlConfig {
+            tables: self.tables.clone(),
+            query,
+            format: OutputFormat::from_name(&self.format, self.output.clone())?,
+            threads: self.threads,
         })
     }
 }

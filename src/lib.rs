@@ -12,6 +12,7 @@ pub mod extract;
 pub mod features;
 pub mod generate;
 pub mod ingest;
+pub mod metrics;
 pub mod noise;
 pub mod num;
 pub mod pipeline;

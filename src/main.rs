@@ -83,6 +83,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 writeln!(out, "{m}\t{n}")?;
             }
         }
+        Command::Metrics(args) => {
+            let summary = advmath::metrics::run_metrics_with(&args.config())?;
+            write!(stdout.lock(), "{summary}")?;
+        }
+        Command::Sql(args) => {
+            advmath::metrics::run_sql_config(&args.config()?, &mut stdout.lock())?;
+        }
         Command::Features(args) => {
             let rows = advmath::features::build_features_table(&args.tables)?;
             writeln!(stdout.lock(), "features\t{rows}")?;

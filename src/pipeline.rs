@@ -148,6 +148,7 @@ pub struct RunSummary {
     pub generate: GenerateSummary,
     pub responses: Vec<(String, crate::respond::RespondSummary)>,
     pub regression: Option<crate::regress::RegressSummary>,
+    pub metrics: crate::metrics::MetricsSummary,
     pub publish: crate::publish::PublishSummary,
 }
 
@@ -190,6 +191,11 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
             report_dir: config.out.join("reports"),
         })?)
     };
+    eprintln!("computing metrics ...");
+    let metrics = crate::metrics::run_metrics(
+        &tables_dir(&config.out),
+        &config.out.join("reports").join("metrics"),
+    )?;
     let hub = config.out.join("hub");
     let publish = crate::publish::publish(&crate::publish::PublishConfig {
         tables: tables_dir(&config.out),
@@ -205,6 +211,7 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         generate,
         responses,
         regression,
+        metrics,
         publish,
     })
 }

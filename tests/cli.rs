@@ -547,6 +547,9 @@ fn publishing_is_reproducible_and_never_half_written() {
 #[path = "cli/extract.rs"]
 mod extract;
 
+#[path = "cli/metrics.rs"]
+mod metrics;
+
 #[path = "support/server.rs"]
 mod server;
 
@@ -693,6 +696,61 @@ mod responses {
         let keys: std::collections::HashSet<_> = rows.iter().map(|r| r.0.clone()).collect();
         assert_eq!(rows.len(), 500, "rows after resume");
         assert_eq!(keys.len(), 500, "duplicate keys");
+    }
+
+    /// A real LLM: SmolLM2-135M served by llama.cpp (started by `.ci/smollm2.sh`, whose URL is in
+    /// ADVMATH_SMOLLM2_URL). Skipped, saying so, when no such server was started.
+    #[test]
+    fn smollm2_end_to_end() {
+        let Ok(url) = std::env::var("ADVMATH_SMOLLM2_URL") else {
+            eprintln!(
+                "SKIPPED: ADVMATH_SMOLLM2_URL is not set (.ci/run starts the SmolLM2 server)"
+            );
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        small_run(dir.path());
+        let tables = dir.path().join("tables");
+        advmath()
+            .args([
+                "respond",
+                "--model",
+                "smollm2",
+                "--endpoint",
+                &url,
+                "--limit",
+                "20",
+                "--max-tokens",
+                "96",
+                "--concurrency",
+                "1",
+                "--timeout",
+                "300",
+                "--tables",
+            ])
+            .arg(&tables)
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("smollm2\t20\t0\t20\t0\t"));
+        let rows = stored_rows(&tables, "smollm2").unwrap();
+        assert_eq!(rows.len(), 20);
+        // The model is tiny and mostly wrong at maths: the pipeline is under test, not its accuracy.
+        let batches: Vec<_> = super::walk(&advmath::respond::model_dir(&tables, "smollm2"))
+            .iter()
+            .flat_map(|f| super::read_batches(f).unwrap())
+            .collect();
+        use arrow::array::AsArray;
+        for b in &batches {
+            let text = b.column_by_name("response").unwrap().as_string::<i32>();
+            let latency = b
+                .column_by_name("latency_ms")
+                .unwrap()
+                .as_primitive::<arrow::datatypes::Float64Type>();
+            for i in 0..b.num_rows() {
+                assert!(!text.value(i).trim().is_empty(), "an empty generation");
+                assert!(latency.value(i) > 0.0);
+            }
+        }
     }
 
     /// Offline models answer every variant; the oracle is always right.

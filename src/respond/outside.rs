@@ -139,9 +139,15 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                     gold: Option<Num>,
                     attack: &str,
                     problem: Option<&(String, String, Option<Num>)>| Item {
-        variant_id: problem
-            .filter(|_| attack == "original")
-            .map(|p| format!("{}/original/0", p.0)),
+        // Originals join advmath's own `original` rows. An outside noised text is the only
+        // variant of its attack for that model, so it takes index 0 (metrics read the index).
+        variant_id: problem.map(|p| {
+            if attack == "original" {
+                format!("{}/original/0", p.0)
+            } else {
+                format!("{}/{attack}/0", p.0)
+            }
+        }),
         problem_id: problem.map(|p| p.0.clone()),
         dataset: problem.map(|p| p.1.clone()),
         attack: Some(attack.to_string()),

@@ -1,0 +1,91 @@
+//! Benchmark: client overhead of `advmath respond` against a local server that answers at once.
+//! Goal (issue 4): at least 2,000 requests/s with concurrency 64. Run: `cargo bench --bench respond`.
+//! The variants come from the default dataset (no shared data needed).
+
+#[path = "../tests/support/server.rs"]
+mod server;
+
+use std::time::{Duration, Instant};
+
+use advmath::generate::{AttackSpec, GenerateConfig, Method};
+use advmath::noise::NoiseCount;
+use advmath::prompt::Template;
+use advmath::respond::{respond, Backend, Decoding, Endpoint, RespondConfig};
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    advmath::pipeline::ingest(&advmath::pipeline::IngestConfig {
+        inputs: Vec::new(),
+        options: Default::default(),
+        tables: tables.clone(),
+        report: None,
+    })
+    .unwrap();
+    advmath::generate::generate(&GenerateConfig {
+        tables: tables.clone(),
+        attacks: vec![
+            AttackSpec::Numeric(Method::M1),
+            AttackSpec::Numeric(Method::M2),
+            AttackSpec::Numeric(Method::M3),
+        ],
+        attempts: 30_000,
+        variants: 300,
+        problems: None,
+        digits: 6,
+        noise_levels: vec![10, 30, 50],
+        noise_variants: 1,
+        noise_count: NoiseCount::Paper,
+        seed: 42,
+        threads: None,
+        progress: false,
+    })
+    .unwrap();
+    let srv = server::spawn(|_| server::Reply::Ok, Duration::ZERO);
+    let mut rates = Vec::new();
+    for run in 0..3 {
+        let config = RespondConfig {
+            tables: tables.clone(),
+            model: format!("bench-{run}"),
+            template: Template::resolve("xie2024").unwrap(),
+            decoding: Decoding {
+                temperature: 0.0,
+                top_p: None,
+                max_tokens: 256,
+                seed: None,
+                stop: Vec::new(),
+            },
+            backend: Backend::Endpoint(Endpoint {
+                url: format!("http://127.0.0.1:{}", srv.port),
+                model: "bench".into(),
+                completions: false,
+                api_key: None,
+                timeout: Duration::from_secs(10),
+                max_attempts: 3,
+                backoff_base: Duration::from_millis(10),
+                backoff_cap: Duration::from_secs(1),
+            }),
+            attacks: Vec::new(),
+            datasets: Vec::new(),
+            from_failures_of: None,
+            per_problem: None,
+            limit: Some(20_000),
+            concurrency: 64,
+            flush_every: 1000,
+            flush_seconds: 5.0,
+            progress: false,
+        };
+        let start = Instant::now();
+        let s = respond(&config).unwrap();
+        let secs = start.elapsed().as_secs_f64();
+        let rate = s.written as f64 / secs;
+        eprintln!(
+            "run {run}: {} responses in {secs:.2} s = {rate:.0} requests/s ({} failed)",
+            s.written, s.failed
+        );
+        rates.push(rate);
+    }
+    rates.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let median = rates[1];
+    println!("respond client, concurrency 64, local server: median {median:.0} requests/s (goal >= 2,000): {}", if median >= 2000.0 { "PASS" } else { "FAIL" });
+}

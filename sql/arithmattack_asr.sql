@@ -1,0 +1,81 @@
+-- ArithmAttack (Abedin et al.), Table 3 and Figure 3: attack success rate of punctuation noise per model x dataset.
+--
+-- One row per model x template x dataset x noise level > 0. A noisy item is matched to its clean
+-- question by problem_id. At each level, `asr` = noisy items answered wrongly whose clean question
+-- is answered correctly / noisy items whose clean question is answered correctly (NULL when the
+-- model answers no clean question correctly). `asr_mean` averages `asr` over the levels of the
+-- model and dataset (the paper's ASR: 10, 30 and 50 percent). `fixed` counts noisy items answered
+-- correctly whose clean question is answered wrongly.
+-- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
+WITH graded AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        attack,
+        problem_id,
+        noise_level,
+        CASE WHEN correct THEN 1 ELSE 0 END AS ok
+    FROM responses
+    WHERE correct IS NOT NULL
+      AND variant_id IS NOT NULL
+      AND problem_id IS NOT NULL
+      AND dataset IS NOT NULL
+      AND (attack = 'original' OR attack LIKE 'punct%')
+),
+clean AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        problem_id,
+        MIN(ok) AS clean_ok
+    FROM graded
+    WHERE attack = 'original'
+    GROUP BY model, template, dataset, problem_id
+),
+per_level AS (
+    SELECT
+        n.model,
+        n.template,
+        n.dataset,
+        n.noise_level,
+        COUNT(*) AS items,
+        SUM(c.clean_ok) AS clean_correct,
+        SUM(CASE WHEN c.clean_ok = 1 AND n.ok = 0 THEN 1 ELSE 0 END) AS flipped,
+        SUM(CASE WHEN c.clean_ok = 0 AND n.ok = 1 THEN 1 ELSE 0 END) AS fixed
+    FROM graded n
+    JOIN clean c
+      ON c.model = n.model
+     AND c.template = n.template
+     AND c.dataset = n.dataset
+     AND c.problem_id = n.problem_id
+    WHERE n.attack <> 'original'
+    GROUP BY n.model, n.template, n.dataset, n.noise_level
+),
+rates AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        noise_level,
+        items,
+        clean_correct,
+        flipped,
+        fixed,
+        CAST(flipped AS DOUBLE) / NULLIF(clean_correct, 0) AS asr
+    FROM per_level
+)
+SELECT
+    model,
+    template,
+    dataset,
+    noise_level,
+    items,
+    clean_correct,
+    flipped,
+    fixed,
+    asr,
+    AVG(asr) OVER (PARTITION BY model, template, dataset) AS asr_mean
+FROM rates
+ORDER BY model, template, dataset, noise_level

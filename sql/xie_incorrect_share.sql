@@ -1,0 +1,68 @@
+-- Xie et al. 2024, Table 2 (and appendix F): average share of incorrectly answered variants per problem.
+--
+-- One row per model x template x dataset x attack (every attack but `original`). For each problem
+-- with a graded original and at least one graded variant, share = variants answered wrongly /
+-- graded variants. `mean_incorrect_share` averages it over the problems whose original the model
+-- answers correctly (there every wrong variant is an adversarial example); NULL when there is no
+-- such problem. `mean_incorrect_share_all` averages it over every problem. `pooled_incorrect_share`
+-- is adversarial examples / variants over the originally solved problems.
+-- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
+WITH graded AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        attack,
+        problem_id,
+        CASE WHEN correct THEN 1 ELSE 0 END AS ok
+    FROM responses
+    WHERE correct IS NOT NULL
+      AND variant_id IS NOT NULL
+      AND problem_id IS NOT NULL
+      AND dataset IS NOT NULL
+      AND attack IS NOT NULL
+),
+orig AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        problem_id,
+        MIN(ok) AS orig_ok
+    FROM graded
+    WHERE attack = 'original'
+    GROUP BY model, template, dataset, problem_id
+),
+per_problem AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        attack,
+        problem_id,
+        COUNT(*) AS n_var,
+        COUNT(*) - SUM(ok) AS n_wrong
+    FROM graded
+    WHERE attack <> 'original'
+    GROUP BY model, template, dataset, attack, problem_id
+)
+SELECT
+    p.model,
+    p.template,
+    p.dataset,
+    p.attack,
+    COUNT(*) AS problems,
+    SUM(o.orig_ok) AS original_correct,
+    SUM(o.orig_ok * p.n_var) AS variants_of_solved,
+    SUM(o.orig_ok * p.n_wrong) AS adversarial_examples,
+    AVG(CASE WHEN o.orig_ok = 1 THEN CAST(p.n_wrong AS DOUBLE) / p.n_var END) AS mean_incorrect_share,
+    AVG(CAST(p.n_wrong AS DOUBLE) / p.n_var) AS mean_incorrect_share_all,
+    CAST(SUM(o.orig_ok * p.n_wrong) AS DOUBLE) / NULLIF(SUM(o.orig_ok * p.n_var), 0) AS pooled_incorrect_share
+FROM per_problem p
+JOIN orig o
+  ON o.model = p.model
+ AND o.template = p.template
+ AND o.dataset = p.dataset
+ AND o.problem_id = p.problem_id
+GROUP BY p.model, p.template, p.dataset, p.attack
+ORDER BY p.model, p.template, p.dataset, p.attack

@@ -1,0 +1,200 @@
+//! SVG figures of the metrics report (plotters' SVG backend: text is written as SVG text, no font
+//! files needed).
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::error::{Error, Result};
+
+/// One line of a line chart.
+pub(crate) struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+fn plot_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::invalid(path.display(), format!("cannot draw the plot: {e}"))
+}
+
+fn short(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_string()
+    } else {
+        let cut: String = name.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// A line chart of shares (y in [0, 1]) against `x_range`, one coloured line with markers per
+/// series and a legend.
+pub(crate) fn line_chart(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    x_range: (f64, f64),
+    series: &[Series],
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
+    let (x0, mut x1) = x_range;
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    let pad = (x1 - x0) * 0.03;
+    let root = SVGBackend::new(path, (860, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(14)
+        .x_label_area_size(42)
+        .y_label_area_size(56)
+        .build_cartesian_2d((x0 - pad)..(x1 + pad), 0f64..1.02f64)
+        .map_err(|e| err(&e))?;
+    // Integer x values (k, noise levels): one tick per distinct x when there are few.
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let integral = xs.iter().all(|x| x.fract() == 0.0);
+    let x_format = |x: &f64| {
+        if integral {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_labels(if integral && xs.len() <= 20 {
+            xs.len().max(2)
+        } else {
+            10
+        })
+        .x_label_formatter(&x_format)
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, s) in series.iter().enumerate() {
+        let color = Palette99::pick(i).mix(0.95);
+        chart
+            .draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(short(&s.name, 40))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| err(&e))?;
+    }
+    if !series.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// A heatmap of shares in [0, 1]: `values[row][col]` (None is grey), rows and columns named by
+/// `names`, each cell labelled with its value.
+pub(crate) fn heatmap(
+    path: &Path,
+    title: &str,
+    row_desc: &str,
+    col_desc: &str,
+    names: &[String],
+    values: &[Vec<Option<f64>>],
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
+    let n = names.len().max(1) as i32;
+    let cell = 96u32;
+    let width = 230 + cell * n as u32;
+    let height = 180 + cell * n as u32;
+    let root = SVGBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let labels: Vec<String> = names.iter().map(|s| short(s, 15)).collect();
+    let label_of = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    // Row 0 at the top.
+    let row_label = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => labels
+            .get((n - 1 - *i) as usize)
+            .cloned()
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 17))
+        .margin(14)
+        .x_label_area_size(52)
+        .y_label_area_size(150)
+        // An integer range is inclusive as a discrete axis: 0..n-1 gives n segments.
+        .build_cartesian_2d((0..n - 1).into_segmented(), (0..n - 1).into_segmented())
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(n as usize + 1)
+        .y_labels(n as usize + 1)
+        .x_label_formatter(&label_of)
+        .y_label_formatter(&row_label)
+        .x_desc(col_desc)
+        .y_desc(row_desc)
+        .draw()
+        .map_err(|e| err(&e))?;
+    let mut cells = Vec::new();
+    for (r, row) in values.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            let y = n - 1 - r as i32;
+            cells.push((c as i32, y, *v));
+        }
+    }
+    chart
+        .draw_series(cells.iter().map(|&(x, y, v)| {
+            let color = match v {
+                Some(v) => {
+                    let v = v.clamp(0.0, 1.0);
+                    let fade = (255.0 * (1.0 - v)).round() as u8;
+                    RGBColor(255, fade, fade)
+                }
+                None => RGBColor(200, 200, 200),
+            };
+            Rectangle::new(
+                [
+                    (SegmentValue::Exact(x), SegmentValue::Exact(y)),
+                    (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
+                ],
+                color.filled(),
+            )
+        }))
+        .map_err(|e| err(&e))?;
+    let style = ("sans-serif", 13)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    chart
+        .draw_series(cells.iter().map(|&(x, y, v)| {
+            let label = v.map(|v| format!("{v:.2}")).unwrap_or_default();
+            Text::new(
+                label,
+                (SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)),
+                style.clone(),
+            )
+        }))
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

@@ -1,0 +1,282 @@
+//! The statistics done in Rust on SQL-produced counts: bootstrap intervals for AA and ASR, the
+//! exact McNemar test, and the ArithmAttack paper's published figures.
+
+use rand::SeedableRng;
+use rand_distr::{Binomial, Distribution};
+use rand_pcg::Pcg64Mcg;
+
+use super::result::{Cell, ResultTable};
+use crate::error::{Error, Result};
+
+/// A two-sided percentile interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+}
+
+/// Default number of bootstrap replicates.
+pub const BOOTSTRAP_REPLICATES: usize = 2000;
+/// Default bootstrap seed.
+pub const BOOTSTRAP_SEED: u64 = 20240605;
+
+/// 95% percentile bootstrap intervals for AA and ASR from the three per-problem outcome counts
+/// (robust, broken, original wrong) of one model x dataset x attack.
+///
+/// Resampling the n problems with replacement and recomputing AA = robust / n and ASR = broken /
+/// (robust + broken) only depends on how many problems of each outcome are drawn, which is a
+/// multinomial draw of n over the observed shares: robust* ~ Bin(n, robust / n), then broken* ~
+/// Bin(n - robust*, broken / (broken + wrong)). That is exact and costs O(replicates), not
+/// O(replicates x problems). A replicate without a solved original leaves ASR undefined and is
+/// skipped for ASR only; ASR's interval is `None` when every replicate is undefined (no solved
+/// original at all). Deterministic: the generator is seeded with `seed` (callers mix the group
+/// key in).
+pub fn bootstrap_interval(
+    robust: u64,
+    broken: u64,
+    wrong: u64,
+    replicates: usize,
+    seed: u64,
+) -> (Option<Interval>, Option<Interval>) {
+    let n = robust + broken + wrong;
+    if n == 0 || replicates == 0 {
+        return (None, None);
+    }
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let p_robust = robust as f64 / n as f64;
+    let p_broken = if broken + wrong == 0 {
+        0.0
+    } else {
+        broken as f64 / (broken + wrong) as f64
+    };
+    let mut aa = Vec::with_capacity(replicates);
+    let mut asr = Vec::with_capacity(replicates);
+    for _ in 0..replicates {
+        let r = binomial(&mut rng, n, p_robust);
+        let b = binomial(&mut rng, n - r, p_broken);
+        aa.push(r as f64 / n as f64);
+        if r + b > 0 {
+            asr.push(b as f64 / (r + b) as f64);
+        }
+    }
+    (percentile_interval(aa), percentile_interval(asr))
+}
+
+fn binomial(rng: &mut Pcg64Mcg, n: u64, p: f64) -> u64 {
+    if n == 0 || p <= 0.0 {
+        0
+    } else if p >= 1.0 {
+        n
+    } else {
+        Binomial::new(n, p).expect("0 < p < 1").sample(rng)
+    }
+}
+
+/// The 2.5 and 97.5 percentiles (linear interpolation between order statistics).
+fn percentile_interval(mut values: Vec<f64>) -> Option<Interval> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    Some(Interval {
+        low: quantile(&values, 0.025),
+        high: quantile(&values, 0.975),
+    })
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    let frac = pos - lo as f64;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * frac
+}
+
+/// The exact two-sided McNemar test: a binomial test of `b` successes in `b + c` trials at
+/// p = 1/2, p = min(1, 2 P(X <= min(b, c))); 1 when there is no discordant pair.
+pub fn mcnemar_exact_p(b: u64, c: u64) -> f64 {
+    let n = b + c;
+    if n == 0 {
+        return 1.0;
+    }
+    let k = b.min(c);
+    // log C(n, i) - n log 2, summed with log-sum-exp so that large n does not overflow.
+    let ln2n = n as f64 * std::f64::consts::LN_2;
+    let mut ln_choose = 0.0f64; // ln C(n, 0)
+    let mut terms = Vec::with_capacity(k as usize + 1);
+    for i in 0..=k {
+        if i > 0 {
+            ln_choose += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        terms.push(ln_choose - ln2n);
+    }
+    let max = terms.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let tail = max.exp() * terms.iter().map(|t| (t - max).exp()).sum::<f64>();
+    (2.0 * tail).min(1.0)
+}
+
+fn count(table: &ResultTable, row: usize, column: &str, metric: &str) -> Result<u64> {
+    let cell = table.get(row, column).ok_or_else(|| {
+        Error::Usage(format!(
+            "metric {metric}: the SQL result has no column `{column}`"
+        ))
+    })?;
+    match cell {
+        Cell::Null => Ok(0),
+        c => c
+            .as_i64()
+            .and_then(|v| u64::try_from(v).ok())
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "metric {metric}: column `{column}` holds {c:?}, not a count"
+                ))
+            }),
+    }
+}
+
+fn text(table: &ResultTable, row: usize, column: &str) -> String {
+    match table.get(row, column) {
+        Some(Cell::Text(s)) => s.clone(),
+        Some(c) => format!("{c:?}"),
+        None => String::new(),
+    }
+}
+
+/// Add `aa_low`, `aa_high`, `asr_low`, `asr_high` to the rows of `bootstrap_ci.sql` (columns
+/// robust, broken, original_wrong; the group key columns model, template, dataset, attack seed
+/// each group's generator, so a row's interval does not depend on the other rows).
+pub fn add_bootstrap_columns(table: &mut ResultTable, replicates: usize, seed: u64) -> Result<()> {
+    let mut intervals = Vec::with_capacity(table.len());
+    for row in 0..table.len() {
+        let robust = count(table, row, "robust", "bootstrap_ci")?;
+        let broken = count(table, row, "broken", "bootstrap_ci")?;
+        let wrong = count(table, row, "original_wrong", "bootstrap_ci")?;
+        let key: Vec<String> = ["model", "template", "dataset", "attack"]
+            .iter()
+            .map(|c| text(table, row, c))
+            .collect();
+        let group_seed = crate::seed::mix(seed ^ crate::seed::fnv1a(key.join("\0").as_bytes()));
+        intervals.push(bootstrap_interval(
+            robust, broken, wrong, replicates, group_seed,
+        ));
+    }
+    let pick = |i: Option<Interval>, low: bool| match i {
+        Some(i) => Cell::Float(if low { i.low } else { i.high }),
+        None => Cell::Null,
+    };
+    table.push_values(
+        "aa_low",
+        intervals.iter().map(|i| pick(i.0, true)).collect(),
+    );
+    table.push_values(
+        "aa_high",
+        intervals.iter().map(|i| pick(i.0, false)).collect(),
+    );
+    table.push_values(
+        "asr_low",
+        intervals.iter().map(|i| pick(i.1, true)).collect(),
+    );
+    table.push_values(
+        "asr_high",
+        intervals.iter().map(|i| pick(i.1, false)).collect(),
+    );
+    Ok(())
+}
+
+/// Add `p_value` (exact McNemar) to the rows of `mcnemar.sql` (columns clean_only,
+/// attacked_only).
+pub fn add_mcnemar_column(table: &mut ResultTable) -> Result<()> {
+    let mut p = Vec::with_capacity(table.len());
+    for row in 0..table.len() {
+        let b = count(table, row, "clean_only", "mcnemar")?;
+        let c = count(table, row, "attacked_only", "mcnemar")?;
+        p.push(mcnemar_exact_p(b, c));
+    }
+    table.push_values("p_value", p.into_iter().map(Cell::Float).collect());
+    Ok(())
+}
+
+/// ArithmAttack's published figures: (dataset, model, accuracy % clean / noise 10 / 30 / 50,
+/// ASR %), from Abedin et al., "ArithmAttack: Evaluating Robustness of LLMs to Noisy Context in
+/// Math Problem Solving" (Tables 1 and 3), as listed in `../shared/data/README.md`. ASR there is
+/// the share of clean-correct items answered wrongly under noise, averaged over 10/30/50. Model
+/// names are the folder names of the authors' released responses.
+#[rustfmt::skip]
+pub fn arithmattack_published() -> &'static [(&'static str, &'static str, [f64; 4], f64)] {
+    &[
+        ("gsm8k", "Llama-3.1-8B-Instruct", [82.25, 81.04, 78.84, 77.02], 12.53),
+        ("gsm8k", "Qwen2.5-1.5B-Instruct", [61.10, 56.02, 52.69, 49.35], 31.59),
+        ("multiarith", "Llama-3.1-8B-Instruct", [99.44, 94.44, 91.66, 83.88], 9.67),
+        ("multiarith", "Mathstral-7b-v0.1", [96.11, 92.77, 86.11, 87.22], 9.47),
+        ("multiarith", "Meta-Llama-3-8B-Instruct", [95.00, 92.77, 91.66, 88.33], 7.79),
+        ("multiarith", "Mistral-7B-Instruct-v0.2", [73.88, 72.77, 71.11, 65.55], 23.66),
+        ("multiarith", "gemma-2-2b-it", [89.44, 82.77, 78.88, 72.22], 19.45),
+        ("multiarith", "zephyr-7b-beta", [37.22, 22.22, 16.11, 12.77], 77.10),
+        ("multiarith", "Qwen2.5-1.5B-Instruct", [97.22, 94.44, 85.55, 83.88], 11.04),
+    ]
+}
+
+/// Whether an advmath model name is a published model (`Llama-3.1-8B-Instruct` matches itself
+/// and `meta-llama/Llama-3.1-8B-Instruct`, case-insensitively).
+pub fn matches_published_model(model: &str, published: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    let p = published.to_ascii_lowercase();
+    m == p || m.ends_with(&format!("/{p}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcnemar_matches_hand_computed_binomial_tails() {
+        // b = 10, c = 0: 2 * (1/2)^10.
+        assert!((mcnemar_exact_p(10, 0) - 2.0 / 1024.0).abs() < 1e-15);
+        // b = 7, c = 2, n = 9: 2 * (C(9,0) + C(9,1) + C(9,2)) / 2^9 = 2 * 46 / 512.
+        assert!((mcnemar_exact_p(7, 2) - 92.0 / 512.0).abs() < 1e-12);
+        assert!((mcnemar_exact_p(2, 7) - 92.0 / 512.0).abs() < 1e-12);
+        // Balanced: capped at 1.
+        assert_eq!(mcnemar_exact_p(3, 3), 1.0);
+        assert_eq!(mcnemar_exact_p(0, 0), 1.0);
+        // Large n stays finite and tiny.
+        let p = mcnemar_exact_p(5000, 4000);
+        assert!(p > 0.0 && p < 1e-20, "{p}");
+    }
+
+    #[test]
+    fn bootstrap_is_deterministic_and_brackets_the_estimate() {
+        let (aa, asr) = bootstrap_interval(40, 30, 30, 2000, 7);
+        let (aa2, asr2) = bootstrap_interval(40, 30, 30, 2000, 7);
+        assert_eq!(aa, aa2);
+        assert_eq!(asr, asr2);
+        let aa = aa.unwrap();
+        let asr = asr.unwrap();
+        assert!(aa.low < 0.4 && 0.4 < aa.high, "{aa:?}");
+        assert!(asr.low < 30.0 / 70.0 && 30.0 / 70.0 < asr.high, "{asr:?}");
+        // Roughly the normal-approximation width for a proportion: 2 * 1.96 * sqrt(.24 / 100).
+        assert!((aa.high - aa.low - 0.192).abs() < 0.04, "{aa:?}");
+        // No solved original: ASR undefined, AA degenerate at 0.
+        let (aa, asr) = bootstrap_interval(0, 0, 5, 100, 1);
+        assert_eq!(
+            aa,
+            Some(Interval {
+                low: 0.0,
+                high: 0.0
+            })
+        );
+        assert_eq!(asr, None);
+    }
+
+    #[test]
+    fn published_names_match_with_an_organisation_prefix() {
+        assert!(matches_published_model(
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "Llama-3.1-8B-Instruct"
+        ));
+        assert!(!matches_published_model(
+            "Llama-3.1-8B",
+            "Llama-3.1-8B-Instruct"
+        ));
+        assert_eq!(arithmattack_published().len(), 9);
+    }
+}

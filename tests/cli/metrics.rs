@@ -1,0 +1,1036 @@
+//! Metrics (issue 5): every metric SQL file on small hand-built `responses` tables whose expected
+//! values are worked out by hand below, the report, `advmath sql` outputs, the error messages, and
+//! DuckDB parity (skipped, saying so, when python3 cannot import duckdb).
+//!
+//! Xie fixture (template `xie2024`, dataset `toy`, attack `m3`, problems p0..p3 = `toy/test/0..3`,
+//! five variants each, index 0..4; 1 = answered correctly):
+//!
+//! | model | originals p0 p1 p2 p3 | variants p0 | p1 | p2 | p3 |
+//! |---|---|---|---|---|---|
+//! | model-a | 1 1 1 0 | 11111 | 11011 | 01111 | 11111 |
+//! | model-b | 1 1 0 1 | 11111 | 11011 | 00000 | 11111 |
+//! | sim-c (simulated) | 1 0 1 0 | 11110 | 10101 | 01110 | 00000 |
+//!
+//! plus an ungraded row (model-a, p0, index 5, `correct` NULL) and an outside row (model-b, no
+//! variant_id, problem_id or attack), which every metric must ignore.
+//!
+//! Adversarial examples (original right, variant wrong): model-a {p1/2, p2/0}, model-b {p1/2},
+//! sim-c {p0/4, p2/0, p2/4}.
+//!
+//! ArithmAttack fixture (template `arithmattack`, dataset `gsm8k`, problems `gsm8k/test/0..3`,
+//! attack `original` = level 0 and `punct10/30/50`, one variant each):
+//!
+//! | model | clean | punct10 | punct30 | punct50 |
+//! |---|---|---|---|---|
+//! | Qwen2.5-1.5B-Instruct | 1110 | 1101 | 1000 | 0000 |
+//! | sim-noise (simulated by name only) | 0000 | 1000 | 0000 | 0100 |
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use advmath::metrics::{
+    self, Cell, OutputFormat, ResultTable, SqlEngine, TableState, EMBEDDED_SQL,
+};
+use arrow::array::RecordBatch;
+use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, StringArray};
+
+/// One response row of a fixture.
+struct Resp {
+    model: &'static str,
+    template: &'static str,
+    dataset: &'static str,
+    problem: Option<usize>,
+    attack: &'static str,
+    index: usize,
+    noise: i32,
+    correct: Option<bool>,
+    simulated: bool,
+}
+
+fn responses_batch(rows: &[&Resp]) -> RecordBatch {
+    let schema = advmath::schema::responses();
+    let n = rows.len();
+    let text = |f: &dyn Fn(&Resp) -> Option<String>| -> ArrayRef {
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| f(r)).collect::<Vec<Option<String>>>(),
+        ))
+    };
+    let pid = |r: &Resp| r.problem.map(|p| format!("{}/test/{p}", r.dataset));
+    let vid = |r: &Resp| pid(r).map(|p| format!("{p}/{}/{}", r.attack, r.index));
+    let columns: Vec<ArrayRef> = vec![
+        text(&|r| {
+            Some(format!(
+                "{}-{:?}-{}-{}",
+                r.model, r.problem, r.attack, r.index
+            ))
+        }),
+        text(&|r| Some(r.model.to_string())),
+        text(&|r| Some(r.template.to_string())),
+        text(&|r| vid(r)),
+        text(&|r| pid(r)),
+        text(&|r| r.problem.map(|_| r.dataset.to_string())),
+        text(&|r| r.problem.map(|_| r.attack.to_string())),
+        Arc::new(Int32Array::from(
+            rows.iter()
+                .map(|r| r.problem.map(|_| r.noise))
+                .collect::<Vec<_>>(),
+        )),
+        text(&|r| Some(format!("question {:?} {}", r.problem, r.index))),
+        text(&|_| Some("The answer is 1".to_string())),
+        text(&|_| Some("1".to_string())),
+        text(&|_| Some("answer_is".to_string())),
+        text(&|_| Some("1".to_string())),
+        Arc::new(BooleanArray::from(
+            rows.iter().map(|r| r.correct).collect::<Vec<_>>(),
+        )),
+        Arc::new(BooleanArray::from(
+            rows.iter().map(|r| r.correct).collect::<Vec<_>>(),
+        )),
+        Arc::new(Float64Array::from(vec![Some(12.5); n])),
+        Arc::new(Int64Array::from(vec![Some(40); n])),
+        Arc::new(Int64Array::from(vec![Some(8); n])),
+        text(&|_| Some("stop".to_string())),
+        text(&|r| Some(if r.simulated { "simulated" } else { "endpoint" }.to_string())),
+        Arc::new(BooleanArray::from(
+            rows.iter().map(|r| r.simulated).collect::<Vec<_>>(),
+        )),
+        text(&|_| None),
+    ];
+    RecordBatch::try_new(schema, columns).expect("fixture matches the responses schema")
+}
+
+/// Write `rows` as `tables/responses/<model>/part-0.parquet`, one folder per model.
+fn write_responses(tables: &Path, rows: &[Resp]) {
+    let mut models: Vec<&str> = rows.iter().map(|r| r.model).collect();
+    models.sort();
+    models.dedup();
+    for model in models {
+        let mine: Vec<&Resp> = rows.iter().filter(|r| r.model == model).collect();
+        let path = tables
+            .join("responses")
+            .join(model.replace('/', "__"))
+            .join("part-0.parquet");
+        advmath::table::write_batch(&path, &responses_batch(&mine)).unwrap();
+    }
+}
+
+fn bit(s: &str, i: usize) -> Option<bool> {
+    Some(s.as_bytes()[i] == b'1')
+}
+
+/// The Xie fixture of the module comment.
+fn xie_rows() -> Vec<Resp> {
+    let spec: [(&str, bool, &str, [&str; 4]); 3] = [
+        (
+            "model-a",
+            false,
+            "1110",
+            ["11111", "11011", "01111", "11111"],
+        ),
+        (
+            "model-b",
+            false,
+            "1101",
+            ["11111", "11011", "00000", "11111"],
+        ),
+        ("sim-c", true, "1010", ["11110", "10101", "01110", "00000"]),
+    ];
+    let mut rows = Vec::new();
+    for (model, simulated, originals, variants) in spec {
+        for (p, answers) in variants.iter().enumerate() {
+            let base = |attack, index, correct| Resp {
+                model,
+                template: "xie2024",
+                dataset: "toy",
+                problem: Some(p),
+                attack,
+                index,
+                noise: 0,
+                correct,
+                simulated,
+            };
+            rows.push(base("original", 0, bit(originals, p)));
+            for i in 0..5 {
+                rows.push(base("m3", i, bit(answers, i)));
+            }
+        }
+    }
+    // Ignored rows: ungraded, and an outside row that matches no variant.
+    rows.push(Resp {
+        model: "model-a",
+        template: "xie2024",
+        dataset: "toy",
+        problem: Some(0),
+        attack: "m3",
+        index: 5,
+        noise: 0,
+        correct: None,
+        simulated: false,
+    });
+    rows.push(Resp {
+        model: "model-b",
+        template: "xie2024",
+        dataset: "toy",
+        problem: None,
+        attack: "m3",
+        index: 0,
+        noise: 0,
+        correct: Some(false),
+        simulated: false,
+    });
+    rows
+}
+
+/// The ArithmAttack fixture of the module comment.
+fn arithmattack_rows() -> Vec<Resp> {
+    let spec: [(&str, [&str; 4]); 2] = [
+        ("Qwen2.5-1.5B-Instruct", ["1110", "1101", "1000", "0000"]),
+        ("sim-noise", ["0000", "1000", "0000", "0100"]),
+    ];
+    let mut rows = Vec::new();
+    for (model, levels) in spec {
+        for (l, (attack, noise)) in [
+            ("original", 0),
+            ("punct10", 10),
+            ("punct30", 30),
+            ("punct50", 50),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for p in 0..4 {
+                rows.push(Resp {
+                    model,
+                    template: "arithmattack",
+                    dataset: "gsm8k",
+                    problem: Some(p),
+                    attack,
+                    index: 0,
+                    noise,
+                    correct: bit(levels[l], p),
+                    simulated: false,
+                });
+            }
+        }
+    }
+    rows
+}
+
+fn fixture() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let mut rows = xie_rows();
+    rows.extend(arithmattack_rows());
+    write_responses(&tables, &rows);
+    (dir, tables)
+}
+
+fn sql(name: &str) -> &'static str {
+    EMBEDDED_SQL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no metric {name}"))
+        .1
+}
+
+fn metric(engine: &SqlEngine, name: &str) -> ResultTable {
+    engine
+        .query_table(sql(name))
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The only row whose text columns have these values.
+fn row(t: &ResultTable, keys: &[(&str, &str)]) -> usize {
+    let found: Vec<usize> = (0..t.len())
+        .filter(|&r| {
+            keys.iter()
+                .all(|(c, v)| t.get(r, c).and_then(Cell::as_str) == Some(*v))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "rows matching {keys:?} in {t:?}");
+    found[0]
+}
+
+fn num(t: &ResultTable, r: usize, column: &str) -> f64 {
+    t.get(r, column)
+        .and_then(Cell::as_f64)
+        .unwrap_or_else(|| panic!("{column} of row {r} is {:?}", t.get(r, column)))
+}
+
+fn assert_close(t: &ResultTable, r: usize, column: &str, expected: f64) {
+    let got = num(t, r, column);
+    assert!(
+        (got - expected).abs() < 1e-12,
+        "{column} of row {r}: expected {expected}, got {got} ({:?})",
+        t.rows[r]
+    );
+}
+
+fn toy(model: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("model", model),
+        ("template", "xie2024"),
+        ("dataset", "toy"),
+        ("attack", "m3"),
+    ]
+}
+
+#[test]
+fn metrics_xie_table1_oa_aa_asr() {
+    let (_dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "xie_asr");
+    // model-a: 4 problems, originals right on p0 p1 p2 -> OA 3/4. Robust (original and all five
+    // variants right): p0 only -> AA 1/4. ASR = (3/4 - 1/4) / (3/4) = 2/3.
+    let a = row(&t, &toy("model-a"));
+    assert_eq!(num(&t, a, "problems"), 4.0);
+    assert_eq!(
+        num(&t, a, "variants"),
+        20.0,
+        "the ungraded sixth variant is ignored"
+    );
+    assert_close(&t, a, "oa", 0.75);
+    assert_close(&t, a, "aa", 0.25);
+    assert_close(&t, a, "asr", 2.0 / 3.0);
+    // model-b: OA 3/4 (p0 p1 p3); robust p0 and p3 -> AA 1/2; ASR = (3/4 - 1/2) / (3/4) = 1/3.
+    let b = row(&t, &toy("model-b"));
+    assert_close(&t, b, "oa", 0.75);
+    assert_close(&t, b, "aa", 0.5);
+    assert_close(&t, b, "asr", 1.0 / 3.0);
+    // sim-c: OA 2/4 (p0 p2), both broken (p0 by index 4, p2 by index 0) -> AA 0, ASR 1.
+    let c = row(&t, &toy("sim-c"));
+    assert_close(&t, c, "oa", 0.5);
+    assert_close(&t, c, "aa", 0.0);
+    assert_close(&t, c, "asr", 1.0);
+    // ArithmAttack's punctuation attacks are attacks too: Qwen punct10 breaks p2 only of the
+    // three solved problems -> ASR 1/3; sim-noise solves no original: ASR undefined (NULL).
+    let q = row(
+        &t,
+        &[("model", "Qwen2.5-1.5B-Instruct"), ("attack", "punct10")],
+    );
+    assert_close(&t, q, "asr", 1.0 / 3.0);
+    let s = row(&t, &[("model", "sim-noise"), ("attack", "punct30")]);
+    assert_eq!(t.get(s, "asr"), Some(&Cell::Null));
+    assert_close(&t, s, "oa", 0.0);
+    // 3 Xie models + 2 ArithmAttack models x 3 levels; the outside row adds no group.
+    assert_eq!(t.len(), 3 + 2 * 3);
+}
+
+#[test]
+fn metrics_xie_table2_incorrect_share_and_histogram() {
+    let (_dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "xie_incorrect_share");
+    // model-a: solved p0 p1 p2 with 0, 1, 1 wrong of 5 -> mean (0 + .2 + .2) / 3 = 2/15; over all
+    // four problems (p3: 0 wrong) 0.4 / 4 = 0.1; pooled 2 / 15.
+    let a = row(&t, &toy("model-a"));
+    assert_close(&t, a, "mean_incorrect_share", 0.4 / 3.0);
+    assert_close(&t, a, "mean_incorrect_share_all", 0.1);
+    assert_close(&t, a, "pooled_incorrect_share", 2.0 / 15.0);
+    assert_eq!(num(&t, a, "adversarial_examples"), 2.0);
+    // model-b: solved p0 p1 p3 -> (0 + .2 + 0) / 3; all: p2 is 5/5 wrong -> (0 + .2 + 1 + 0) / 4.
+    let b = row(&t, &toy("model-b"));
+    assert_close(&t, b, "mean_incorrect_share", 0.2 / 3.0);
+    assert_close(&t, b, "mean_incorrect_share_all", 0.3);
+    // sim-c: solved p0 (1/5) p2 (2/5) -> 0.3; all: + p1 2/5, p3 5/5 -> (.2 + .4 + .4 + 1) / 4.
+    let c = row(&t, &toy("sim-c"));
+    assert_close(&t, c, "mean_incorrect_share", 0.3);
+    assert_close(&t, c, "mean_incorrect_share_all", 0.5);
+    // sim-noise solves nothing: the mean over solved problems is undefined.
+    let s = row(&t, &[("model", "sim-noise"), ("attack", "punct10")]);
+    assert_eq!(t.get(s, "mean_incorrect_share"), Some(&Cell::Null));
+
+    let h = metric(&engine, "xie_incorrect_share_hist");
+    let bins = |model: &'static str| -> Vec<i64> {
+        (0..h.len())
+            .filter(|&r| {
+                toy(model)
+                    .iter()
+                    .all(|(c, v)| h.get(r, c).and_then(Cell::as_str) == Some(*v))
+            })
+            .map(|r| h.get(r, "problems").and_then(Cell::as_i64).unwrap())
+            .collect()
+    };
+    // Ten bins of width 0.1; a share of 0.2 falls in bin 2 ([0.2, 0.3)), 0.4 in bin 4.
+    assert_eq!(bins("model-a"), vec![1, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(bins("model-b"), vec![2, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(bins("sim-c"), vec![0, 0, 1, 0, 1, 0, 0, 0, 0, 0]);
+    let a2 = (0..h.len())
+        .find(|&r| {
+            h.get(r, "model").and_then(Cell::as_str) == Some("model-a")
+                && h.get(r, "bin").and_then(Cell::as_i64) == Some(2)
+        })
+        .unwrap();
+    assert_close(&h, a2, "share_of_problems", 2.0 / 3.0);
+    assert_close(&h, a2, "share_from", 0.2);
+    assert_close(&h, a2, "share_to", 0.3);
+}
+
+#[test]
+fn metrics_xie_table4_universal() {
+    let (_dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "xie_universal");
+    let k = |k: i64| {
+        (0..t.len())
+            .find(|&r| {
+                t.get(r, "dataset").and_then(Cell::as_str) == Some("toy")
+                    && t.get(r, "k").and_then(Cell::as_i64) == Some(k)
+            })
+            .unwrap()
+    };
+    // Fooled models per variant: p1/2 {a, b}, p2/0 {a, c}, p0/4 {c}, p2/4 {c}: four adversarial
+    // examples; two fool exactly one model, two fool exactly two, none all three.
+    for (kk, exactly, at_least, share) in [(1, 2, 4, 1.0), (2, 2, 2, 0.5), (3, 0, 0, 0.0)] {
+        let r = k(kk);
+        assert_eq!(num(&t, r, "models"), 3.0);
+        assert_eq!(num(&t, r, "exactly_k"), exactly as f64, "k = {kk}");
+        assert_eq!(num(&t, r, "at_least_k"), at_least as f64, "k = {kk}");
+        assert_eq!(num(&t, r, "adversarial_examples"), 4.0);
+        assert_close(&t, r, "share_at_least_k", share);
+    }
+    assert_eq!(
+        (0..t.len())
+            .filter(|&r| t.get(r, "dataset").and_then(Cell::as_str) == Some("toy"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn metrics_xie_figure3_transferability() {
+    let (_dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "xie_transfer");
+    let pair = |s: &'static str, tg: &'static str| {
+        row(&t, &[("dataset", "toy"), ("source", s), ("target", tg)])
+    };
+    // (source, target, source's adversarial examples, shared, rate)
+    let expected = [
+        ("model-a", "model-a", 2, 2, 1.0),
+        ("model-a", "model-b", 2, 1, 0.5), // p1/2
+        ("model-a", "sim-c", 2, 1, 0.5),   // p2/0
+        ("model-b", "model-a", 1, 1, 1.0), // p1/2
+        ("model-b", "model-b", 1, 1, 1.0),
+        ("model-b", "sim-c", 1, 0, 0.0),
+        ("sim-c", "model-a", 3, 1, 1.0 / 3.0), // p2/0
+        ("sim-c", "model-b", 3, 0, 0.0),
+        ("sim-c", "sim-c", 3, 3, 1.0),
+    ];
+    for (s, tg, n, shared, rate) in expected {
+        let r = pair(s, tg);
+        assert_eq!(num(&t, r, "source_adversarial"), n as f64, "{s} -> {tg}");
+        assert_eq!(num(&t, r, "also_fool_target"), shared as f64, "{s} -> {tg}");
+        assert_close(&t, r, "transfer_rate", rate);
+    }
+    // sim-noise has no adversarial example (it solves no clean question): its rates are NULL.
+    let r = row(
+        &t,
+        &[
+            ("attack", "punct10"),
+            ("source", "sim-noise"),
+            ("target", "Qwen2.5-1.5B-Instruct"),
+        ],
+    );
+    assert_eq!(t.get(r, "transfer_rate"), Some(&Cell::Null));
+}
+
+#[test]
+fn metrics_xie_table5_efficient_attack() {
+    let (_dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "xie_efficient");
+    let pair = |tg: &'static str, c: &'static str| {
+        row(&t, &[("dataset", "toy"), ("target", tg), ("cheap", c)])
+    };
+    // Targets: solved = 3 / 3 / 2, full requests = 20 variants each, full_broken = 2 / 1 / 2.
+    // Cheap adversarial examples: a 2, b 1, c 3. efficient_broken = problems with a variant that
+    // is adversarial for both: (a, b) p1, (a, c) p2, (b, a) p1, (b, c) none, (c, a) p2, (c, b) none.
+    // (target, cheap, solved, full_broken, eff_requests, eff_broken)
+    let expected = [
+        ("model-a", "model-b", 3, 2, 1, 1),
+        ("model-a", "sim-c", 3, 2, 3, 1),
+        ("model-b", "model-a", 3, 1, 2, 1),
+        ("model-b", "sim-c", 3, 1, 3, 0),
+        ("sim-c", "model-a", 2, 2, 2, 1),
+        ("sim-c", "model-b", 2, 2, 1, 0),
+    ];
+    for (tg, c, solved, full_broken, eff_req, eff_broken) in expected {
+        let r = pair(tg, c);
+        assert_eq!(num(&t, r, "solved"), solved as f64, "{tg} <- {c}");
+        assert_eq!(num(&t, r, "full_requests"), 20.0);
+        assert_eq!(num(&t, r, "full_broken"), full_broken as f64);
+        assert_close(&t, r, "full_asr", full_broken as f64 / solved as f64);
+        assert_eq!(
+            num(&t, r, "efficient_requests"),
+            eff_req as f64,
+            "{tg} <- {c}"
+        );
+        assert_eq!(
+            num(&t, r, "efficient_broken"),
+            eff_broken as f64,
+            "{tg} <- {c}"
+        );
+        assert_close(&t, r, "efficient_asr", eff_broken as f64 / solved as f64);
+        assert_close(&t, r, "requests_saved", 1.0 - eff_req as f64 / 20.0);
+        assert_close(
+            &t,
+            r,
+            "asr_retained",
+            eff_broken as f64 / full_broken as f64,
+        );
+    }
+    assert_eq!(
+        (0..t.len())
+            .filter(|&r| t.get(r, "dataset").and_then(Cell::as_str) == Some("toy"))
+            .count(),
+        6,
+        "ordered pairs of different models only"
+    );
+}
+
+#[test]
+fn metrics_xie_figure7_attack_curve() {
+    let (_dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "xie_attack_curve");
+    let aa = |model: &'static str| -> Vec<f64> {
+        (0..t.len())
+            .filter(|&r| {
+                toy(model)
+                    .iter()
+                    .all(|(c, v)| t.get(r, c).and_then(Cell::as_str) == Some(*v))
+            })
+            .map(|r| num(&t, r, "aa"))
+            .collect()
+    };
+    // First wrong variant index per solved problem -- model-a: p0 none, p1 2, p2 0; with the first
+    // k variants a problem survives while k <= its first wrong index: k=1: p0 p1; k=2: p0 p1;
+    // k>=3: p0. Over 4 problems.
+    assert_eq!(aa("model-a"), vec![0.5, 0.5, 0.25, 0.25, 0.25]);
+    // model-b: p0 none, p1 2, p3 none -> 3, 3, 2, 2, 2 of 4.
+    assert_eq!(aa("model-b"), vec![0.75, 0.75, 0.5, 0.5, 0.5]);
+    // sim-c: p0 first wrong 4, p2 0 -> 1, 1, 1, 1, 0 of 4.
+    assert_eq!(aa("sim-c"), vec![0.25, 0.25, 0.25, 0.25, 0.0]);
+    // At k = m the curve is Table 1, and ASR(k) = (OA - AA(k)) / OA.
+    let at = |model: &'static str, k: i64| {
+        (0..t.len())
+            .find(|&r| {
+                t.get(r, "model").and_then(Cell::as_str) == Some(model)
+                    && t.get(r, "dataset").and_then(Cell::as_str) == Some("toy")
+                    && t.get(r, "k").and_then(Cell::as_i64) == Some(k)
+            })
+            .unwrap()
+    };
+    assert_close(&t, at("sim-c", 5), "asr", 1.0);
+    assert_close(&t, at("model-a", 1), "asr", (0.75 - 0.5) / 0.75);
+    assert_close(&t, at("model-a", 5), "asr", 2.0 / 3.0);
+}
+
+#[test]
+fn metrics_bootstrap_intervals_and_mcnemar() {
+    let (_dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "bootstrap_ci");
+    // Outcomes per problem: model-a robust p0, broken p1 p2, original wrong p3; model-b robust
+    // p0 p3, broken p1, wrong p2; sim-c robust none, broken p0 p2, wrong p1 p3.
+    for (model, robust, broken, wrong) in [
+        ("model-a", 1, 2, 1),
+        ("model-b", 2, 1, 1),
+        ("sim-c", 0, 2, 2),
+    ] {
+        let r = row(&t, &toy(model));
+        assert_eq!(num(&t, r, "robust"), robust as f64, "{model}");
+        assert_eq!(num(&t, r, "broken"), broken as f64, "{model}");
+        assert_eq!(num(&t, r, "original_wrong"), wrong as f64, "{model}");
+    }
+    // The intervals (Rust, seeded): they bracket the estimate and are reproducible.
+    let dir = tempfile::tempdir().unwrap();
+    let summary = metrics::run_metrics(&tables, dir.path()).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("bootstrap_ci.csv")).unwrap();
+    let again = tempfile::tempdir().unwrap();
+    metrics::run_metrics(&tables, again.path()).unwrap();
+    assert_eq!(
+        csv,
+        std::fs::read_to_string(again.path().join("bootstrap_ci.csv")).unwrap(),
+        "deterministic bootstrap"
+    );
+    assert!(summary.metrics.iter().any(|m| m.name == "bootstrap_ci"));
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let val = |name: &str| f[col(name)].parse::<f64>().ok();
+        let (aa, lo, hi) = (
+            val("aa").unwrap(),
+            val("aa_low").unwrap(),
+            val("aa_high").unwrap(),
+        );
+        assert!(lo <= aa && aa <= hi, "{line}");
+        if f[col("model")] == "sim-c" && f[col("attack")] == "m3" {
+            // Every resample has AA 0 and (when defined) ASR 1.
+            assert_eq!((lo, hi), (0.0, 0.0));
+            assert_eq!((val("asr_low"), val("asr_high")), (Some(1.0), Some(1.0)));
+            assert_eq!(f[col("simulated")], "true");
+        }
+        if f[col("model")] == "sim-noise" {
+            // No solved original: ASR and its interval are empty.
+            assert_eq!(f[col("asr")], "");
+            assert_eq!(f[col("asr_low")], "");
+        }
+    }
+
+    let m = metric(&engine, "mcnemar");
+    // Pairs (clean, every variant right): model-a p0 (1,1) p1 (1,0) p2 (1,0) p3 (0,1) ->
+    // clean_only 2, attacked_only 1, p = 2 * P(Bin(3, .5) <= 1) = 2 * 4/8 = 1.
+    // model-b: (1,1) (1,0) (0,0) (1,1) -> 1, 0, p = 2 * 1/2 = 1.
+    // sim-c: (1,0) (0,0) (1,0) (0,0) -> 2, 0, p = 2 * 1/4 = 0.5.
+    for (model, b, c, clean, attacked, p) in [
+        ("model-a", 2, 1, 0.75, 0.5, 1.0),
+        ("model-b", 1, 0, 0.75, 0.5, 1.0),
+        ("sim-c", 2, 0, 0.5, 0.0, 0.5),
+    ] {
+        let r = row(&m, &toy(model));
+        assert_eq!(num(&m, r, "clean_only"), b as f64, "{model}");
+        assert_eq!(num(&m, r, "attacked_only"), c as f64, "{model}");
+        assert_close(&m, r, "clean_accuracy", clean);
+        assert_close(&m, r, "attacked_accuracy", attacked);
+        assert!(
+            (metrics::mcnemar_exact_p(b, c) - p).abs() < 1e-12,
+            "{model}"
+        );
+    }
+    let mcsv = std::fs::read_to_string(dir.path().join("mcnemar.csv")).unwrap();
+    assert!(
+        mcsv.lines().next().unwrap().ends_with("p_value,simulated"),
+        "{mcsv}"
+    );
+    // Qwen punct50: clean 1110 vs noisy 0000 -> clean_only 3, attacked_only 0, p = 2/8.
+    let q = row(
+        &m,
+        &[("model", "Qwen2.5-1.5B-Instruct"), ("attack", "punct50")],
+    );
+    assert_eq!(num(&m, q, "clean_only"), 3.0);
+    assert!((metrics::mcnemar_exact_p(3, 0) - 0.25).abs() < 1e-12);
+}
+
+#[test]
+fn metrics_arithmattack_accuracy_asr_and_paper_table() {
+    let (dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "arithmattack_accuracy");
+    let acc = |model: &'static str| -> Vec<(f64, f64)> {
+        (0..t.len())
+            .filter(|&r| t.get(r, "model").and_then(Cell::as_str) == Some(model))
+            .map(|r| (num(&t, r, "noise_level"), num(&t, r, "accuracy")))
+            .collect()
+    };
+    // Qwen: clean 1110, noise 10 1101, 30 1000, 50 0000.
+    assert_eq!(
+        acc("Qwen2.5-1.5B-Instruct"),
+        vec![(0.0, 0.75), (10.0, 0.75), (30.0, 0.25), (50.0, 0.0)]
+    );
+    assert_eq!(
+        acc("sim-noise"),
+        vec![(0.0, 0.0), (10.0, 0.25), (30.0, 0.0), (50.0, 0.25)]
+    );
+    // Xie's toy dataset has originals but no punctuation level: level 0 only.
+    assert_eq!(acc("model-a"), vec![(0.0, 0.75)]);
+
+    let a = metric(&engine, "arithmattack_asr");
+    // Qwen, clean-correct p0 p1 p2: noise 10 flips p2 (1/3) and fixes p3; 30 flips p1 p2 (2/3);
+    // 50 flips all three (1). Mean over the levels: (1/3 + 2/3 + 1) / 3 = 2/3.
+    let q = |level: i64| {
+        (0..a.len())
+            .find(|&r| {
+                a.get(r, "model").and_then(Cell::as_str) == Some("Qwen2.5-1.5B-Instruct")
+                    && a.get(r, "noise_level").and_then(Cell::as_i64) == Some(level)
+            })
+            .unwrap()
+    };
+    assert_close(&a, q(10), "asr", 1.0 / 3.0);
+    assert_eq!(num(&a, q(10), "fixed"), 1.0);
+    assert_close(&a, q(30), "asr", 2.0 / 3.0);
+    assert_close(&a, q(50), "asr", 1.0);
+    assert_close(&a, q(50), "asr_mean", 2.0 / 3.0);
+    // sim-noise solves no clean question: ASR undefined at every level and on average.
+    let noise_rows: Vec<usize> = (0..a.len())
+        .filter(|&r| a.get(r, "model").and_then(Cell::as_str) == Some("sim-noise"))
+        .collect();
+    assert_eq!(noise_rows.len(), 3);
+    for r in noise_rows {
+        assert_eq!(a.get(r, "asr"), Some(&Cell::Null));
+        assert_eq!(a.get(r, "asr_mean"), Some(&Cell::Null));
+    }
+
+    // The report puts the paper's figures next to advmath's for the published model present.
+    let out = dir.path().join("metrics");
+    metrics::run_metrics(&tables, &out).unwrap();
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("paper and advmath side by side"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "| gsm8k | Qwen2.5-1.5B-Instruct | paper | 61.10 | 56.02 | 52.69 | 49.35 | 31.59 |"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("| gsm8k | Qwen2.5-1.5B-Instruct (arithmattack) | advmath | 75.00 | 75.00 | 25.00 | 0.00 | 66.67 |"),
+        "{report}"
+    );
+    assert!(out
+        .join("plots/arithmattack_accuracy__arithmattack__gsm8k.svg")
+        .is_file());
+    let published = metrics::arithmattack_published();
+    assert!(published.iter().any(|(d, m, acc, asr)| *d == "multiarith"
+        && *m == "zephyr-7b-beta"
+        && acc[0] == 37.22
+        && *asr == 77.10));
+}
+
+#[test]
+fn metrics_run_writes_csv_markdown_plots_and_report() {
+    let (dir, tables) = fixture();
+    let out = dir.path().join("metrics");
+    let summary = metrics::run_metrics(&tables, &out).unwrap();
+    assert_eq!(summary.tables, vec!["responses".to_string()]);
+    assert_eq!(summary.metrics.len(), EMBEDDED_SQL.len());
+    assert_eq!(
+        summary.simulated_models,
+        vec!["sim-c".to_string(), "sim-noise".to_string()],
+        "sim-c by its flag and name, sim-noise by its name"
+    );
+    for m in &summary.metrics {
+        assert!(m.csv.is_file() && m.markdown.is_file(), "{}", m.name);
+        let md = std::fs::read_to_string(&m.markdown).unwrap();
+        assert!(md.starts_with(&format!("# {}", m.title)), "{md}");
+        let csv = std::fs::read_to_string(&m.csv).unwrap();
+        assert_eq!(csv.lines().count(), m.rows + 1, "{}", m.name);
+        // Tables that name models flag the simulated ones in the CSV and mark them in Markdown.
+        let header = csv.lines().next().unwrap();
+        let names_models = header
+            .split(',')
+            .any(|c| ["model", "source", "target", "cheap"].contains(&c));
+        assert_eq!(
+            names_models,
+            header.contains("simulated"),
+            "{}: {header}",
+            m.name
+        );
+        if md.contains("sim-c") {
+            assert!(md.contains("sim-c *(simulated)*"), "{}", m.name);
+            assert!(!md.contains("| sim-c |"), "{}", m.name);
+        }
+    }
+    // The model with no solved original has an empty ASR cell.
+    let asr = std::fs::read_to_string(out.join("xie_asr.csv")).unwrap();
+    let line = asr
+        .lines()
+        .find(|l| l.starts_with("sim-noise,arithmattack,gsm8k,punct10,"))
+        .unwrap();
+    assert_eq!(
+        line,
+        "sim-noise,arithmattack,gsm8k,punct10,4,4,0,0,0,0,,true"
+    );
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    for (name, _) in EMBEDDED_SQL {
+        assert!(report.contains(&format!("<a id=\"{name}\"></a>")), "{name}");
+    }
+    for plot in &summary.plots {
+        let svg = std::fs::read_to_string(plot).unwrap();
+        assert!(
+            svg.starts_with("<svg") || svg.contains("<svg"),
+            "{}",
+            plot.display()
+        );
+        let rel = plot.strip_prefix(&out).unwrap().display().to_string();
+        assert!(
+            report.contains(&format!("]({rel})")),
+            "{rel} linked from the report"
+        );
+    }
+    assert!(out
+        .join("plots/xie_attack_curve__xie2024__toy__m3.svg")
+        .is_file());
+    assert!(out
+        .join("plots/xie_transfer__xie2024__toy__m3.svg")
+        .is_file());
+    assert!(report.contains("sim-c *(simulated)*"));
+
+    // The same metrics from a folder of SQL files.
+    let mut config = metrics::MetricsConfig::new(&tables, dir.path().join("from-dir"));
+    config.sql_dir = Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("sql"));
+    let again = metrics::run_metrics_with(&config).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(again.metrics[0].csv.clone()).unwrap(),
+        std::fs::read_to_string(&summary.metrics[0].csv).unwrap()
+    );
+}
+
+#[test]
+fn metrics_errors_are_clear() {
+    let (dir, tables) = fixture();
+    // A table that is not there.
+    let err = metrics::run_sql(&tables, "SELECT * FROM features", OutputFormat::Csv).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("table `features` is missing")
+            && msg.contains("features/dataset=<d>/attack=<a>"),
+        "{msg}"
+    );
+    assert!(msg.contains("available tables: responses"), "{msg}");
+    assert_eq!(err.exit_code(), 1);
+    // A folder without Parquet files.
+    std::fs::create_dir_all(tables.join("variants/dataset=toy")).unwrap();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let variants = engine
+        .tables()
+        .iter()
+        .find(|t| t.layout.name == "variants")
+        .unwrap();
+    assert_eq!(variants.state, TableState::Empty);
+    let msg = engine
+        .query("SELECT COUNT(*) FROM variants")
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("table `variants` is empty"), "{msg}");
+    // A malformed query, and one naming a column that does not exist: usage errors (exit 2).
+    let err =
+        metrics::run_sql(&tables, "SELEC model FROM responses", OutputFormat::Table).unwrap_err();
+    assert!(err.to_string().starts_with("SQL: "), "{err}");
+    assert_eq!(err.exit_code(), 2);
+    let err = metrics::run_sql(
+        &tables,
+        "SELECT no_such_column FROM responses",
+        OutputFormat::Table,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("no_such_column"), "{err}");
+    assert_eq!(err.exit_code(), 2);
+    // Read-only: no DDL or DML.
+    let err =
+        metrics::run_sql(&tables, "CREATE TABLE t AS SELECT 1", OutputFormat::Table).unwrap_err();
+    assert_eq!(err.exit_code(), 2, "{err}");
+    // No tables folder at all.
+    let err =
+        metrics::run_sql(&dir.path().join("nope"), "SELECT 1", OutputFormat::Table).unwrap_err();
+    assert!(err.to_string().contains("no such tables folder"), "{err}");
+    // run_metrics without responses, and with a responses table without rows.
+    let empty = dir.path().join("empty-tables");
+    std::fs::create_dir_all(&empty).unwrap();
+    let err = metrics::run_metrics(&empty, &dir.path().join("o1")).unwrap_err();
+    assert!(
+        err.to_string().contains("table `responses` is missing"),
+        "{err}"
+    );
+    let no_rows = responses_batch(&[]);
+    advmath::table::write_batch(&empty.join("responses/m/part-0.parquet"), &no_rows).unwrap();
+    let err = metrics::run_metrics(&empty, &dir.path().join("o2")).unwrap_err();
+    assert!(
+        err.to_string().contains("table `responses` is empty"),
+        "{err}"
+    );
+    // A broken user metric file names the metric.
+    let sql_dir = dir.path().join("sql");
+    std::fs::create_dir_all(&sql_dir).unwrap();
+    std::fs::write(
+        sql_dir.join("bad.sql"),
+        "-- Table 0: broken\nSELECT nope FROM responses",
+    )
+    .unwrap();
+    let mut config = metrics::MetricsConfig::new(&tables, dir.path().join("o3"));
+    config.sql_dir = Some(sql_dir);
+    let err = metrics::run_metrics_with(&config).unwrap_err();
+    assert!(err.to_string().contains("metric bad"), "{err}");
+}
+
+#[test]
+fn metrics_sql_command_output_formats() {
+    let (dir, tables) = fixture();
+    let q = "SELECT model, COUNT(*) AS n, AVG(CASE WHEN correct THEN 1.0 ELSE 0.0 END) AS acc \
+             FROM responses WHERE template = 'xie2024' AND correct IS NOT NULL \
+             GROUP BY model ORDER BY model";
+    // model-a: 24 graded rows (4 originals + 20 variants; the NULL one is left out), model-b 25
+    // (with the outside row), sim-c 24.
+    let csv = metrics::run_sql(&tables, q, OutputFormat::Csv).unwrap();
+    assert_eq!(csv.rows, 3);
+    let lines: Vec<&str> = csv.text.lines().collect();
+    assert_eq!(lines[0], "model,n,acc");
+    assert!(lines[1].starts_with("model-a,24,"), "{}", csv.text);
+    assert!(lines[2].starts_with("model-b,25,"), "{}", csv.text);
+    let json = metrics::run_sql(&tables, q, OutputFormat::Json).unwrap();
+    let first: serde_json::Value = serde_json::from_str(json.text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["model"], "model-a");
+    assert_eq!(first["n"], 24);
+    let table = metrics::run_sql(&tables, q, OutputFormat::Table).unwrap();
+    assert!(table.text.contains("| model-a |"), "{}", table.text);
+    let path = dir.path().join("out/result.parquet");
+    let pq = metrics::run_sql(&tables, q, OutputFormat::Parquet(path.clone())).unwrap();
+    assert_eq!(pq.parquet.as_deref(), Some(path.as_path()));
+    let batches = advmath::table::read_batches(&path).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+    assert_eq!(
+        batches[0].schema().field(0).data_type(),
+        &arrow::datatypes::DataType::Utf8
+    );
+    // An empty result still has its header.
+    let none = metrics::run_sql(
+        &tables,
+        "SELECT model FROM responses WHERE 1 = 0",
+        OutputFormat::Csv,
+    )
+    .unwrap();
+    assert_eq!((none.rows, none.text.as_str()), (0, "model\n"));
+    // The config form, from a file.
+    let file = dir.path().join("q.sql");
+    std::fs::write(&file, q).unwrap();
+    let config = metrics::SqlConfig {
+        tables: tables.clone(),
+        query: metrics::QuerySource::File(file),
+        format: OutputFormat::Csv,
+        threads: Some(1),
+    };
+    let mut buf = Vec::new();
+    assert_eq!(metrics::run_sql_config(&config, &mut buf).unwrap(), 3);
+    assert_eq!(String::from_utf8(buf).unwrap(), csv.text);
+}
+
+/// Each metric ends with `ORDER BY` its key columns, in the order they appear; DataFusion must
+/// honour it (an unnested list once made it drop sort keys it wrongly thought redundant).
+fn assert_sorted_by_keys(name: &str, t: &ResultTable) {
+    const KEYS: &[&str] = &[
+        "model",
+        "template",
+        "dataset",
+        "attack",
+        "source",
+        "target",
+        "cheap",
+        "k",
+        "bin",
+        "noise_level",
+    ];
+    let keys: Vec<usize> = (0..t.columns.len())
+        .filter(|&i| KEYS.contains(&t.columns[i].as_str()))
+        .collect();
+    let key = |r: usize| -> Vec<(Option<i64>, Option<String>)> {
+        keys.iter()
+            .map(|&i| {
+                let c = &t.rows[r][i];
+                (c.as_i64(), c.as_str().map(str::to_string))
+            })
+            .collect()
+    };
+    for r in 1..t.len() {
+        assert!(
+            key(r - 1) <= key(r),
+            "{name}: rows {} and {r} out of order",
+            r - 1
+        );
+    }
+}
+
+/// Every embedded metric gives the same rows in DuckDB (tests/python/duckdb_parity.py) as in
+/// DataFusion, on both fixtures plus hive-partitioned tables.
+#[test]
+fn metrics_duckdb_parity() {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("SKIPPED: metrics_duckdb_parity needs python3 with duckdb (pip install duckdb)");
+        return;
+    }
+    let (dir, tables) = fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let mut results = serde_json::Map::new();
+    for (name, text) in EMBEDDED_SQL {
+        let t = engine.query_table(text).unwrap();
+        assert!(!t.is_empty(), "{name} has rows on the fixture");
+        assert_sorted_by_keys(name, &t);
+        results.insert(name.to_string(), t.to_json());
+    }
+    let json = dir.path().join("datafusion.json");
+    std::fs::write(&json, serde_json::Value::Object(results).to_string()).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("tests/python/duckdb_parity.py"))
+        .arg(&tables)
+        .arg(root.join("sql"))
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "DuckDB parity failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("{} passed, 0 failed", EMBEDDED_SQL.len())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn metrics_hive_tables_are_registered_with_partition_columns() {
+    let (dir, tables) = fixture();
+    // A variants partition written the way `advmath generate` does (dataset and attack only in
+    // the path), plus an unrelated flat table.
+    let numbers = {
+        let mut b = arrow::array::ListBuilder::new(arrow::array::StringBuilder::new()).with_field(
+            Arc::new(arrow::datatypes::Field::new(
+                "item",
+                arrow::datatypes::DataType::Utf8,
+                false,
+            )),
+        );
+        b.values().append_value("3");
+        b.append(true);
+        Arc::new(b.finish()) as ArrayRef
+    };
+    let batch = RecordBatch::try_new(
+        advmath::schema::variants(),
+        vec![
+            Arc::new(StringArray::from(vec!["toy/test/0/m3/0"])),
+            Arc::new(StringArray::from(vec!["toy/test/0"])),
+            Arc::new(Int32Array::from(vec![0])),
+            Arc::new(Int32Array::from(vec![0])),
+            Arc::new(StringArray::from(vec!["q"])),
+            Arc::new(StringArray::from(vec!["1"])),
+            Arc::new(StringArray::from(vec!["1"])),
+            numbers,
+            Arc::new(arrow::array::UInt64Array::from(vec![7u64])),
+        ],
+    )
+    .unwrap();
+    advmath::table::write_batch(
+        &tables.join("variants/dataset=toy/attack=m3/part-0.parquet"),
+        &batch,
+    )
+    .unwrap();
+    let engine = SqlEngine::open(&tables).unwrap();
+    assert_eq!(engine.registered(), vec!["variants", "responses"]);
+    let t = engine
+        .query_table(
+            "SELECT v.dataset, v.attack, v.variant_index, COUNT(*) AS answers \
+             FROM variants v JOIN responses r ON r.variant_id = v.variant_id \
+             GROUP BY v.dataset, v.attack, v.variant_index",
+        )
+        .unwrap();
+    assert_eq!(
+        t.rows,
+        vec![vec![
+            Cell::Text("toy".into()),
+            Cell::Text("m3".into()),
+            Cell::Int(0),
+            Cell::Int(3)
+        ]]
+    );
+    drop(dir);
+}

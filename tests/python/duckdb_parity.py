@@ -1,0 +1,176 @@
+"""Run advmath's metric SQL files in DuckDB and compare with DataFusion's results.
+
+Usage:
+  duckdb_parity.py TABLES_DIR SQL_DIR DATAFUSION_JSON
+      DATAFUSION_JSON maps metric name -> {"columns": [...], "rows": [[...], ...]}, written by
+      the Rust test from DataFusion. Every sql/*.sql file runs unchanged in DuckDB over the same
+      Parquet files; the column names must be equal, the row sets equal (compared in order after
+      sorting both sides), numbers within 1e-9 (absolute or relative), everything else exactly.
+      Prints one line per metric, exits 1 on the first mismatch.
+  duckdb_parity.py --bench TABLES_DIR SQL_DIR
+      Runs every SQL file once and prints {"seconds": ..., "peak_rss_mib": ..., "rows": {...}}
+      as JSON (the metrics benchmark times DuckDB with it).
+
+The views mirror advmath::metrics::SqlEngine: responses recursed over its model folders, hive
+partitions for variants, generation_stats and features (partition values kept as text), flat
+files for problems and coefficients. A table without Parquet files gets no view.
+"""
+import glob
+import json
+import math
+import os
+import resource
+import sys
+import time
+
+import duckdb  # noqa: E402
+
+TOLERANCE = 1e-9
+
+# name -> (glob under TABLES_DIR, hive partitioned)
+TABLES = {
+    "problems": ("problems/*.parquet", False),
+    "variants": ("variants/**/*.parquet", True),
+    "generation_stats": ("generation_stats/**/*.parquet", True),
+    "responses": ("responses/**/*.parquet", False),
+    "features": ("features/**/*.parquet", True),
+    "coefficients": ("coefficients/**/*.parquet", False),
+}
+
+
+def connect(tables_dir):
+    con = duckdb.connect()
+    for name, (pattern, hive) in TABLES.items():
+        full = os.path.join(tables_dir, pattern)
+        if not glob.glob(full, recursive=True):
+            continue
+        options = "union_by_name = true"
+        if hive:
+            options += ", hive_partitioning = true, hive_types_autocast = false"
+        else:
+            options += ", hive_partitioning = false"
+        path = full.replace("'", "''")
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}', {options})")
+    return con
+
+
+def sql_files(sql_dir):
+    return sorted(glob.glob(os.path.join(sql_dir, "*.sql")))
+
+
+def run(con, path):
+    with open(path) as f:
+        query = f.read()
+    cur = con.execute(query)
+    columns = [d[0] for d in cur.description]
+    return columns, [list(r) for r in cur.fetchall()]
+
+
+def normalise(v):
+    """Numbers as float (bools stay bools), Decimals as float, the rest unchanged."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def sort_key(row):
+    key = []
+    for v in row:
+        if v is None:
+            key.append((0, 0, ""))
+        elif isinstance(v, bool):
+            key.append((1, int(v), ""))
+        elif isinstance(v, float):
+            # Round so that 1e-12 differences do not reorder rows.
+            key.append((2, round(v, 6), ""))
+        else:
+            key.append((3, 0, str(v)))
+    return key
+
+
+def same(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+def compare(name, df, duck_columns, duck_rows):
+    if df["columns"] != duck_columns:
+        return f"columns differ: DataFusion {df['columns']} vs DuckDB {duck_columns}"
+    left = sorted(([normalise(v) for v in r] for r in df["rows"]), key=sort_key)
+    right = sorted(([normalise(v) for v in r] for r in duck_rows), key=sort_key)
+    if len(left) != len(right):
+        return f"{len(left)} rows in DataFusion vs {len(right)} in DuckDB"
+    for i, (l, r) in enumerate(zip(left, right)):
+        for c, (a, b) in enumerate(zip(l, r)):
+            if not same(a, b):
+                return f"row {i} column {duck_columns[c]}: DataFusion {a!r} vs DuckDB {b!r}\n  DataFusion row {l}\n  DuckDB row     {r}"
+    return None
+
+
+def parity(tables_dir, sql_dir, df_json):
+    with open(df_json) as f:
+        datafusion = json.load(f)
+    con = connect(tables_dir)
+    files = sql_files(sql_dir)
+    if not files:
+        print(f"no .sql file in {sql_dir}")
+        return 1
+    failures = 0
+    for path in files:
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name not in datafusion:
+            print(f"FAIL {name}: no DataFusion result")
+            failures += 1
+            continue
+        try:
+            columns, rows = run(con, path)
+        except Exception as e:  # noqa: BLE001 - report any DuckDB error as a failure
+            print(f"FAIL {name}: DuckDB cannot run it: {e}")
+            failures += 1
+            continue
+        problem = compare(name, datafusion[name], columns, rows)
+        if problem:
+            print(f"FAIL {name}: {problem}")
+            failures += 1
+        else:
+            print(f"ok   {name}: {len(rows)} rows, {len(columns)} columns")
+    print(f"{len(files) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+def bench(tables_dir, sql_dir):
+    con = connect(tables_dir)
+    start = time.time()
+    rows = {}
+    for path in sql_files(sql_dir):
+        name = os.path.splitext(os.path.basename(path))[0]
+        rows[name] = len(run(con, path)[1])
+    seconds = time.time() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps({"seconds": seconds, "peak_rss_mib": peak, "rows": rows}))
+    return 0
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "--bench":
+        return bench(argv[2], argv[3])
+    if len(argv) == 4:
+        return parity(argv[1], argv[2], argv[3])
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
