@@ -13,7 +13,7 @@ use advmath::prompt::Template;
 use advmath::publish::PublishConfig;
 use advmath::regress::RegressConfig;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
-use advmath::respond::{Backend, Decoding, Endpoint, RespondConfig};
+use advmath::respond::{Backend, Decoding, Endpoint, Extraction, RespondConfig};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -235,6 +235,10 @@ pub struct IngestResponsesArgs {
     /// Noise level of a single ArithmAttack or generic file.
     #[arg(long)]
     pub noise_level: Option<i32>,
+    /// How to read answers: advmath's rules (standard) or the last number of the reply, as the
+    /// ArithmAttack study scored (last-number, to reproduce its figures).
+    #[arg(long, value_enum, default_value_t = Extraction::Standard)]
+    pub extraction: Extraction,
 }
 
 impl IngestResponsesArgs {
@@ -250,6 +254,7 @@ impl IngestResponsesArgs {
             response_col: self.response_col.clone(),
             gold_col: self.gold_col.clone(),
             noise_level: self.noise_level,
+            extraction: self.extraction,
         })
     }
 }

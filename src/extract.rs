@@ -78,6 +78,20 @@ pub fn extract(response: &str) -> Extracted {
     extract_from_text(&assistant_text(response))
 }
 
+/// The ArithmAttack study's own scoring: the last number of the reply, whatever the reply states
+/// as its answer. Offered to reproduce that paper's figures; [`extract`] reads stated answers.
+pub fn extract_last_number(response: &str) -> Extracted {
+    let text = assistant_text(response);
+    match numbers(&text).pop() {
+        Some(t) => Extracted {
+            value: Some(t.value),
+            rule: Rule::LastNumber,
+            text: Some(text[t.start..t.end].to_string()),
+        },
+        None => Extracted::miss(),
+    }
+}
+
 /// The paper's rule: equal after rounding both to 2 decimals. A miss is never correct.
 pub fn is_correct(predicted: Option<Num>, gold: Num) -> bool {
     predicted.is_some_and(|p| p.eq_2dp(gold))

@@ -981,4 +981,82 @@ mod shared {
         eprintln!("checked {n} Xie variants");
         assert!(n > 5000);
     }
+
+    /// Issue 5 acceptance: from the real ArithmAttack responses, the SQL metrics reproduce the
+    /// published accuracies within 2.0 points and ASR within 3.0 (scored with the study's own
+    /// last-number rule; GSM8K Llama-3.1 noise10 is compared with the figure derived from the
+    /// shipped file, which the data README documents as differing from the published one).
+    #[test]
+    fn arithmattack_figures_through_sql() {
+        let Some(data) = data() else { return };
+        let dir = tempfile::tempdir().unwrap();
+        let tables = dir.path().join("t");
+        super::advmath()
+            .args(["ingest", "--tables"])
+            .arg(&tables)
+            .arg(data.join("gsm8k/test.jsonl"))
+            .arg(data.join("multiarith/MultiArith.json"))
+            .assert()
+            .success();
+        super::advmath()
+            .args([
+                "ingest-responses",
+                "--format",
+                "arithmattack",
+                "--extraction",
+                "last-number",
+                "--tables",
+            ])
+            .arg(&tables)
+            .arg(data.join("arithmattack"))
+            .assert()
+            .success();
+        let out = dir.path().join("m");
+        super::advmath()
+            .args(["metrics", "--tables"])
+            .arg(&tables)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let read = |name: &str| -> Vec<Vec<String>> {
+            let text = std::fs::read_to_string(out.join(name)).unwrap();
+            text.lines()
+                .skip(1)
+                .map(|l| l.split(',').map(String::from).collect())
+                .collect()
+        };
+        let acc = read("arithmattack_accuracy.csv");
+        let asr = read("arithmattack_asr.csv");
+        let mut checked = 0;
+        for (dataset, model, levels, paper_asr) in advmath::metrics::arithmattack_published() {
+            for (i, level) in ["0", "10", "30", "50"].iter().enumerate() {
+                let row = acc
+                    .iter()
+                    .find(|r| r[0] == *model && r[2] == *dataset && r[3] == *level)
+                    .unwrap_or_else(|| panic!("{dataset}/{model}/{level} missing"));
+                let ours = 100.0 * row[6].parse::<f64>().unwrap();
+                let file_derived =
+                    *dataset == "gsm8k" && *model == "Llama-3.1-8B-Instruct" && *level == "10";
+                let target = if file_derived { 83.55 } else { levels[i] };
+                assert!(
+                    (ours - target).abs() <= 2.0,
+                    "{dataset}/{model}/{level}: {ours:.2} vs {target:.2}"
+                );
+                checked += 1;
+            }
+            let row = asr
+                .iter()
+                .find(|r| r[0] == *model && r[2] == *dataset)
+                .unwrap();
+            let ours = 100.0 * row[9].parse::<f64>().unwrap();
+            assert!(
+                (ours - paper_asr).abs() <= 3.0,
+                "{dataset}/{model} ASR: {ours:.2} vs {paper_asr:.2}"
+            );
+        }
+        assert_eq!(checked, 36);
+        let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(report.contains("paper and advmath side by side"));
+    }
 }

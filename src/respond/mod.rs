@@ -40,6 +40,16 @@ use crate::table::{read_batches, write_batch};
 
 pub use client::{Decoding, Endpoint};
 
+/// How answers are read from responses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Extraction {
+    /// advmath's rules: the stated answer ("the answer is", boxed, ...), else the last number.
+    #[default]
+    Standard,
+    /// The last number of the reply, as the ArithmAttack study scored (to reproduce its figures).
+    LastNumber,
+}
+
 /// One question to ask: a variant, or an outside row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
@@ -90,7 +100,31 @@ impl ResponseRow {
         text: String,
         source: &str,
     ) -> ResponseRow {
-        let e = extract(&text);
+        Self::scored_by(
+            key,
+            model,
+            template,
+            item,
+            text,
+            source,
+            Extraction::Standard,
+        )
+    }
+
+    /// As [`ResponseRow::scored`], with a chosen extraction scheme.
+    pub fn scored_by(
+        key: String,
+        model: &str,
+        template: &str,
+        item: &Item,
+        text: String,
+        source: &str,
+        extraction: Extraction,
+    ) -> ResponseRow {
+        let e = match extraction {
+            Extraction::Standard => extract(&text),
+            Extraction::LastNumber => crate::extract::extract_last_number(&text),
+        };
         ResponseRow {
             response_key: key,
             model: model.to_string(),

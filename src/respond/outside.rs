@@ -45,6 +45,7 @@ pub struct OutsideConfig {
     pub response_col: String,
     pub gold_col: Option<String>,
     pub noise_level: Option<i32>,
+    pub extraction: super::Extraction,
 }
 
 /// Write the OpenAI Batch API request file for every selected variant.
@@ -205,13 +206,14 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                         outside_key(&model, &format!("arithmattack/{dataset}/{level}"), i, &q);
                     out.entry(model.clone())
                         .or_default()
-                        .push(ResponseRow::scored(
+                        .push(ResponseRow::scored_by(
                             key,
                             &model,
                             "arithmattack",
                             &item,
                             text,
                             "arithmattack_csv",
+                            config.extraction,
                         ));
                 }
             }
@@ -238,13 +240,14 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                     let key = outside_key(model, "gsm8k_solutions", i, &q);
                     out.entry(model.clone())
                         .or_default()
-                        .push(ResponseRow::scored(
+                        .push(ResponseRow::scored_by(
                             key,
                             model,
                             "gsm8k",
                             &item,
                             solution.to_string(),
                             "gsm8k_solutions",
+                            config.extraction,
                         ));
                 }
             }
@@ -283,13 +286,14 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                 let completions = body["object"].as_str() == Some("text_completion");
                 let parsed = super::client::parse_completion(&body.to_string(), completions);
                 let mut row = match &parsed {
-                    Ok((text, ..)) => ResponseRow::scored(
+                    Ok((text, ..)) => ResponseRow::scored_by(
                         key.clone(),
                         &model,
                         &config.template.name,
                         item,
                         text.clone(),
                         "openai_batch",
+                        config.extraction,
                     ),
                     Err(e) => {
                         eprintln!("warning: {where_}: {e}");
@@ -337,8 +341,14 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                 let key = outside_key(&model, "lm_eval", i, &q);
                 out.entry(model.clone())
                     .or_default()
-                    .push(ResponseRow::scored(
-                        key, &model, "lm_eval", &item, resp, "lm_eval",
+                    .push(ResponseRow::scored_by(
+                        key,
+                        &model,
+                        "lm_eval",
+                        &item,
+                        resp,
+                        "lm_eval",
+                        config.extraction,
                     ));
             }
         }
@@ -370,8 +380,14 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                 let key = outside_key(&model, &source_name, i, &q);
                 out.entry(model.clone())
                     .or_default()
-                    .push(ResponseRow::scored(
-                        key, &model, "outside", &item, resp, "generic",
+                    .push(ResponseRow::scored_by(
+                        key,
+                        &model,
+                        "outside",
+                        &item,
+                        resp,
+                        "generic",
+                        config.extraction,
                     ));
             }
         }

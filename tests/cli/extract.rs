@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use advmath::extract::{extract, is_correct, Extracted};
+use advmath::extract::{extract, extract_last_number, is_correct, Extracted};
 use advmath::num::Num;
 use polars::prelude::{CsvReadOptions, SerReader};
 
@@ -31,21 +31,6 @@ const FILE_DIFFERS: &[(&str, &str, &str)] = &[
     ("multiarith", "Mistral-7B-Instruct-v0.2", "clean"),
 ];
 
-/// Cells where advmath scores more than 2 points above the paper. The paper took the last number
-/// of each reply, so a reply that states "The final answer is 10" or `\boxed{5}` and then
-/// restates other numbers of the problem was scored wrong; advmath reads the stated answer. For
-/// these cells the test checks instead that the surplus is exactly such rows: without the rows
-/// advmath gets right and the authors' extraction gets wrong, advmath is within 2 points.
-const ABOVE_PAPER: &[(&str, &str, &str)] = &[
-    ("multiarith", "Mathstral-7b-v0.1", "noise10"),
-    ("multiarith", "Meta-Llama-3-8B-Instruct", "noise30"),
-    ("multiarith", "Mistral-7B-Instruct-v0.2", "noise30"),
-    ("multiarith", "gemma-2-2b-it", "clean"),
-    ("multiarith", "zephyr-7b-beta", "clean"),
-    ("multiarith", "zephyr-7b-beta", "noise10"),
-    ("multiarith", "zephyr-7b-beta", "noise30"),
-];
-
 const TOLERANCE: f64 = 2.0;
 
 /// One scored response.
@@ -53,6 +38,8 @@ struct Row {
     gold: Num,
     authors: Option<Num>,
     advmath: Extracted,
+    /// The study's own scheme (last number of the reply), as advmath's `last-number` extraction.
+    last: Extracted,
 }
 
 /// The authors' `Answer - LLM Converted`: their code writes `sys.maxsize` when it finds no number.
@@ -100,6 +87,7 @@ fn read_cell(data: &Path, dataset: &str, model: &str, level: &str) -> Vec<Row> {
             gold: Num::parse_decimal(g).unwrap_or_else(|| panic!("{}: gold {g:?}", path.display())),
             authors: authors_value(a),
             advmath: extract(r),
+            last: extract_last_number(r),
         })
         .collect()
 }
@@ -116,12 +104,21 @@ fn arithmattack_accuracy_reproduces_the_published_figures() {
         return;
     }
     let mut failures = Vec::new();
-    eprintln!("dataset     model                      level    published  file  advmath");
+    eprintln!(
+        "dataset     model                      level    published  file  advmath(last-number)"
+    );
     for &(dataset, model, published) in PUBLISHED {
         for (level, published) in LEVELS.iter().zip(published) {
             let rows = read_cell(&data, dataset, model, level);
             let n = rows.len();
+            // The published figures were scored with the last number of each reply: reproduce them
+            // with advmath's `last-number` extraction. (advmath's standard rules read the stated
+            // answer and score higher where a reply restates numbers after its answer; printed.)
             let ours = rows
+                .iter()
+                .filter(|r| is_correct(r.last.value, r.gold))
+                .count();
+            let standard = rows
                 .iter()
                 .filter(|r| is_correct(r.advmath.value, r.gold))
                 .count();
@@ -129,21 +126,12 @@ fn arithmattack_accuracy_reproduces_the_published_figures() {
                 .iter()
                 .filter(|r| is_correct(r.authors, r.gold))
                 .count();
-            let gains = rows
-                .iter()
-                .filter(|r| is_correct(r.advmath.value, r.gold) && !is_correct(r.authors, r.gold))
-                .count();
             let (acc, file) = (pct(ours, n), pct(theirs, n));
             let cell = (dataset, model, *level);
             let verdict = if (acc - published).abs() <= TOLERANCE {
                 "ok"
             } else if FILE_DIFFERS.contains(&cell) && (acc - file).abs() <= TOLERANCE {
                 "ok (file-derived figure)"
-            } else if ABOVE_PAPER.contains(&cell)
-                && acc > published
-                && (pct(ours - gains, n) - published).abs() <= TOLERANCE
-            {
-                "above the paper: stated answers the paper's last-number rule missed"
             } else {
                 failures.push(format!(
                     "{dataset}/{model}/{level}: advmath {acc:.2} vs published {published:.2} \
@@ -152,7 +140,8 @@ fn arithmattack_accuracy_reproduces_the_published_figures() {
                 "FAIL"
             };
             eprintln!(
-                "{dataset:11} {model:26} {level:8} {published:9.2} {file:6.2} {acc:7.2}  {verdict}"
+                "{dataset:11} {model:26} {level:8} {published:9.2} {file:6.2} {acc:7.2}  {verdict} (standard rules: {:.2})",
+                pct(standard, n)
             );
         }
     }
