@@ -358,6 +358,9 @@ fn fit_speed() -> bool {
         times.push(start.elapsed().as_secs_f64());
     }
     let m = common::median(&mut times);
-    println!("logistic fit, 20,000 x 51 with Wald errors: median {m:.3} s over 5 (goal < 1 s): {}", if m < 1.0 { "PASS" } else { "FAIL" });
+    println!(
+        "logistic fit, 20,000 x 51 with Wald errors: median {m:.3} s over 5 (goal < 1 s): {}",
+        if m < 1.0 { "PASS" } else { "FAIL" }
+    );
     m < 1.0
 }
