@@ -8,6 +8,7 @@
 //!    grown (a counting global allocator).
 //! 2. `build_features_table` end to end on a variants table of the same rows, written to a
 //!    temporary folder (4 parts, one attack partition); not part of the goal, reported.
+//!
 //! No real data is read, so nothing is skipped.
 
 #[path = "common.rs"]

@@ -11,6 +11,7 @@
 //! `cargo bench --bench generate -- quick` skips the memory run.
 
 #[path = "common.rs"]
+#[allow(dead_code)] // each benchmark uses part of the shared helpers
 mod common;
 
 use std::collections::BTreeMap;

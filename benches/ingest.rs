@@ -2,6 +2,7 @@
 //! Goal (issue 2): under 5 s on this machine. Run: `cargo bench --bench ingest`.
 
 #[path = "common.rs"]
+#[allow(dead_code)] // each benchmark uses part of the shared helpers
 mod common;
 
 use std::time::Instant;

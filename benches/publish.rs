@@ -3,6 +3,7 @@
 //! Generation uses fewer attempts than the paper (it is not what is timed here).
 
 #[path = "common.rs"]
+#[allow(dead_code)] // each benchmark uses part of the shared helpers
 mod common;
 
 use std::time::Instant;

@@ -3,6 +3,7 @@
 //! The variants come from the default dataset (no shared data needed).
 
 #[path = "../tests/support/server.rs"]
+#[allow(dead_code)] // the fault-injection replies serve the tests
 mod server;
 
 use std::time::{Duration, Instant};

@@ -13,6 +13,7 @@ use advmath::prompt::Template;
 use advmath::publish::PublishConfig;
 use advmath::regress::RegressConfig;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
+use advmath::respond::programs::ProgramsConfig;
 use advmath::respond::{Backend, Decoding, Endpoint, Extraction, RespondConfig};
 
 #[derive(Parser, Debug)]
@@ -45,6 +46,9 @@ pub enum Command {
     ExportBatch(ExportBatchArgs),
     /// Ingest responses made elsewhere (Batch output, lm-eval samples, ArithmAttack CSVs, ...).
     IngestResponses(IngestResponsesArgs),
+    /// Ask a model for solution programs of the problems that lack a valid one (paper appendix
+    /// A.1); a program is kept only if it validates like a given one. Never executed.
+    Programs(ProgramsArgs),
     /// Compute the 51 features of every variant's solution tree (the `features` table).
     Features(TablesArg),
     /// Fit each model's correctness on the 51 features (logistic regression, Wald tests).
@@ -324,6 +328,65 @@ impl SqlArgs {
             query,
             format: OutputFormat::from_name(&self.format, self.output.clone())?,
             threads: self.threads,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ProgramsArgs {
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    #[arg(long)]
+    pub model: String,
+    /// Base URL of an OpenAI-compatible server.
+    #[arg(long)]
+    pub endpoint: String,
+    #[arg(long)]
+    pub completions: bool,
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    #[arg(long, default_value_t = 1024)]
+    pub max_tokens: u32,
+    /// At most n problems.
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+impl ProgramsArgs {
+    pub fn config(&self) -> anyhow::Result<ProgramsConfig> {
+        let api_key = match &self.api_key_env {
+            Some(var) => Some(std::env::var(var).map_err(|_| {
+                anyhow::Error::new(advmath::Error::Usage(format!(
+                    "environment variable {var} is not set"
+                )))
+            })?),
+            None => None,
+        };
+        Ok(ProgramsConfig {
+            tables: self.tables.clone(),
+            endpoint: Endpoint {
+                url: self.endpoint.clone(),
+                model: self.model.clone(),
+                completions: self.completions,
+                api_key,
+                timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
+                max_attempts: 6,
+                backoff_base: std::time::Duration::from_millis(500),
+                backoff_cap: std::time::Duration::from_secs(30),
+            },
+            decoding: Decoding {
+                temperature: 0.0,
+                top_p: None,
+                max_tokens: self.max_tokens,
+                seed: None,
+                stop: Vec::new(),
+            },
+            concurrency: self.concurrency.max(1),
+            limit: self.limit,
         })
     }
 }

@@ -90,6 +90,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Sql(args) => {
             advmath::metrics::run_sql_config(&args.config()?, &mut stdout.lock())?;
         }
+        Command::Programs(args) => {
+            let s = advmath::respond::programs::write_programs(&args.config()?)?;
+            let mut out = stdout.lock();
+            writeln!(out, "asked\tnow_valid\trejected\tfailed")?;
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}",
+                s.asked, s.now_valid, s.rejected, s.failed
+            )?;
+        }
         Command::Features(args) => {
             let rows = advmath::features::build_features_table(&args.tables)?;
             writeln!(stdout.lock(), "features\t{rows}")?;

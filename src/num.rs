@@ -63,6 +63,9 @@ pub fn pow10(k: u32) -> i128 {
     10i128.pow(k)
 }
 
+// The arithmetic is fallible (division by zero, non-real results), so the `std::ops` traits,
+// which cannot return an error, do not fit.
+#[allow(clippy::should_implement_trait)]
 impl Num {
     pub const ZERO: Num = Num::Ratio { n: 0, d: 1 };
     pub const ONE: Num = Num::Ratio { n: 1, d: 1 };
@@ -293,7 +296,7 @@ impl Num {
         match self {
             Num::Ratio { n: 0, .. } => Err(EvalError::DivisionByZero),
             Num::Ratio { n, d } => Ok(Self::reduce(d, n)),
-            Num::Float(x) if x == 0.0 => Err(EvalError::DivisionByZero),
+            Num::Float(0.0) => Err(EvalError::DivisionByZero),
             Num::Float(x) => Num::float(1.0 / x),
         }
     }
@@ -404,11 +407,7 @@ impl Num {
                     Ordering::Equal if fl % 2 == 0 => fl,
                     Ordering::Equal => fl + 1,
                 };
-                if ndigits >= 0 {
-                    Num::int(r).div(back)
-                } else {
-                    Num::int(r).div(back)
-                }
+                Num::int(r).div(back)
             }
             Num::Float(x) => Num::float(round_half_even_f64(x, ndigits)),
         }

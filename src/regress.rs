@@ -381,8 +381,9 @@ pub struct RegressSummary {
 pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let features = read_features(&config.tables, &config.attacks)?;
     let labels = read_labels(&config.tables)?;
-    let mut by_model: BTreeMap<String, (Vec<[f64; FEATURE_COUNT]>, Vec<bool>, bool)> =
-        BTreeMap::new();
+    // model -> (feature rows, correct, simulated)
+    type ModelData = (Vec<[f64; FEATURE_COUNT]>, Vec<bool>, bool);
+    let mut by_model: BTreeMap<String, ModelData> = BTreeMap::new();
     for (model, vid, correct, simulated) in labels {
         if let Some(f) = features.get(&vid) {
             let e = by_model

@@ -9,6 +9,12 @@ use crate::error::{Error, Result};
 use crate::features::{feature_index, FEATURE_COUNT, RANGE_SUFFIXES};
 
 type Rows = (Vec<[f64; FEATURE_COUNT]>, Vec<bool>);
+/// A panel: title, file name, and the value it plots for a row of features.
+type Panel = (
+    &'static str,
+    &'static str,
+    Box<dyn Fn(&[f64; FEATURE_COUNT]) -> f64>,
+);
 
 /// The index of the highest range bin with a count among `<prefix>_<suffix>` columns.
 fn top_bin(row: &[f64; FEATURE_COUNT], prefix: &str) -> f64 {
@@ -17,16 +23,12 @@ fn top_bin(row: &[f64; FEATURE_COUNT], prefix: &str) -> f64 {
         .enumerate()
         .filter(|(_, s)| feature_index(&format!("{prefix}{s}")).is_some_and(|j| row[j] > 0.0))
         .map(|(i, _)| i as f64)
-        .last()
+        .next_back()
         .unwrap_or(0.0)
 }
 
 /// The six panels of the paper's Figure 8: (title, file name, value of a row).
-fn panels() -> Vec<(
-    &'static str,
-    &'static str,
-    Box<dyn Fn(&[f64; FEATURE_COUNT]) -> f64>,
-)> {
+fn panels() -> Vec<Panel> {
     let col = |name: &'static str| -> Box<dyn Fn(&[f64; FEATURE_COUNT]) -> f64> {
         let j = feature_index(name).expect("a fixed feature name");
         Box::new(move |r| r[j])

@@ -192,49 +192,6 @@ pub const FEATURES_DOC: &[(&str, &str)] = &[
     ("inter_range_ge32k", "intermediate results with |value| >= 32768"),
 ];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The README documents every column, in schema order.
-    #[test]
-    fn readme_documents_every_column() {
-        let readme = include_str!("../README.md");
-        for (schema, partition) in [
-            (problems(), vec![]),
-            (variants(), vec!["dataset", "attack"]),
-            (generation_stats(), vec!["dataset"]),
-        ] {
-            let mut at = 0;
-            let names: Vec<String> = partition
-                .iter()
-                .map(|s| s.to_string())
-                .chain(schema.fields().iter().map(|f| f.name().clone()))
-                .filter(|n| !n.starts_with("rejected_"))
-                .collect();
-            for name in names {
-                let needle = format!("| {name} |");
-                let found = readme[at..].find(&needle);
-                assert!(
-                    found.is_some(),
-                    "README lacks column {name} (after byte {at})"
-                );
-                at += found.unwrap();
-            }
-        }
-        for (name, _) in PROBLEMS_DOC
-            .iter()
-            .chain(VARIANTS_DOC)
-            .chain(GENERATION_STATS_DOC)
-        {
-            assert!(
-                readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),
-                "{name}"
-            );
-        }
-    }
-}
-
 /// `responses`: one row per (model, prompt), at `responses/<model>/part-*.parquet` (the folder
 /// name is the sanitised model name; the `model` column holds the real one).
 pub fn responses() -> SchemaRef {
@@ -288,3 +245,46 @@ pub const RESPONSES_DOC: &[(&str, &str)] = &[
     ("simulated", "true for offline models (oracle and sim-*): never a real LLM"),
     ("error", "why the request failed, when it did"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README documents every column, in schema order.
+    #[test]
+    fn readme_documents_every_column() {
+        let readme = include_str!("../README.md");
+        for (schema, partition) in [
+            (problems(), vec![]),
+            (variants(), vec!["dataset", "attack"]),
+            (generation_stats(), vec!["dataset"]),
+        ] {
+            let mut at = 0;
+            let names: Vec<String> = partition
+                .iter()
+                .map(|s| s.to_string())
+                .chain(schema.fields().iter().map(|f| f.name().clone()))
+                .filter(|n| !n.starts_with("rejected_"))
+                .collect();
+            for name in names {
+                let needle = format!("| {name} |");
+                let found = readme[at..].find(&needle);
+                assert!(
+                    found.is_some(),
+                    "README lacks column {name} (after byte {at})"
+                );
+                at += found.unwrap();
+            }
+        }
+        for (name, _) in PROBLEMS_DOC
+            .iter()
+            .chain(VARIANTS_DOC)
+            .chain(GENERATION_STATS_DOC)
+        {
+            assert!(
+                readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),
+                "{name}"
+            );
+        }
+    }
+}

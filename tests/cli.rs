@@ -753,6 +753,49 @@ mod responses {
         }
     }
 
+    /// LLM-written programs: kept only when they validate; never executed.
+    #[test]
+    fn llm_programs_are_validated_like_given_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("noprog.jsonl");
+        std::fs::write(
+            &input,
+            "{\"question\": \"Tom has 15 apples and buys 27 more. How many?\", \"answer\": \"42\"}\n\
+             {\"question\": \"Ann has 3 pens and 9 pencils. How many?\", \"answer\": \"12\"}\n",
+        )
+        .unwrap();
+        let tables = dir.path().join("t");
+        advmath()
+            .args(["ingest", "--tables"])
+            .arg(&tables)
+            .arg(&input)
+            .assert()
+            .code(1);
+        // The first reply computes 15 + 27; the second is wrong for its problem (15 + 27 != 12).
+        let server = spawn(
+            |_| Reply::Text("Here:\n```python\na = 15\nb = 27\nprint(a + b)\n```"),
+            Duration::ZERO,
+        );
+        advmath()
+            .args([
+                "programs",
+                "--model",
+                "coder",
+                "--concurrency",
+                "1",
+                "--endpoint",
+                &format!("http://127.0.0.1:{}", server.port),
+                "--tables",
+            ])
+            .arg(&tables)
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("2\t1\t1\t0"));
+        let recs = super::problems_in(&tables.join("problems/noprog__test.parquet"));
+        assert!(recs[0].is_valid() && recs[0].program_origin == "llm:coder");
+        assert!(!recs[1].is_valid());
+    }
+
     /// Offline models answer every variant; the oracle is always right.
     #[test]
     fn offline_models_answer_everything() {

@@ -109,10 +109,10 @@ pub fn agent(timeout: Duration, connections: usize) -> ureq::Agent {
 }
 
 /// Parse an OpenAI-style response body.
-pub fn parse_completion(
-    body: &str,
-    completions: bool,
-) -> Result<(String, Option<i64>, Option<i64>, Option<String>), String> {
+/// A parsed completion: text, prompt tokens, completion tokens, finish reason.
+pub type Parsed = (String, Option<i64>, Option<i64>, Option<String>);
+
+pub fn parse_completion(body: &str, completions: bool) -> Result<Parsed, String> {
     let v: Value =
         serde_json::from_str(body).map_err(|e| format!("malformed JSON from the server: {e}"))?;
     let choice = v

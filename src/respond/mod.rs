@@ -10,6 +10,7 @@
 
 pub mod client;
 pub mod outside;
+pub mod programs;
 pub mod sim;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -231,19 +232,18 @@ fn part_files(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// Read (response_key, variant_id, attack, correct) of every stored row of a model.
-pub fn stored_rows(
-    tables: &Path,
-    model: &str,
-) -> Result<
-    Vec<(
-        String,
-        Option<String>,
-        Option<String>,
-        Option<bool>,
-        Option<String>,
-    )>,
-> {
+/// What resume and selection need of a stored response:
+/// (response_key, variant_id, attack, correct, problem_id).
+pub type StoredRow = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<bool>,
+    Option<String>,
+);
+
+/// Read the [`StoredRow`] of every stored response of a model.
+pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
     let mut out = Vec::new();
     for f in part_files(&model_dir(tables, model)) {
         for b in read_batches(&f)? {

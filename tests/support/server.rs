@@ -11,11 +11,15 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug)]
 pub enum Reply {
     Ok,
-    TooMany { retry_after: u32 },
+    TooMany {
+        retry_after: u32,
+    },
     ServerError,
     Hang(Duration),
     Malformed,
     ResetMidBody,
+    /// 200 with this assistant text.
+    Text(&'static str),
 }
 
 pub struct Server {
@@ -118,6 +122,13 @@ fn serve(
                 return;
             }
             Reply::Malformed => send(&mut out, "200 OK", "", r#"{"choices": [ {"message": "#),
+            Reply::Text(t) => {
+                let body = format!(
+                    r#"{{"choices":[{{"message":{{"role":"assistant","content":{}}},"finish_reason":"stop"}}]}}"#,
+                    json_string(t)
+                );
+                send(&mut out, "200 OK", "", &body)
+            }
             Reply::ResetMidBody => {
                 let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", ok.len());
                 let _ = out.write_all(head.as_bytes());
@@ -130,4 +141,18 @@ fn serve(
             return;
         }
     }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

@@ -1,0 +1,181 @@
+//! LLM-written solution programs (paper section 3.1, appendix A.1): ask a model for a program for
+//! every problem that lacks a valid one, and keep it only if it passes exactly the validation a
+//! given program does. The program is parsed, never run.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex};
+
+use super::client::{self, Decoding, Endpoint};
+use crate::error::{Error, Result};
+use crate::ingest::{batch_to_records, records_to_batch, ProblemRecord};
+use crate::num::Num;
+use crate::program::{validate_program, AlignMode, ErrorKind};
+use crate::prompt::XIE2024_PROGRAM;
+use crate::question::find_slots;
+use crate::seed::fnv1a;
+use crate::table::{read_batches, write_batch};
+
+#[derive(Clone, Debug)]
+pub struct ProgramsConfig {
+    pub tables: PathBuf,
+    pub endpoint: Endpoint,
+    pub decoding: Decoding,
+    pub concurrency: usize,
+    pub limit: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProgramsSummary {
+    pub asked: usize,
+    pub now_valid: usize,
+    pub rejected: usize,
+    pub failed: usize,
+}
+
+/// The code of a reply: the first fenced block (```python or ```), else the whole reply.
+pub fn code_block(reply: &str) -> String {
+    if let Some(start) = reply.find("```") {
+        let after = &reply[start + 3..];
+        let body = after
+            .strip_prefix("python")
+            .or_else(|| after.strip_prefix("py"))
+            .unwrap_or(after);
+        let body = body.strip_prefix('\n').unwrap_or(body);
+        if let Some(end) = body.find("```") {
+            return body[..end].to_string();
+        }
+        return body.to_string();
+    }
+    reply.to_string()
+}
+
+/// A problem worth asking about: invalid for a program reason, with a question and a gold answer.
+fn wants_program(r: &ProblemRecord) -> bool {
+    !r.is_valid()
+        && r.answer.is_some()
+        && !r.question.trim().is_empty()
+        && r.error
+            .as_ref()
+            .is_none_or(|e| e.kind != ErrorKind::BadInput)
+}
+
+pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
+    let dir = config.tables.join("problems");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::file(&dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    let mut tables: Vec<(PathBuf, Vec<ProblemRecord>)> = Vec::new();
+    for f in files {
+        let mut recs = Vec::new();
+        for b in read_batches(&f)? {
+            recs.extend(batch_to_records(&b)?);
+        }
+        tables.push((f, recs));
+    }
+    let mut todo: Vec<(usize, usize)> = Vec::new();
+    for (t, (_, recs)) in tables.iter().enumerate() {
+        for (i, r) in recs.iter().enumerate() {
+            if wants_program(r) {
+                todo.push((t, i));
+            }
+        }
+    }
+    if let Some(n) = config.limit {
+        todo.truncate(n);
+    }
+    let mut summary = ProgramsSummary {
+        asked: todo.len(),
+        ..Default::default()
+    };
+    let jobs: Vec<(usize, usize, String)> = todo
+        .iter()
+        .map(|&(t, i)| (t, i, tables[t].1[i].question.clone()))
+        .collect();
+    let queue = Arc::new(Mutex::new(jobs.into_iter().collect::<VecDeque<_>>()));
+    let agent = client::agent(config.endpoint.timeout, config.concurrency);
+    let (tx, rx) = mpsc::channel();
+    let mut workers = Vec::new();
+    for _ in 0..config.concurrency.max(1) {
+        let (queue, agent, tx, endpoint, decoding) = (
+            queue.clone(),
+            agent.clone(),
+            tx.clone(),
+            config.endpoint.clone(),
+            config.decoding.clone(),
+        );
+        workers.push(std::thread::spawn(move || loop {
+            let Some((t, i, q)) = queue.lock().expect("queue lock").pop_front() else {
+                break;
+            };
+            let prompt = XIE2024_PROGRAM.replace("{question}", &q);
+            let reply =
+                client::complete(&agent, &endpoint, &prompt, &decoding, fnv1a(q.as_bytes()));
+            if tx.send((t, i, reply)).is_err() {
+                break;
+            }
+        }));
+    }
+    drop(tx);
+    let model = config.endpoint.model.clone();
+    for (t, i, reply) in rx {
+        let record = &mut tables[t].1[i];
+        let text = match reply {
+            Ok(c) => c.text,
+            Err(e) => {
+                summary.failed += 1;
+                eprintln!("warning: {}: {e}", record.problem_id);
+                continue;
+            }
+        };
+        let code = code_block(&text);
+        let slots = find_slots(&record.question);
+        let gold = record.answer.as_deref().and_then(Num::parse_decimal);
+        match validate_program(&code, &record.question, &slots, gold, AlignMode::Given) {
+            Ok(tree) => {
+                record.tree = Some(tree);
+                record.program = Some(code);
+                record.program_origin = format!("llm:{model}");
+                record.error = None;
+                summary.now_valid += 1;
+            }
+            Err(e) => {
+                summary.rejected += 1;
+                eprintln!(
+                    "{}: the model's program was rejected: {e}",
+                    record.problem_id
+                );
+            }
+        }
+    }
+    for w in workers {
+        let _ = w.join();
+    }
+    for (path, recs) in &tables {
+        rewrite(path, recs)?;
+    }
+    Ok(summary)
+}
+
+fn rewrite(path: &Path, recs: &[ProblemRecord]) -> Result<()> {
+    write_batch(path, &records_to_batch(recs)?)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_code_in_a_reply() {
+        assert_eq!(
+            code_block("Sure:\n```python\nx = 1\nprint(x)\n```\nDone."),
+            "x = 1\nprint(x)\n"
+        );
+        assert_eq!(code_block("```\ny = 2\n```"), "y = 2\n");
+        assert_eq!(code_block("print(3)"), "print(3)");
+    }
+}
