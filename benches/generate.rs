@@ -8,6 +8,7 @@
 //! - the same with both cores (goal: both used);
 //! - memory: 1,000 variants per problem for M1, M2 and M3 over all valid GSM8K train + test
 //!   problems through the real generation stage (goal: peak RSS under 1 GiB).
+//!
 //! `cargo bench --bench generate -- quick` skips the memory run.
 
 #[path = "common.rs"]

@@ -10,11 +10,9 @@ use crate::features::{feature_index, FEATURE_COUNT, RANGE_SUFFIXES};
 
 type Rows = (Vec<[f64; FEATURE_COUNT]>, Vec<bool>);
 /// A panel: title, file name, and the value it plots for a row of features.
-type Panel = (
-    &'static str,
-    &'static str,
-    Box<dyn Fn(&[f64; FEATURE_COUNT]) -> f64>,
-);
+type Panel = (&'static str, &'static str, Value);
+/// The value a panel plots for a row of features.
+type Value = Box<dyn Fn(&[f64; FEATURE_COUNT]) -> f64>;
 
 /// The index of the highest range bin with a count among `<prefix>_<suffix>` columns.
 fn top_bin(row: &[f64; FEATURE_COUNT], prefix: &str) -> f64 {
@@ -29,7 +27,7 @@ fn top_bin(row: &[f64; FEATURE_COUNT], prefix: &str) -> f64 {
 
 /// The six panels of the paper's Figure 8: (title, file name, value of a row).
 fn panels() -> Vec<Panel> {
-    let col = |name: &'static str| -> Box<dyn Fn(&[f64; FEATURE_COUNT]) -> f64> {
+    let col = |name: &'static str| -> Value {
         let j = feature_index(name).expect("a fixed feature name");
         Box::new(move |r| r[j])
     };
