@@ -41,7 +41,7 @@ pub struct PublishSummary {
 
 /// `advmath-<dataset>[-<dataset>...]` from the variants partitions of `tables`.
 pub fn default_name(tables: &Path) -> String {
-    let names: Vec<String> = partitions(&tables.join("variants"), "dataset")
+    let names: Vec<String> = crate::table::partitions(&tables.join("variants"), "dataset")
         .unwrap_or_default()
         .into_iter()
         .map(|(d, _)| d)
@@ -151,25 +151,6 @@ pub fn published_variants_schema() -> SchemaRef {
 /// Config name for an attack (`m3+punct30` -> `m3_punct30`: config names stay path- and glob-safe).
 pub fn config_name(attack: &str) -> String {
     attack.replace('+', "_")
-}
-
-/// `<dir>/<key>=<value>` partitions directly under `dir`, sorted.
-fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
-    let mut out = Vec::new();
-    if !dir.is_dir() {
-        return Ok(out);
-    }
-    for e in fs::read_dir(dir).map_err(|e| Error::file(dir, e))? {
-        let p = e.map_err(|e| Error::file(dir, e))?.path();
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if let Some(v) = name.strip_prefix(&format!("{key}=")) {
-            if p.is_dir() {
-                out.push((v.to_string(), p));
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -373,7 +354,7 @@ fn write_folder(
     split_of: &HashMap<String, String>,
 ) -> Result<PublishSummary> {
     let variants_dir = config.tables.join("variants");
-    let datasets = partitions(&variants_dir, "dataset")?;
+    let datasets = crate::table::partitions(&variants_dir, "dataset")?;
     if datasets.is_empty() {
         return Err(Error::invalid(
             variants_dir.display(),
@@ -385,7 +366,7 @@ fn write_folder(
     let mut sources = BTreeSet::new();
     for (dataset, ddir) in &datasets {
         sources.insert(dataset.clone());
-        for (attack, adir) in partitions(ddir, "attack")? {
+        for (attack, adir) in crate::table::partitions(ddir, "attack")? {
             let name = config_name(&attack);
             let writer = writers.entry(name.clone()).or_insert_with(|| {
                 ConfigWriter::new(

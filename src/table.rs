@@ -98,3 +98,23 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
     fs::rename(&tmp, path).map_err(|e| Error::file(path, e))?;
     Ok(())
 }
+
+/// `<dir>/<key>=<value>` hive partitions directly under `dir`, sorted; none when `dir` is absent.
+pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
+    if !dir.is_dir() {
+        return Ok(out);
+    }
+    let prefix = format!("{key}=");
+    for e in fs::read_dir(dir).map_err(|e| Error::file(dir, e))? {
+        let p = e.map_err(|e| Error::file(dir, e))?.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(v) = name.strip_prefix(&prefix) {
+            if p.is_dir() {
+                out.push((v.to_string(), p));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

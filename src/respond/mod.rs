@@ -279,37 +279,11 @@ pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {
     let root = tables.join("variants");
     let mut items = Vec::new();
-    let mut ds_dirs: Vec<PathBuf> = fs::read_dir(&root)
-        .map_err(|e| Error::file(&root, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    ds_dirs.sort();
-    for ddir in ds_dirs {
-        let Some(dataset) = ddir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_prefix("dataset="))
-            .map(String::from)
-        else {
-            continue;
-        };
+    for (dataset, ddir) in crate::table::partitions(&root, "dataset")? {
         if !datasets.is_empty() && !datasets.contains(&dataset) {
             continue;
         }
-        let mut a_dirs: Vec<PathBuf> = fs::read_dir(&ddir)
-            .map_err(|e| Error::file(&ddir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        a_dirs.sort();
-        for adir in a_dirs {
-            let Some(attack) = adir
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_prefix("attack="))
-                .map(String::from)
-            else {
-                continue;
-            };
+        for (attack, adir) in crate::table::partitions(&ddir, "attack")? {
             if !attacks.is_empty() && !attacks.contains(&attack) && attack != "original" {
                 continue;
             }
