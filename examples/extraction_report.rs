@@ -16,20 +16,6 @@ use polars::prelude::{CsvReadOptions, SerReader};
 
 const LEVELS: [&str; 4] = ["clean", "noise10", "noise30", "noise50"];
 
-/// ArithmAttack's published accuracy (%), clean / noise10 / noise30 / noise50, by data folder.
-#[rustfmt::skip]
-const PUBLISHED: &[(&str, &str, [f64; 4])] = &[
-    ("gsm8k", "Llama-3.1-8B-Instruct", [82.25, 81.04, 78.84, 77.02]),
-    ("gsm8k", "Qwen2.5-1.5B-Instruct", [61.10, 56.02, 52.69, 49.35]),
-    ("multiarith", "Llama-3.1-8B-Instruct", [99.44, 94.44, 91.66, 83.88]),
-    ("multiarith", "Mathstral-7b-v0.1", [96.11, 92.77, 86.11, 87.22]),
-    ("multiarith", "Meta-Llama-3-8B-Instruct", [95.00, 92.77, 91.66, 88.33]),
-    ("multiarith", "Mistral-7B-Instruct-v0.2", [73.88, 72.77, 71.11, 65.55]),
-    ("multiarith", "gemma-2-2b-it", [89.44, 82.77, 78.88, 72.22]),
-    ("multiarith", "zephyr-7b-beta", [37.22, 22.22, 16.11, 12.77]),
-    ("multiarith", "Qwen2.5-1.5B-Instruct", [97.22, 94.44, 85.55, 83.88]),
-];
-
 /// Cells whose shipped file does not reproduce the published figure (data README).
 const FILE_DIFFERS: &[(&str, &str, &str)] = &[
     ("gsm8k", "Llama-3.1-8B-Instruct", "noise10"),
@@ -103,7 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut table = String::new();
     let mut outside = Vec::new();
     let mut gold_mismatch: Vec<String> = Vec::new();
-    for &(dataset, model, published) in PUBLISHED {
+    for &(dataset, model, published, _) in advmath::metrics::arithmattack_published() {
         for (level, published) in LEVELS.iter().zip(published) {
             let rows = read_cell(&data, dataset, model, level)?;
             let n = rows.len();

@@ -10,20 +10,6 @@ use polars::prelude::{CsvReadOptions, SerReader};
 
 const LEVELS: [&str; 4] = ["clean", "noise10", "noise30", "noise50"];
 
-/// ArithmAttack's published accuracy (%), clean / noise10 / noise30 / noise50, by data folder.
-#[rustfmt::skip]
-const PUBLISHED: &[(&str, &str, [f64; 4])] = &[
-    ("gsm8k", "Llama-3.1-8B-Instruct", [82.25, 81.04, 78.84, 77.02]),
-    ("gsm8k", "Qwen2.5-1.5B-Instruct", [61.10, 56.02, 52.69, 49.35]),
-    ("multiarith", "Llama-3.1-8B-Instruct", [99.44, 94.44, 91.66, 83.88]),
-    ("multiarith", "Mathstral-7b-v0.1", [96.11, 92.77, 86.11, 87.22]),
-    ("multiarith", "Meta-Llama-3-8B-Instruct", [95.00, 92.77, 91.66, 88.33]),
-    ("multiarith", "Mistral-7B-Instruct-v0.2", [73.88, 72.77, 71.11, 65.55]),
-    ("multiarith", "gemma-2-2b-it", [89.44, 82.77, 78.88, 72.22]),
-    ("multiarith", "zephyr-7b-beta", [37.22, 22.22, 16.11, 12.77]),
-    ("multiarith", "Qwen2.5-1.5B-Instruct", [97.22, 94.44, 85.55, 83.88]),
-];
-
 /// Cells whose shipped file does not reproduce the published figure (data README): either
 /// figure is an acceptable target.
 const FILE_DIFFERS: &[(&str, &str, &str)] = &[
@@ -107,7 +93,7 @@ fn arithmattack_accuracy_reproduces_the_published_figures() {
     eprintln!(
         "dataset     model                      level    published  file  advmath(last-number)"
     );
-    for &(dataset, model, published) in PUBLISHED {
+    for &(dataset, model, published, _) in advmath::metrics::arithmattack_published() {
         for (level, published) in LEVELS.iter().zip(published) {
             let rows = read_cell(&data, dataset, model, level);
             let n = rows.len();
@@ -156,7 +142,7 @@ fn extraction_agrees_with_the_authors_converted_answers() {
         return;
     }
     let (mut agree, mut total) = (0, 0);
-    for &(dataset, model, _) in PUBLISHED {
+    for &(dataset, model, _, _) in advmath::metrics::arithmattack_published() {
         for level in LEVELS {
             let rows = read_cell(&data, dataset, model, level);
             let same = rows
