@@ -441,9 +441,7 @@ fn include_table(
             format!("--include {table}: no such table"),
         ));
     }
-    let mut files = Vec::new();
-    collect_files(&dir, &mut Vec::new(), &mut files)?;
-    files.sort();
+    let files = crate::table::parquet_files_under(&dir)?;
     for (file, parts) in files {
         for batch in read_batches(&file)? {
             let n = batch.num_rows();
@@ -488,35 +486,6 @@ fn include_table(
                 ));
             }
             writer.write(&out, &splits)?;
-        }
-    }
-    Ok(())
-}
-
-fn collect_files(
-    dir: &Path,
-    parts: &mut Vec<(String, String)>,
-    out: &mut Vec<(PathBuf, Vec<(String, String)>)>,
-) -> Result<()> {
-    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::file(dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
-        let name = p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("")
-            .to_string();
-        if p.is_dir() {
-            if let Some((k, v)) = name.split_once('=') {
-                parts.push((k.to_string(), v.to_string()));
-                collect_files(&p, parts, out)?;
-                parts.pop();
-            }
-        } else if name.ends_with(".parquet") {
-            out.push((p, parts.clone()));
         }
     }
     Ok(())

@@ -263,48 +263,36 @@ fn read_features(
 ) -> Result<HashMap<String, [f64; FEATURE_COUNT]>> {
     let root = tables.join("features");
     let mut out = HashMap::new();
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        let rd = fs::read_dir(&d).map_err(|e| Error::file(&d, e))?;
-        for e in rd.filter_map(|e| e.ok()) {
-            let p = e.path();
-            let name = p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("")
-                .to_string();
-            if p.is_dir() {
-                if let Some(a) = name.strip_prefix("attack=") {
-                    if !attacks.is_empty() && !attacks.iter().any(|x| x == a) {
-                        continue;
-                    }
-                }
-                stack.push(p);
-            } else if name.ends_with(".parquet") {
-                for b in read_batches(&p)? {
-                    let ids = b
-                        .column_by_name("variant_id")
-                        .ok_or_else(|| Error::invalid(p.display(), "no variant_id"))?
-                        .as_string::<i32>()
-                        .clone();
-                    let cols: Vec<Float64Array> = FEATURE_NAMES
-                        .iter()
-                        .map(|f| {
-                            b.column_by_name(f)
-                                .map(|c| c.as_primitive::<arrow::datatypes::Float64Type>().clone())
-                                .ok_or_else(|| {
-                                    Error::invalid(p.display(), format!("no feature column {f}"))
-                                })
+    for (p, parts) in crate::table::parquet_files_under(&root)? {
+        let attack = parts
+            .iter()
+            .find(|(k, _)| k == "attack")
+            .map(|(_, v)| v.as_str());
+        if !attacks.is_empty() && !attack.is_some_and(|a| attacks.iter().any(|x| x == a)) {
+            continue;
+        }
+        for b in read_batches(&p)? {
+            let ids = b
+                .column_by_name("variant_id")
+                .ok_or_else(|| Error::invalid(p.display(), "no variant_id"))?
+                .as_string::<i32>()
+                .clone();
+            let cols: Vec<Float64Array> = FEATURE_NAMES
+                .iter()
+                .map(|f| {
+                    b.column_by_name(f)
+                        .map(|c| c.as_primitive::<arrow::datatypes::Float64Type>().clone())
+                        .ok_or_else(|| {
+                            Error::invalid(p.display(), format!("no feature column {f}"))
                         })
-                        .collect::<Result<_>>()?;
-                    for i in 0..b.num_rows() {
-                        let mut row = [0.0; FEATURE_COUNT];
-                        for (j, c) in cols.iter().enumerate() {
-                            row[j] = c.value(i);
-                        }
-                        out.insert(ids.value(i).to_string(), row);
-                    }
+                })
+                .collect::<Result<_>>()?;
+            for i in 0..b.num_rows() {
+                let mut row = [0.0; FEATURE_COUNT];
+                for (j, c) in cols.iter().enumerate() {
+                    row[j] = c.value(i);
                 }
+                out.insert(ids.value(i).to_string(), row);
             }
         }
     }
@@ -321,39 +309,30 @@ fn read_features(
 fn read_labels(tables: &Path) -> Result<Vec<(String, String, bool, bool)>> {
     let root = tables.join("responses");
     let mut out = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        let rd = fs::read_dir(&d).map_err(|e| Error::file(&d, e))?;
-        for e in rd.filter_map(|e| e.ok()) {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
-                for b in read_batches(&p)? {
-                    let (Some(m), Some(v), Some(c)) = (
-                        b.column_by_name("model"),
-                        b.column_by_name("variant_id"),
-                        b.column_by_name("correct"),
-                    ) else {
-                        continue;
-                    };
-                    let (m, v, c) = (m.as_string::<i32>(), v.as_string::<i32>(), c.as_boolean());
-                    let sim = b
-                        .column_by_name("simulated")
-                        .map(|s| s.as_boolean().clone());
-                    for i in 0..b.num_rows() {
-                        if v.is_null(i) || c.is_null(i) {
-                            continue;
-                        }
-                        let simulated = sim.as_ref().is_some_and(|s| s.value(i));
-                        out.push((
-                            m.value(i).to_string(),
-                            v.value(i).to_string(),
-                            c.value(i),
-                            simulated,
-                        ));
-                    }
+    for (p, _) in crate::table::parquet_files_under(&root)? {
+        for b in read_batches(&p)? {
+            let (Some(m), Some(v), Some(c)) = (
+                b.column_by_name("model"),
+                b.column_by_name("variant_id"),
+                b.column_by_name("correct"),
+            ) else {
+                continue;
+            };
+            let (m, v, c) = (m.as_string::<i32>(), v.as_string::<i32>(), c.as_boolean());
+            let sim = b
+                .column_by_name("simulated")
+                .map(|s| s.as_boolean().clone());
+            for i in 0..b.num_rows() {
+                if v.is_null(i) || c.is_null(i) {
+                    continue;
                 }
+                let simulated = sim.as_ref().is_some_and(|s| s.value(i));
+                out.push((
+                    m.value(i).to_string(),
+                    v.value(i).to_string(),
+                    c.value(i),
+                    simulated,
+                ));
             }
         }
     }

@@ -118,3 +118,43 @@ pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
     out.sort();
     Ok(out)
 }
+
+/// A Parquet file of a table folder, with the hive partition values (`key=value` folders) on
+/// its path.
+pub type TableFile = (PathBuf, Vec<(String, String)>);
+
+/// Every Parquet file below `dir`, in path order. Folders named `key=value` contribute a
+/// partition value; other folders (`responses/<model>/`) are descended into as they are.
+pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
+    fn walk(dir: &Path, parts: &mut Vec<(String, String)>, out: &mut Vec<TableFile>) -> Result<()> {
+        let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+            .map_err(|e| Error::file(dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            let name = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_string();
+            if p.is_dir() {
+                let part = name
+                    .split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()));
+                let pushed = part.is_some();
+                parts.extend(part);
+                walk(&p, parts, out)?;
+                if pushed {
+                    parts.pop();
+                }
+            } else if name.ends_with(".parquet") {
+                out.push((p, parts.clone()));
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut Vec::new(), &mut out)?;
+    Ok(out)
+}

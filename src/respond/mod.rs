@@ -644,32 +644,21 @@ fn respond_offline(
 /// variant_id -> slot values, for simulated models.
 fn variant_numbers(tables: &Path) -> Result<HashMap<String, Vec<Num>>> {
     let mut out = HashMap::new();
-    let root = tables.join("variants");
-    let mut stack = vec![root];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = fs::read_dir(&d) else { continue };
-        for e in rd.filter_map(|e| e.ok()) {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
-                for b in read_batches(&p)? {
-                    let (Some(v), Some(n)) =
-                        (b.column_by_name("variant_id"), b.column_by_name("numbers"))
-                    else {
-                        continue;
-                    };
-                    let (v, n) = (v.as_string::<i32>(), n.as_list::<i32>());
-                    for i in 0..b.num_rows() {
-                        let arr = n.value(i);
-                        let nums = arr
-                            .as_string::<i32>()
-                            .iter()
-                            .map(|s| s.and_then(num_text::from_text).unwrap_or(Num::ZERO))
-                            .collect();
-                        out.insert(v.value(i).to_string(), nums);
-                    }
-                }
+    for (p, _) in crate::table::parquet_files_under(&tables.join("variants"))? {
+        for b in read_batches(&p)? {
+            let (Some(v), Some(n)) = (b.column_by_name("variant_id"), b.column_by_name("numbers"))
+            else {
+                continue;
+            };
+            let (v, n) = (v.as_string::<i32>(), n.as_list::<i32>());
+            for i in 0..b.num_rows() {
+                let arr = n.value(i);
+                let nums = arr
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| s.and_then(num_text::from_text).unwrap_or(Num::ZERO))
+                    .collect();
+                out.insert(v.value(i).to_string(), nums);
             }
         }
     }
