@@ -23,7 +23,6 @@ use std::time::Instant;
 
 use advmath::generate::{attack, AttackSpec, Attacker, GenerateConfig, Method};
 use advmath::ingest::{build_records, read_source, IngestOptions, ProblemRecord, ProgramSource};
-use advmath::noise::NoiseCount;
 use advmath::seed::stream_key;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -121,22 +120,16 @@ fn memory_worker() {
     let ingest = advmath::pipeline::ingest(&config).unwrap();
     let start = Instant::now();
     let summary = advmath::generate::generate(&GenerateConfig {
-        tables: tables.clone(),
-        attacks: vec![
-            AttackSpec::Numeric(Method::M1),
-            AttackSpec::Numeric(Method::M2),
-            AttackSpec::Numeric(Method::M3),
-        ],
         attempts: ATTEMPTS,
         variants: 1000,
-        problems: None,
-        digits: 6,
-        noise_levels: vec![10, 30, 50],
-        noise_variants: 1,
-        noise_count: NoiseCount::Paper,
-        seed: 42,
-        threads: None,
-        progress: false,
+        ..GenerateConfig::new(
+            tables.clone(),
+            vec![
+                AttackSpec::Numeric(Method::M1),
+                AttackSpec::Numeric(Method::M2),
+                AttackSpec::Numeric(Method::M3),
+            ],
+        )
     })
     .unwrap();
     let rows: usize = summary.rows.values().map(|(_, r)| r).sum();

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use advmath::generate::{AttackSpec, GenerateConfig, Method};
 use advmath::ingest::IngestOptions;
-use advmath::noise::NoiseCount;
 use advmath::pipeline::{ingest, IngestConfig};
 use advmath::publish::{publish, PublishConfig};
 
@@ -31,18 +30,9 @@ fn main() {
     })
     .unwrap();
     advmath::generate::generate(&GenerateConfig {
-        tables: tables.clone(),
-        attacks: vec![AttackSpec::Numeric(Method::M3)],
         attempts: 5_000,
         variants: 100,
-        problems: None,
-        digits: 6,
-        noise_levels: vec![10, 30, 50],
-        noise_variants: 1,
-        noise_count: NoiseCount::Paper,
-        seed: 42,
-        threads: None,
-        progress: false,
+        ..GenerateConfig::new(tables.clone(), vec![AttackSpec::Numeric(Method::M3)])
     })
     .unwrap();
     let mut times = Vec::new();

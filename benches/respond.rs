@@ -9,7 +9,6 @@ mod server;
 use std::time::{Duration, Instant};
 
 use advmath::generate::{AttackSpec, GenerateConfig, Method};
-use advmath::noise::NoiseCount;
 use advmath::prompt::Template;
 use advmath::respond::{respond, Backend, Decoding, Endpoint, RespondConfig};
 
@@ -24,22 +23,16 @@ fn main() {
     })
     .unwrap();
     advmath::generate::generate(&GenerateConfig {
-        tables: tables.clone(),
-        attacks: vec![
-            AttackSpec::Numeric(Method::M1),
-            AttackSpec::Numeric(Method::M2),
-            AttackSpec::Numeric(Method::M3),
-        ],
         attempts: 30_000,
         variants: 300,
-        problems: None,
-        digits: 6,
-        noise_levels: vec![10, 30, 50],
-        noise_variants: 1,
-        noise_count: NoiseCount::Paper,
-        seed: 42,
-        threads: None,
-        progress: false,
+        ..GenerateConfig::new(
+            tables.clone(),
+            vec![
+                AttackSpec::Numeric(Method::M1),
+                AttackSpec::Numeric(Method::M2),
+                AttackSpec::Numeric(Method::M3),
+            ],
+        )
     })
     .unwrap();
     let srv = server::spawn(|_| server::Reply::Ok, Duration::ZERO);

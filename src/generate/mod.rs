@@ -88,6 +88,25 @@ pub struct GenerateConfig {
 }
 
 impl GenerateConfig {
+    /// The paper's settings (N = 30,000, m = 100, c = 6, noise 10/30/50), run seed 42, all
+    /// cores, no progress bar; change fields with struct-update syntax.
+    pub fn new(tables: PathBuf, attacks: Vec<AttackSpec>) -> Self {
+        GenerateConfig {
+            tables,
+            attacks,
+            attempts: 30_000,
+            variants: 100,
+            problems: None,
+            digits: 6,
+            noise_levels: vec![10, 30, 50],
+            noise_variants: 1,
+            noise_count: NoiseCount::Paper,
+            seed: 42,
+            threads: None,
+            progress: false,
+        }
+    }
+
     pub fn check(&self) -> Result<()> {
         if self.attacks.is_empty() {
             return Err(Error::Usage("--attack needs at least one attack".into()));
