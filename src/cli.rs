@@ -99,6 +99,16 @@ impl PromptArgs {
     }
 }
 
+/// The API key held by the environment variable `var` names; read once, never logged.
+fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String>> {
+    match var {
+        Some(var) => std::env::var(var).map(Some).map_err(|_| {
+            advmath::Error::Usage(format!("environment variable {var} is not set")).into()
+        }),
+        None => Ok(None),
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct RespondArgs {
     /// Folder of the Parquet tables (reads variants, writes responses/<model>/).
@@ -160,14 +170,7 @@ impl RespondArgs {
         let backend = match &self.endpoint {
             None => Backend::Offline,
             Some(url) => {
-                let api_key = match &self.api_key_env {
-                    Some(var) => Some(std::env::var(var).map_err(|_| {
-                        anyhow::Error::new(advmath::Error::Usage(format!(
-                            "environment variable {var} is not set"
-                        )))
-                    })?),
-                    None => None,
-                };
+                let api_key = api_key_from(&self.api_key_env)?;
                 Backend::Endpoint(Endpoint {
                     url: url.clone(),
                     model: self.model.clone(),
@@ -358,14 +361,7 @@ pub struct ProgramsArgs {
 
 impl ProgramsArgs {
     pub fn config(&self) -> anyhow::Result<ProgramsConfig> {
-        let api_key = match &self.api_key_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| {
-                anyhow::Error::new(advmath::Error::Usage(format!(
-                    "environment variable {var} is not set"
-                )))
-            })?),
-            None => None,
-        };
+        let api_key = api_key_from(&self.api_key_env)?;
         Ok(ProgramsConfig {
             tables: self.tables.clone(),
             endpoint: Endpoint {

@@ -219,16 +219,7 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
             }
         }
         OutsideFormat::Gsm8kSolutions => {
-            let text =
-                fs::read_to_string(&config.input).map_err(|e| Error::file(&config.input, e))?;
-            for (i, line) in text
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-            {
-                let v: Value = serde_json::from_str(line).map_err(|e| {
-                    Error::invalid(config.input.display(), format!("line {}: {e}", i + 1))
-                })?;
+            for (i, v) in jsonl_values(&config.input)? {
                 let q = v["question"].as_str().unwrap_or("").to_string();
                 let gold = v["ground_truth"].as_str().and_then(parse_gold);
                 let problem = by_text.get(&normalise(&q));
@@ -265,16 +256,8 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                     )
                 })
                 .collect();
-            let text =
-                fs::read_to_string(&config.input).map_err(|e| Error::file(&config.input, e))?;
-            for (i, line) in text
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-            {
+            for (i, v) in jsonl_values(&config.input)? {
                 let where_ = format!("{}: line {}", config.input.display(), i + 1);
-                let v: Value = serde_json::from_str(line)
-                    .map_err(|e| Error::invalid(&where_, e.to_string()))?;
                 let key = v["custom_id"].as_str().unwrap_or("").to_string();
                 let Some(item) = items.get(&key) else {
                     eprintln!(
@@ -313,16 +296,7 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                 .model
                 .clone()
                 .ok_or_else(|| Error::Usage("--model names the evaluated model".into()))?;
-            let text =
-                fs::read_to_string(&config.input).map_err(|e| Error::file(&config.input, e))?;
-            for (i, line) in text
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-            {
-                let v: Value = serde_json::from_str(line).map_err(|e| {
-                    Error::invalid(config.input.display(), format!("line {}: {e}", i + 1))
-                })?;
+            for (i, v) in jsonl_values(&config.input)? {
                 let q = v["doc"]["question"]
                     .as_str()
                     .or(v["doc"]["problem"].as_str())
@@ -404,6 +378,21 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
         written.insert(model, rows.len());
     }
     Ok(written)
+}
+
+/// The JSON value of every non-blank line, with its 0-based line index; a malformed line is an
+/// error naming the file and line (outside results are all-or-nothing per file).
+fn jsonl_values(path: &Path) -> Result<Vec<(usize, Value)>> {
+    let text = fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .map(|v| (i, v))
+                .map_err(|e| Error::invalid(path.display(), format!("line {}: {e}", i + 1)))
+        })
+        .collect()
 }
 
 /// (dataset, model, noise level, file) for an ArithmAttack folder or file.
