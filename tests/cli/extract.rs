@@ -84,11 +84,9 @@ fn pct(k: usize, n: usize) -> f64 {
 
 #[test]
 fn arithmattack_accuracy_reproduces_the_published_figures() {
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if !data.is_dir() {
-        eprintln!("SKIPPED: ../shared/data is absent");
+    let Some(data) = super::shared::data() else {
         return;
-    }
+    };
     let mut failures = Vec::new();
     eprintln!(
         "dataset     model                      level    published  file  advmath(last-number)"
@@ -136,11 +134,9 @@ fn arithmattack_accuracy_reproduces_the_published_figures() {
 
 #[test]
 fn extraction_agrees_with_the_authors_converted_answers() {
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if !data.is_dir() {
-        eprintln!("SKIPPED: ../shared/data is absent");
+    let Some(data) = super::shared::data() else {
         return;
-    }
+    };
     let (mut agree, mut total) = (0, 0);
     for &(dataset, model, _, _) in advmath::metrics::arithmattack_published() {
         for level in LEVELS {
@@ -164,11 +160,9 @@ fn extraction_agrees_with_the_authors_converted_answers() {
 
 #[test]
 fn gsm8k_example_solutions_are_graded_like_the_release() {
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if !data.is_dir() {
-        eprintln!("SKIPPED: ../shared/data is absent");
+    let Some(data) = super::shared::data() else {
         return;
-    }
+    };
     let read = |name: &str| -> Vec<serde_json::Value> {
         std::fs::read_to_string(data.join("gsm8k").join(name))
             .unwrap()

@@ -943,7 +943,7 @@ fn metrics_duckdb_parity() {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !ok {
-        eprintln!("SKIPPED: metrics_duckdb_parity needs python3 with duckdb (pip install duckdb)");
+        super::skip("metrics_duckdb_parity needs python3 with duckdb (pip install duckdb)");
         return;
     }
     let (dir, tables) = fixture();
