@@ -1,0 +1,294 @@
+//! The `features` table: every variant of the `variants` table through [`super::compute_into`],
+//! batches in parallel, written in order.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Float64Array, RecordBatch, StringArray};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+use rayon::prelude::*;
+
+use super::{compute_into, finite, slots_needed, FeatureScratch, FEATURE_COUNT};
+use crate::error::{Error, Result};
+use crate::ingest::read_problems;
+use crate::num::Num;
+use crate::program::tree::num_text;
+use crate::program::Program;
+use crate::schema;
+use crate::table::AtomicParquet;
+
+/// Rows per batch read from the variants table.
+const BATCH_ROWS: usize = 8192;
+
+struct Prepared<'a> {
+    program: &'a Program,
+    slots_needed: usize,
+}
+
+/// Compute the `features` table: for every `tables/variants/dataset=<d>/attack=<a>/part-*.parquet`
+/// (parts in numeric order, rows in file order), write
+/// `tables/features/dataset=<d>/attack=<a>/part-0.parquet` with one row per variant. Batches are
+/// computed in parallel and written in order, so the bytes do not depend on the thread count.
+/// Each dataset's partition is staged and then replaces the old one.
+///
+/// A row whose problem is unknown or invalid, whose numbers do not parse (or are too few for the
+/// tree), or whose evaluation fails is skipped with a warning naming the variant. Returns the
+/// number of rows written.
+pub fn build_features_table(tables: &Path) -> Result<usize> {
+    let records = read_problems(tables)?;
+    let mut programs: HashMap<&str, Prepared> = HashMap::new();
+    for r in &records {
+        let Some(tree) = r.tree.as_ref().filter(|_| r.is_valid()) else {
+            continue;
+        };
+        match slots_needed(tree) {
+            Some(slots_needed) => {
+                programs.insert(
+                    &r.problem_id,
+                    Prepared {
+                        program: tree,
+                        slots_needed,
+                    },
+                );
+            }
+            None => eprintln!(
+                "warning: features: the tree of {} is malformed; its variants are skipped",
+                r.problem_id
+            ),
+        }
+    }
+    let variants = tables.join("variants");
+    if !variants.is_dir() {
+        return Err(Error::invalid(
+            variants.display(),
+            "no variants table (run `advmath generate` first)",
+        ));
+    }
+    let datasets = hive_dirs(&variants, "dataset=")?;
+    if datasets.is_empty() {
+        return Err(Error::invalid(
+            variants.display(),
+            "no dataset=<d> partitions (run `advmath generate` first)",
+        ));
+    }
+    let features = tables.join("features");
+    let mut totals = Totals::default();
+    for (dataset, dataset_dir) in datasets {
+        let staging = tables.join(format!(
+            ".staging-features-{dataset}-{}",
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&staging);
+        let outcome = (|| -> Result<()> {
+            for (attack, attack_dir) in hive_dirs(&dataset_dir, "attack=")? {
+                let path = staging.join(&attack).join("part-0.parquet");
+                let mut writer = AtomicParquet::create(&path, schema::features())?;
+                for part in part_files(&attack_dir)? {
+                    features_of_file(&part, &programs, &mut writer, &mut totals)?;
+                }
+                writer.finish()?;
+            }
+            let target = features.join(&dataset);
+            if target.exists() {
+                fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
+            }
+            if staging.exists() {
+                fs::create_dir_all(&features).map_err(|e| Error::file(&features, e))?;
+                fs::rename(&staging, &target).map_err(|e| Error::file(&target, e))?;
+            }
+            Ok(())
+        })();
+        if outcome.is_err() {
+            let _ = fs::remove_dir_all(&staging);
+        }
+        outcome?;
+    }
+    if totals.skipped > 0 {
+        eprintln!(
+            "warning: features: skipped {} of {} variants",
+            totals.skipped,
+            totals.skipped + totals.written
+        );
+    }
+    Ok(totals.written)
+}
+
+#[derive(Default)]
+struct Totals {
+    written: usize,
+    skipped: usize,
+}
+
+/// Subfolders `<prefix><value>` of `dir`, sorted by name.
+fn hive_dirs(dir: &Path, prefix: &str) -> Result<Vec<(String, PathBuf)>> {
+    let mut out: Vec<(String, PathBuf)> = fs::read_dir(dir)
+        .map_err(|e| Error::file(dir, e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            name.starts_with(prefix).then(|| (name, e.path()))
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// `part-N.parquet` files of `dir`, in increasing N (then name).
+fn part_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out: Vec<(u64, String, PathBuf)> = fs::read_dir(dir)
+        .map_err(|e| Error::file(dir, e))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let n = name.strip_prefix("part-")?.strip_suffix(".parquet")?;
+            Some((n.parse().unwrap_or(u64::MAX), name, e.path()))
+        })
+        .collect();
+    out.sort();
+    Ok(out.into_iter().map(|(_, _, p)| p).collect())
+}
+
+fn features_of_file(
+    path: &Path,
+    programs: &HashMap<&str, Prepared>,
+    writer: &mut AtomicParquet,
+    totals: &mut Totals,
+) -> Result<()> {
+    let file = File::open(path).map_err(|e| Error::file(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    let roots = ["variant_id", "problem_id", "numbers"]
+        .iter()
+        .map(|c| {
+            builder
+                .schema()
+                .index_of(c)
+                .map_err(|_| Error::invalid(path.display(), format!("missing column {c}")))
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(BATCH_ROWS)
+        .build()?;
+    let mut first_row = 0;
+    for batch in reader {
+        let batch = batch?;
+        let out = features_of_batch(&batch, programs, path, first_row, totals)?;
+        first_row += batch.num_rows();
+        if out.num_rows() > 0 {
+            writer.write(&out)?;
+        }
+    }
+    Ok(())
+}
+
+fn features_of_batch(
+    batch: &RecordBatch,
+    programs: &HashMap<&str, Prepared>,
+    path: &Path,
+    first_row: usize,
+    totals: &mut Totals,
+) -> Result<RecordBatch> {
+    let bad =
+        |what: &str| Error::invalid(path.display(), format!("column {what} has the wrong type"));
+    let text = |name: &str| -> Result<&StringArray> {
+        batch
+            .column_by_name(name)
+            .and_then(|c| c.as_string_opt::<i32>())
+            .ok_or_else(|| bad(name))
+    };
+    let ids = text("variant_id")?;
+    let problem_ids = text("problem_id")?;
+    let numbers = batch
+        .column_by_name("numbers")
+        .and_then(|c| c.as_list_opt::<i32>())
+        .ok_or_else(|| bad("numbers"))?;
+    let items = numbers
+        .values()
+        .as_string_opt::<i32>()
+        .ok_or_else(|| bad("numbers"))?;
+    let offsets = numbers.value_offsets();
+
+    let row = |scratch: &mut FeatureScratch,
+               slots: &mut Vec<Num>,
+               i: usize|
+     -> std::result::Result<[f64; FEATURE_COUNT], String> {
+        if ids.is_null(i) {
+            return Err("variant_id is null".into());
+        }
+        if problem_ids.is_null(i) {
+            return Err("problem_id is null".into());
+        }
+        let pid = problem_ids.value(i);
+        let prepared = programs
+            .get(pid)
+            .ok_or_else(|| format!("problem {pid} is unknown or invalid"))?;
+        if numbers.is_null(i) {
+            return Err("numbers is null".into());
+        }
+        slots.clear();
+        for j in offsets[i] as usize..offsets[i + 1] as usize {
+            if items.is_null(j) {
+                return Err(format!("number {} is null", j - offsets[i] as usize));
+            }
+            let t = items.value(j);
+            match num_text::from_text(t).filter(|v| finite(*v)) {
+                Some(v) => slots.push(v),
+                None => return Err(format!("number {t:?} does not parse")),
+            }
+        }
+        if slots.len() < prepared.slots_needed {
+            return Err(format!(
+                "{} numbers, but the tree reads slot {}",
+                slots.len(),
+                prepared.slots_needed - 1
+            ));
+        }
+        let mut out = [0.0; FEATURE_COUNT];
+        compute_into(scratch, prepared.program, slots, &mut out)
+            .map_err(|e| format!("the tree does not evaluate: {e}"))?;
+        Ok(out)
+    };
+    let rows: Vec<std::result::Result<[f64; FEATURE_COUNT], String>> = (0..batch.num_rows())
+        .into_par_iter()
+        .map_init(
+            || (FeatureScratch::new(), Vec::new()),
+            |(scratch, slots), i| row(scratch, slots, i),
+        )
+        .collect();
+
+    let mut kept_ids: Vec<&str> = Vec::with_capacity(rows.len());
+    let mut columns: Vec<Vec<f64>> = (0..FEATURE_COUNT)
+        .map(|_| Vec::with_capacity(rows.len()))
+        .collect();
+    for (i, r) in rows.iter().enumerate() {
+        match r {
+            Ok(values) => {
+                kept_ids.push(ids.value(i));
+                for (c, v) in columns.iter_mut().zip(values) {
+                    c.push(*v);
+                }
+            }
+            Err(reason) => {
+                let name = if ids.is_null(i) {
+                    format!("at row {} of {}", first_row + i, path.display())
+                } else {
+                    ids.value(i).to_string()
+                };
+                eprintln!("warning: features: skipped variant {name}: {reason}");
+                totals.skipped += 1;
+            }
+        }
+    }
+    totals.written += kept_ids.len();
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(FEATURE_COUNT + 1);
+    arrays.push(Arc::new(StringArray::from(kept_ids)));
+    for c in columns {
+        arrays.push(Arc::new(Float64Array::from(c)));
+    }
+    Ok(RecordBatch::try_new(schema::features(), arrays)?)
+}

@@ -1,0 +1,319 @@
+//! The SQL engine: DataFusion over the Parquet tables of a `tables/` folder, each table
+//! registered only when its folder holds files.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, SchemaRef};
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::ListingOptions;
+use datafusion::execution::context::SQLOptions;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use super::{is_simulated_name, Cell, ResultTable};
+use crate::error::{Error, Result};
+
+/// How a table is laid out under `tables/`.
+#[derive(Debug, Clone, Copy)]
+pub struct TableLayout {
+    pub name: &'static str,
+    /// Hive partition columns, outermost first (they are in the path, not in the files).
+    pub partitions: &'static [&'static str],
+    /// The expected file layout, for messages.
+    pub pattern: &'static str,
+}
+
+/// Every table advmath knows.
+pub const TABLE_LAYOUTS: &[TableLayout] = &[
+    TableLayout {
+        name: "problems",
+        partitions: &[],
+        pattern: "problems/<dataset>__<split>.parquet",
+    },
+    TableLayout {
+        name: "variants",
+        partitions: &["dataset", "attack"],
+        pattern: "variants/dataset=<d>/attack=<a>/part-N.parquet",
+    },
+    TableLayout {
+        name: "generation_stats",
+        partitions: &["dataset"],
+        pattern: "generation_stats/dataset=<d>/part-0.parquet",
+    },
+    TableLayout {
+        name: "responses",
+        partitions: &[],
+        pattern: "responses/<model-folder>/part-*.parquet",
+    },
+    TableLayout {
+        name: "features",
+        partitions: &["dataset", "attack"],
+        pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
+    },
+    TableLayout {
+        name: "coefficients",
+        partitions: &[],
+        pattern: "coefficients/part-0.parquet",
+    },
+];
+
+/// Whether a known table could be registered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TableState {
+    /// Registered, with this many Parquet files.
+    Registered { files: usize },
+    /// No folder.
+    Missing,
+    /// A folder without any `.parquet` file.
+    Empty,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableStatus {
+    pub layout: TableLayout,
+    pub path: PathBuf,
+    pub state: TableState,
+}
+
+impl PartialEq for TableLayout {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+/// A query's result: its schema (also when there is no row) and its batches.
+#[derive(Debug, Clone)]
+pub struct QueryOutput {
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+}
+
+impl QueryOutput {
+    pub fn rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+
+    pub fn to_table(&self) -> Result<ResultTable> {
+        ResultTable::from_batches(&self.schema, &self.batches)
+    }
+}
+
+/// A DataFusion session over one `tables/` folder, with its own tokio runtime.
+pub struct SqlEngine {
+    runtime: tokio::runtime::Runtime,
+    ctx: SessionContext,
+    tables_dir: PathBuf,
+    tables: Vec<TableStatus>,
+}
+
+fn count_parquet(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut n = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.starts_with('.') || name.starts_with('_') {
+            continue;
+        }
+        if path.is_dir() {
+            n += count_parquet(&path);
+        } else if name.ends_with(".parquet") {
+            n += 1;
+        }
+    }
+    n
+}
+
+impl SqlEngine {
+    /// Open a `tables/` folder with one worker thread per core.
+    pub fn open(tables: &Path) -> Result<Self> {
+        Self::open_with_threads(tables, None)
+    }
+
+    /// Open a `tables/` folder; `threads` bounds DataFusion's parallelism (default: the cores).
+    pub fn open_with_threads(tables: &Path, threads: Option<usize>) -> Result<Self> {
+        if !tables.is_dir() {
+            return Err(Error::invalid(
+                tables.display(),
+                "no such tables folder (expected the `tables/` folder of an advmath run, e.g. out/tables)",
+            ));
+        }
+        let tables_dir = tables.canonicalize().map_err(|e| Error::file(tables, e))?;
+        let threads = threads
+            .filter(|&t| t > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .thread_name("advmath-sql")
+            .enable_all()
+            .build()
+            .map_err(Error::Io)?;
+        let mut config = SessionConfig::new()
+            .with_target_partitions(threads)
+            .with_information_schema(false);
+        // `responses/<model-folder>/part-*.parquet` is not hive-partitioned: read sub-folders.
+        config
+            .options_mut()
+            .execution
+            .listing_table_ignore_subdirectory = false;
+        let ctx = SessionContext::new_with_config(config);
+        let mut statuses = Vec::new();
+        for layout in TABLE_LAYOUTS {
+            let path = tables_dir.join(layout.name);
+            let state = if !path.is_dir() {
+                TableState::Missing
+            } else {
+                match count_parquet(&path) {
+                    0 => TableState::Empty,
+                    files => {
+                        let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
+                            .with_file_extension(".parquet")
+                            .with_table_partition_cols(
+                                layout
+                                    .partitions
+                                    .iter()
+                                    .map(|p| (p.to_string(), DataType::Utf8))
+                                    .collect(),
+                            );
+                        let url = format!("{}/", path.display());
+                        runtime
+                            .block_on(ctx.register_listing_table(
+                                layout.name,
+                                &url,
+                                options,
+                                None,
+                                None,
+                            ))
+                            .map_err(|e| {
+                                Error::invalid(
+                                    path.display(),
+                                    format!("cannot read table `{}`: {e}", layout.name),
+                                )
+                            })?;
+                        TableState::Registered { files }
+                    }
+                }
+            };
+            statuses.push(TableStatus {
+                layout: *layout,
+                path,
+                state,
+            });
+        }
+        Ok(SqlEngine {
+            runtime,
+            ctx,
+            tables_dir,
+            tables: statuses,
+        })
+    }
+
+    pub fn tables_dir(&self) -> &Path {
+        &self.tables_dir
+    }
+
+    /// Every known table and whether it was registered.
+    pub fn tables(&self) -> &[TableStatus] {
+        &self.tables
+    }
+
+    /// The names of the registered tables.
+    pub fn registered(&self) -> Vec<&'static str> {
+        self.tables
+            .iter()
+            .filter(|t| matches!(t.state, TableState::Registered { .. }))
+            .map(|t| t.layout.name)
+            .collect()
+    }
+
+    /// A clear error when `name` is a known table that is missing or empty.
+    fn require(&self, name: &str) -> Result<()> {
+        let Some(t) = self.tables.iter().find(|t| t.layout.name == name) else {
+            return Ok(());
+        };
+        let available = {
+            let r = self.registered();
+            if r.is_empty() {
+                "none".to_string()
+            } else {
+                r.join(", ")
+            }
+        };
+        match t.state {
+            TableState::Registered { .. } => Ok(()),
+            TableState::Missing => Err(Error::invalid(
+                t.path.display(),
+                format!(
+                    "table `{name}` is missing: expected {} under {}; available tables: {available}",
+                    t.layout.pattern,
+                    self.tables_dir.display()
+                ),
+            )),
+            TableState::Empty => Err(Error::invalid(
+                t.path.display(),
+                format!(
+                    "table `{name}` is empty: no .parquet file under this folder (expected {}); available tables: {available}",
+                    t.layout.pattern
+                ),
+            )),
+        }
+    }
+
+    /// Run one read-only SQL statement (no DDL, DML or `SET`) and collect its result.
+    pub fn query(&self, sql: &str) -> Result<QueryOutput> {
+        self.runtime.block_on(async {
+            let state = self.ctx.state();
+            let dialect = &state.config().options().sql_parser.dialect;
+            let statement = state.sql_to_statement(sql, dialect)?;
+            for reference in state.resolve_table_references(&statement)? {
+                let qualified = matches!(reference.schema(), Some(s) if s != "public");
+                if !qualified {
+                    self.require(reference.table())?;
+                }
+            }
+            let plan = state.statement_to_plan(statement).await?;
+            SQLOptions::new()
+                .with_allow_ddl(false)
+                .with_allow_dml(false)
+                .with_allow_statements(false)
+                .verify_plan(&plan)?;
+            let df = self.ctx.execute_logical_plan(plan).await?;
+            let schema: SchemaRef = Arc::clone(df.schema().inner());
+            let batches = df.collect().await?;
+            Ok::<_, Error>(QueryOutput { schema, batches })
+        })
+    }
+
+    /// Run a query and copy its result into a [`ResultTable`].
+    pub fn query_table(&self, sql: &str) -> Result<ResultTable> {
+        self.query(sql)?.to_table()
+    }
+
+    /// Rows of a registered table (from the Parquet footers).
+    pub fn row_count(&self, table: &str) -> Result<u64> {
+        self.require(table)?;
+        let t = self.query_table(&format!("SELECT COUNT(*) AS n FROM {table}"))?;
+        Ok(t.get(0, "n").and_then(Cell::as_i64).unwrap_or(0) as u64)
+    }
+
+    /// The models of `responses` that are simulated: `simulated` = true on any row, or a name
+    /// starting with `sim-` or `oracle`.
+    pub fn simulated_models(&self) -> Result<BTreeSet<String>> {
+        let t = self.query_table(
+            "SELECT model, MAX(CASE WHEN simulated THEN 1 ELSE 0 END) AS flag \
+             FROM responses GROUP BY model",
+        )?;
+        Ok(t.rows
+            .iter()
+            .filter_map(|r| {
+                let model = r[0].as_str()?;
+                let flagged = r[1].as_i64() == Some(1) || is_simulated_name(model);
+                flagged.then(|| model.to_string())
+            })
+            .collect())
+    }
+}

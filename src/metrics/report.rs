@@ -1,0 +1,421 @@
+//! `report.md` and the plots of `advmath metrics`: the metric tables, paper figures side by
+//! side, simulated models marked.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::{
+    arithmattack_published, plots, stats, Cell, MetricSql, MetricsConfig, ResultTable, SqlEngine,
+    TableState, MAX_PLOTS, REPORT_ROWS,
+};
+use crate::error::{Error, Result};
+
+fn text_of(table: &ResultTable, row: usize, column: &str) -> String {
+    table
+        .get(row, column)
+        .and_then(Cell::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn float_of(table: &ResultTable, row: usize, column: &str) -> Option<f64> {
+    table.get(row, column).and_then(Cell::as_f64)
+}
+
+fn file_part(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn display_model(model: &str, simulated: &HashSet<String>) -> String {
+    if simulated.contains(model) {
+        format!("{model} (simulated)")
+    } else {
+        model.to_string()
+    }
+}
+
+/// Rows grouped by the values of `keys`, in first-seen order.
+fn groups(table: &ResultTable, keys: &[&str]) -> Vec<(Vec<String>, Vec<usize>)> {
+    let mut order: Vec<Vec<String>> = Vec::new();
+    let mut rows: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
+    for r in 0..table.len() {
+        let key: Vec<String> = keys.iter().map(|k| text_of(table, r, k)).collect();
+        let entry = rows.entry(key.clone()).or_default();
+        if entry.is_empty() {
+            order.push(key);
+        }
+        entry.push(r);
+    }
+    order
+        .into_iter()
+        .map(|k| {
+            let v = rows.remove(&k).unwrap_or_default();
+            (k, v)
+        })
+        .collect()
+}
+
+/// Figure 7: attack accuracy against k, one chart per template x dataset x attack.
+pub(super) fn attack_curve_plots(
+    table: &ResultTable,
+    dir: &Path,
+    simulated: &HashSet<String>,
+) -> Result<Vec<(String, PathBuf)>> {
+    let mut made = Vec::new();
+    for (key, rows) in groups(table, &["template", "dataset", "attack"]) {
+        if made.len() == MAX_PLOTS {
+            break;
+        }
+        let mut by_model: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        let mut max_k: f64 = 1.0;
+        for &r in &rows {
+            let (Some(k), Some(aa)) = (float_of(table, r, "k"), float_of(table, r, "aa")) else {
+                continue;
+            };
+            max_k = max_k.max(k);
+            by_model
+                .entry(display_model(&text_of(table, r, "model"), simulated))
+                .or_default()
+                .push((k, aa));
+        }
+        if max_k < 2.0 {
+            continue; // one variant per problem: no curve
+        }
+        let series: Vec<plots::Series> = by_model
+            .into_iter()
+            .map(|(name, points)| plots::Series { name, points })
+            .collect();
+        let title = format!(
+            "Attack accuracy vs attacks per problem: {} / {} ({})",
+            key[1], key[2], key[0]
+        );
+        let path = dir.join(format!(
+            "xie_attack_curve__{}__{}__{}.svg",
+            file_part(&key[0]),
+            file_part(&key[1]),
+            file_part(&key[2])
+        ));
+        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        plots::line_chart(
+            &path,
+            &title,
+            "k (first k variants of each problem)",
+            "attack accuracy",
+            (1.0, max_k),
+            &series,
+        )?;
+        made.push((title, path));
+    }
+    Ok(made)
+}
+
+/// Figure 3: transfer-rate heatmap (rows: source, columns: target), one per group.
+pub(super) fn transfer_plots(
+    table: &ResultTable,
+    dir: &Path,
+    simulated: &HashSet<String>,
+) -> Result<Vec<(String, PathBuf)>> {
+    let mut made = Vec::new();
+    for (key, rows) in groups(table, &["template", "dataset", "attack"]) {
+        if made.len() == MAX_PLOTS {
+            break;
+        }
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for &r in &rows {
+            names.insert(text_of(table, r, "source"));
+            names.insert(text_of(table, r, "target"));
+        }
+        let names: Vec<String> = names.into_iter().collect();
+        if names.len() < 2 {
+            continue; // one model: nothing transfers
+        }
+        let index = |m: &str| names.iter().position(|n| n == m);
+        let mut values = vec![vec![None; names.len()]; names.len()];
+        for &r in &rows {
+            if let (Some(s), Some(t)) = (
+                index(&text_of(table, r, "source")),
+                index(&text_of(table, r, "target")),
+            ) {
+                values[s][t] = float_of(table, r, "transfer_rate");
+            }
+        }
+        let labels: Vec<String> = names
+            .iter()
+            .map(|n| {
+                if simulated.contains(n) {
+                    format!("{n}*")
+                } else {
+                    n.clone()
+                }
+            })
+            .collect();
+        let marked = if names.iter().any(|n| simulated.contains(n)) {
+            "; * simulated"
+        } else {
+            ""
+        };
+        let title = format!(
+            "Transferability: {} / {} ({}{marked})",
+            key[1], key[2], key[0]
+        );
+        let path = dir.join(format!(
+            "xie_transfer__{}__{}__{}.svg",
+            file_part(&key[0]),
+            file_part(&key[1]),
+            file_part(&key[2])
+        ));
+        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        plots::heatmap(
+            &path,
+            &title,
+            "source (its adversarial examples)",
+            "target (also fooled)",
+            &labels,
+            &values,
+        )?;
+        made.push((title, path));
+    }
+    Ok(made)
+}
+
+/// ArithmAttack Figure 2: accuracy against the noise level, one chart per template x dataset.
+pub(super) fn noise_plots(
+    table: &ResultTable,
+    dir: &Path,
+    simulated: &HashSet<String>,
+) -> Result<Vec<(String, PathBuf)>> {
+    let mut made = Vec::new();
+    for (key, rows) in groups(table, &["template", "dataset"]) {
+        if made.len() == MAX_PLOTS {
+            break;
+        }
+        let mut by_model: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        let mut max_level: f64 = 0.0;
+        for &r in &rows {
+            let (Some(level), Some(acc)) = (
+                float_of(table, r, "noise_level"),
+                float_of(table, r, "accuracy"),
+            ) else {
+                continue;
+            };
+            max_level = max_level.max(level);
+            by_model
+                .entry(display_model(&text_of(table, r, "model"), simulated))
+                .or_default()
+                .push((level, acc));
+        }
+        if max_level <= 0.0 {
+            continue; // clean questions only: no noise curve
+        }
+        let series: Vec<plots::Series> = by_model
+            .into_iter()
+            .map(|(name, mut points)| {
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                plots::Series { name, points }
+            })
+            .collect();
+        let title = format!("Accuracy vs punctuation noise: {} ({})", key[1], key[0]);
+        let path = dir.join(format!(
+            "arithmattack_accuracy__{}__{}.svg",
+            file_part(&key[0]),
+            file_part(&key[1])
+        ));
+        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        plots::line_chart(
+            &path,
+            &title,
+            "noise level (% of words with a punctuation mark)",
+            "accuracy",
+            (0.0, max_level.max(10.0)),
+            &series,
+        )?;
+        made.push((title, path));
+    }
+    Ok(made)
+}
+
+/// The ArithmAttack paper's figures next to advmath's for the published models present.
+fn arithmattack_side_by_side(
+    results: &[(MetricSql, ResultTable)],
+    simulated: &HashSet<String>,
+) -> Option<String> {
+    let accuracy = &results
+        .iter()
+        .find(|(m, _)| m.name == "arithmattack_accuracy")?
+        .1;
+    let asr = results
+        .iter()
+        .find(|(m, _)| m.name == "arithmattack_asr")
+        .map(|(_, t)| t);
+    // (dataset, published model) -> [(advmath model, template)]
+    let mut lines = Vec::new();
+    for (dataset, published, paper, paper_asr) in arithmattack_published() {
+        let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+        for r in 0..accuracy.len() {
+            let model = text_of(accuracy, r, "model");
+            if text_of(accuracy, r, "dataset").eq_ignore_ascii_case(dataset)
+                && stats::matches_published_model(&model, published)
+            {
+                seen.insert((model, text_of(accuracy, r, "template")));
+            }
+        }
+        for (model, template) in seen {
+            let level = |l: f64| -> Option<f64> {
+                (0..accuracy.len()).find_map(|r| {
+                    (text_of(accuracy, r, "model") == model
+                        && text_of(accuracy, r, "template") == template
+                        && text_of(accuracy, r, "dataset").eq_ignore_ascii_case(dataset)
+                        && float_of(accuracy, r, "noise_level") == Some(l))
+                    .then(|| float_of(accuracy, r, "accuracy"))
+                    .flatten()
+                })
+            };
+            let ours: Vec<Option<f64>> = [0.0, 10.0, 30.0, 50.0]
+                .iter()
+                .map(|&l| level(l).map(|v| v * 100.0))
+                .collect();
+            let our_asr = asr.and_then(|t| {
+                (0..t.len()).find_map(|r| {
+                    (text_of(t, r, "model") == model
+                        && text_of(t, r, "template") == template
+                        && text_of(t, r, "dataset").eq_ignore_ascii_case(dataset))
+                    .then(|| float_of(t, r, "asr_mean"))
+                    .flatten()
+                    .map(|v| v * 100.0)
+                })
+            });
+            let fmt = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_default();
+            let diff = |ours: Option<f64>, paper: f64| {
+                ours.map(|v| format!("{:+.2}", v - paper))
+                    .unwrap_or_default()
+            };
+            let name = display_model(&model, simulated);
+            lines.push(format!(
+                "| {dataset} | {published} | paper | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                paper[0], paper[1], paper[2], paper[3], paper_asr
+            ));
+            lines.push(format!(
+                "| {dataset} | {name} ({template}) | advmath | {} | {} | {} | {} | {} |",
+                fmt(ours[0]),
+                fmt(ours[1]),
+                fmt(ours[2]),
+                fmt(ours[3]),
+                fmt(our_asr)
+            ));
+            lines.push(format!(
+                "| {dataset} | | advmath - paper | {} | {} | {} | {} | {} |",
+                diff(ours[0], paper[0]),
+                diff(ours[1], paper[1]),
+                diff(ours[2], paper[2]),
+                diff(ours[3], paper[3]),
+                diff(our_asr, *paper_asr)
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let mut out = String::from(
+        "### ArithmAttack: paper and advmath side by side\n\n\
+         Accuracy (%) on clean questions and at 10 / 30 / 50 % punctuation noise, and ASR (%), \
+         as published (Abedin et al., Tables 1 and 3; `advmath::metrics::arithmattack_published`) \
+         and as measured here.\n\n\
+         | dataset | model | source | clean | noise 10 | noise 30 | noise 50 | ASR |\n\
+         |---|---|---|---:|---:|---:|---:|---:|\n",
+    );
+    for l in lines {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    Some(out)
+}
+
+fn relative(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+pub(super) fn report_markdown(
+    config: &MetricsConfig,
+    engine: &SqlEngine,
+    results: &[(MetricSql, ResultTable)],
+    simulated: &BTreeSet<String>,
+    simulated_set: &HashSet<String>,
+    plots: &BTreeMap<String, Vec<(String, PathBuf)>>,
+) -> String {
+    let mut out = String::from("# advmath metrics report\n\n");
+    out.push_str(&format!(
+        "Tables: `{}` (registered: {}).\n\n",
+        engine.tables_dir().display(),
+        engine.registered().join(", ")
+    ));
+    for t in engine.tables() {
+        match t.state {
+            TableState::Missing => out.push_str(&format!(
+                "* table `{}` is missing (expected `{}`)\n",
+                t.layout.name, t.layout.pattern
+            )),
+            TableState::Empty => out.push_str(&format!(
+                "* table `{}` is empty (no .parquet file)\n",
+                t.layout.name
+            )),
+            TableState::Registered { .. } => {}
+        }
+    }
+    if simulated.is_empty() {
+        out.push_str("\nNo simulated model.\n\n");
+    } else {
+        out.push_str(&format!(
+            "\nSimulated models (never a real LLM; `simulated` = true, or a name starting with `sim-` or `oracle`), marked *(simulated)* in every table: {}.\n\n",
+            simulated.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    out.push_str(
+        "Shares are fractions in [0, 1]. An empty cell is undefined (e.g. an ASR for a model that solves no original). \
+         Each metric is one SQL file (`sql/<metric>.sql`), portable between DataFusion and DuckDB.\n\n## Contents\n\n",
+    );
+    for (m, t) in results {
+        out.push_str(&format!(
+            "* [{}](#{}) — {} rows\n",
+            m.title(),
+            m.name,
+            t.len()
+        ));
+    }
+    for (m, t) in results {
+        out.push_str(&format!(
+            "\n<a id=\"{}\"></a>\n## {}\n\n`{}` — {}\n\n",
+            m.name,
+            m.title(),
+            m.name,
+            m.description()
+        ));
+        out.push_str(&t.to_markdown(simulated_set, Some(REPORT_ROWS)));
+        out.push_str(&format!(
+            "\nFull table: [{0}.md]({0}.md), [{0}.csv]({0}.csv).\n",
+            m.name
+        ));
+        if let Some(list) = plots.get(&m.name) {
+            for (title, path) in list {
+                out.push_str(&format!("\n![{title}]({})\n", relative(path, &config.out)));
+            }
+        }
+        if m.name == "arithmattack_asr" {
+            if let Some(side) = arithmattack_side_by_side(results, simulated_set) {
+                out.push('\n');
+                out.push_str(&side);
+            }
+        }
+    }
+    out
+}

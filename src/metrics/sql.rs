@@ -1,0 +1,206 @@
+//! `advmath sql`: one user query over the tables, printed as a table, CSV or JSON, or written
+//! to Parquet.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::error::DataFusionError;
+
+use super::{QueryOutput, SqlEngine};
+use crate::error::{Error, Result};
+
+/// Output of [`run_sql`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputFormat {
+    /// A pretty text table.
+    Table,
+    /// CSV with a header line.
+    Csv,
+    /// JSON lines: one object per row, nulls explicit.
+    Json,
+    /// A Parquet file at this path (zstd, written atomically).
+    Parquet(PathBuf),
+}
+
+impl OutputFormat {
+    /// From a CLI name (`table`, `csv`, `json`, `parquet`); Parquet needs `path`.
+    pub fn from_name(name: &str, path: Option<PathBuf>) -> Result<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "table" | "pretty" => Ok(OutputFormat::Table),
+            "csv" => Ok(OutputFormat::Csv),
+            "json" | "jsonl" | "ndjson" => Ok(OutputFormat::Json),
+            "parquet" => path.map(OutputFormat::Parquet).ok_or_else(|| {
+                Error::Usage("--format parquet needs an output path (--output FILE)".into())
+            }),
+            other => Err(Error::Usage(format!(
+                "unknown output format `{other}`: expected table, csv, json or parquet"
+            ))),
+        }
+    }
+}
+
+/// Where a user query comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QuerySource {
+    Text(String),
+    File(PathBuf),
+}
+
+impl QuerySource {
+    pub fn read(&self) -> Result<String> {
+        match self {
+            QuerySource::Text(s) => Ok(s.clone()),
+            QuerySource::File(p) => std::fs::read_to_string(p).map_err(|e| Error::file(p, e)),
+        }
+    }
+}
+
+/// Options of `advmath sql` (clap-free).
+#[derive(Debug, Clone)]
+pub struct SqlConfig {
+    pub tables: PathBuf,
+    pub query: QuerySource,
+    pub format: OutputFormat,
+    pub threads: Option<usize>,
+}
+
+/// What [`run_sql`] produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqlOutput {
+    pub rows: usize,
+    /// The rendered result (empty for Parquet).
+    pub text: String,
+    /// The Parquet file written, for [`OutputFormat::Parquet`].
+    pub parquet: Option<PathBuf>,
+}
+
+/// Run one user query over `tables` and render it.
+pub fn run_sql(tables: &Path, query: &str, format: OutputFormat) -> Result<SqlOutput> {
+    let engine = SqlEngine::open(tables)?;
+    let output = engine.query(query)?;
+    render(&output, &format)
+}
+
+/// [`run_sql`] from a [`SqlConfig`], writing text output to `out`; returns the row count.
+pub fn run_sql_config(config: &SqlConfig, out: &mut dyn Write) -> Result<usize> {
+    let query = config.query.read()?;
+    let engine = SqlEngine::open_with_threads(&config.tables, config.threads)?;
+    let output = engine.query(&query)?;
+    let rendered = render(&output, &config.format)?;
+    out.write_all(rendered.text.as_bytes())?;
+    Ok(rendered.rows)
+}
+
+/// View types (DataFusion reads strings as Utf8View) become plain Utf8/Binary so that every
+/// writer and reader handles the output.
+fn plain(output: &QueryOutput) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let plain_type = |t: &DataType| match t {
+        DataType::Utf8View => DataType::Utf8,
+        DataType::BinaryView => DataType::Binary,
+        other => other.clone(),
+    };
+    let fields: Vec<Field> = output
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_data_type(plain_type(f.data_type())))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let mut batches = Vec::with_capacity(output.batches.len());
+    for b in &output.batches {
+        let columns = b
+            .columns()
+            .iter()
+            .zip(schema.fields())
+            .map(|(c, f)| {
+                if c.data_type() == f.data_type() {
+                    Ok(Arc::clone(c))
+                } else {
+                    cast(c, f.data_type())
+                }
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        batches.push(RecordBatch::try_new(Arc::clone(&schema), columns)?);
+    }
+    Ok((schema, batches))
+}
+
+fn render(output: &QueryOutput, format: &OutputFormat) -> Result<SqlOutput> {
+    let rows = output.rows();
+    let (schema, batches) = plain(output)?;
+    let text = match format {
+        OutputFormat::Table => {
+            let mut s = arrow::util::pretty::pretty_format_batches_with_schema(
+                Arc::clone(&schema),
+                &batches,
+            )?
+            .to_string();
+            s.push('\n');
+            s
+        }
+        OutputFormat::Csv => {
+            let mut buf = Vec::new();
+            if batches.is_empty() {
+                let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+                buf.extend_from_slice(names.join(",").as_bytes());
+                buf.push(b'\n');
+            } else {
+                let mut w = arrow::csv::WriterBuilder::new()
+                    .with_header(true)
+                    .build(&mut buf);
+                for b in &batches {
+                    w.write(b)?;
+                }
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        }
+        OutputFormat::Json => {
+            let mut buf = Vec::new();
+            {
+                let mut w = arrow::json::WriterBuilder::new()
+                    .with_explicit_nulls(true)
+                    .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
+                for b in &batches {
+                    w.write(b)?;
+                }
+                w.finish()?;
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        }
+        OutputFormat::Parquet(path) => {
+            let mut w = crate::table::AtomicParquet::create(path, Arc::clone(&schema))?;
+            for b in &batches {
+                w.write(b)?;
+            }
+            let written = w.finish()?;
+            return Ok(SqlOutput {
+                rows,
+                text: String::new(),
+                parquet: Some(written),
+            });
+        }
+    };
+    Ok(SqlOutput {
+        rows,
+        text,
+        parquet: None,
+    })
+}
+
+/// Whether a DataFusion error is the user's (a malformed or unplannable query) rather than the
+/// data's: used for the exit code.
+pub(crate) fn is_query_error(e: &DataFusionError) -> bool {
+    matches!(
+        e.find_root(),
+        DataFusionError::SQL(..)
+            | DataFusionError::Plan(_)
+            | DataFusionError::SchemaError(..)
+            | DataFusionError::NotImplemented(_)
+            | DataFusionError::Configuration(_)
+            | DataFusionError::Internal(_)
+    )
+}
