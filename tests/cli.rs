@@ -423,7 +423,9 @@ fn python_has(modules: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        skip(&format!("python3 cannot import {modules} (.ci/run installs them)"));
+        skip(&format!(
+            "python3 cannot import {modules} (.ci/run installs them)"
+        ));
     }
     ok
 }
