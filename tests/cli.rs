@@ -216,6 +216,14 @@ fn an_unusable_input_exits_1_with_the_file_named() {
 fn unsafe_or_huge_programs_are_rejected_not_run() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("progs.jsonl");
+    // A statement nested thousands of levels deep would overflow the stack of the recursive tree
+    // walks and abort the whole run: it must be one rejected row instead.
+    let deep = format!(
+        "x = 5\ny = {}7{}\nprint(x + y)",
+        "(".repeat(50_000),
+        ")".repeat(50_000)
+    );
+    let long = format!("x = 5\ny = 7{}\nprint(x + y)", " + 0".repeat(20_000));
     let rows = [
         ("a", "x = 5\ny = 7\nprint(x + y)"),
         ("b", "import os\nx = 5\ny = 7\nprint(x + y)"),
@@ -224,6 +232,8 @@ fn unsafe_or_huge_programs_are_rejected_not_run() {
             "d",
             "x = 5\ny = 7\nz = 1000000000000000000000000000000\nprint(x + y)",
         ),
+        ("e", deep.as_str()),
+        ("f", long.as_str()),
     ];
     let text: String = rows
         .iter()
@@ -267,6 +277,12 @@ fn unsafe_or_huge_programs_are_rejected_not_run() {
     );
     assert!(detail("c").contains("unsupported: call"), "{}", detail("c"));
     assert!(detail("d").contains("too large"), "{}", detail("d"));
+    assert!(detail("e").contains("nested more than"), "{}", detail("e"));
+    assert!(
+        detail("f").contains("more than 256 operators"),
+        "{}",
+        detail("f")
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use rustpython_parser::ast::{self, Constant, Expr, Ranged, Stmt};
 use rustpython_parser::{parse, Mode};
 
+use super::guard::check_size;
 use super::tree::{BinOp, Builder, ConstKind, Func, Node, NodeId};
 use super::{ErrorKind, ProgramError};
 use crate::num::Num;
@@ -56,6 +57,7 @@ enum Binding {
 }
 
 pub fn parse_module(source: &str) -> Res<Vec<Stmt>> {
+    check_size(source)?;
     match parse(source, Mode::Module, "<program>") {
         Ok(ast::Mod::Module(m)) => Ok(m.body),
         Ok(_) => Err(ProgramError::new(ErrorKind::ParseError, "not a module")),
@@ -64,6 +66,7 @@ pub fn parse_module(source: &str) -> Res<Vec<Stmt>> {
 }
 
 pub fn parse_expression(source: &str) -> Res<Expr> {
+    check_size(source)?;
     match parse(source, Mode::Expression, "<expression>") {
         Ok(ast::Mod::Expression(e)) => Ok(*e.body),
         Ok(_) => Err(ProgramError::new(

@@ -2,6 +2,7 @@
 //! literals to the question's numbers, and evaluate it exactly.
 
 pub mod align;
+pub mod guard;
 pub mod lower;
 pub mod tree;
 
