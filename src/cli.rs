@@ -553,7 +553,8 @@ pub struct SourceArgs {
     /// Split name used in problem ids (default: from the file name, else `test`).
     #[arg(long)]
     pub split: Option<String>,
-    /// Generic tables: column holding a problem id.
+    /// Generic tables: column holding a problem id [default: `id`, when the table has one;
+    /// otherwise the row number].
     #[arg(long)]
     pub id_col: Option<String>,
     /// Generic tables: column holding the question.
@@ -562,7 +563,8 @@ pub struct SourceArgs {
     /// Generic tables: column holding the final answer (a GSM8K-style worked solution works too).
     #[arg(long, default_value = "answer")]
     pub answer_col: String,
-    /// Generic tables: column holding a Python solution program.
+    /// Generic tables: column holding a Python solution program [default: `program`, when the
+    /// table has one].
     #[arg(long)]
     pub program_col: Option<String>,
     /// Which programs to use: given ones, ones synthesised from worked solutions, or given

@@ -475,15 +475,19 @@ impl Num {
         let mut scale = 0u32;
         let mut m = n;
         let mut den = d;
+        // n/d is in lowest terms, so each step only trades den's factors 2 and 5 for m's; taking
+        // them out of 10 first keeps m from overflowing on the way (38-digit values stay exact).
         while den != 1 {
             if scale >= max_scale {
                 return None;
             }
-            m = m.checked_mul(10)?;
-            scale += 1;
-            let g = gcd(m, den);
-            m /= g;
+            let g = gcd(10, den);
+            if g == 1 {
+                return None;
+            }
+            m = m.checked_mul(10 / g)?;
             den /= g;
+            scale += 1;
         }
         let mut exp = -(scale as i32);
         while m % 10 == 0 {
@@ -638,6 +642,13 @@ mod tests {
         assert_eq!(n("0.57").decimal_parts(12), Some((57, -2)));
         assert_eq!(n("1.005").decimal_parts(12), Some((1005, -3)));
         assert_eq!(n("2400").decimal_parts(12), Some((24, 2)));
+        // Found by the `number` fuzz target: 38 significant digits overflowed on the way.
+        let big = n("55500440476388370006371544047638.837032");
+        assert_eq!(
+            big.decimal_parts(12),
+            Some((55500440476388370006371544047638837032, -6))
+        );
+        assert_eq!(big.to_string(), "55500440476388370006371544047638.837032");
         assert_eq!(n("1").div(n("3")).unwrap().decimal_parts(12), None);
     }
 }

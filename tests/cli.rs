@@ -285,6 +285,39 @@ fn unsafe_or_huge_programs_are_rejected_not_run() {
     );
 }
 
+/// A table with `id` and `program` columns needs no column flags; a repeated id is one bad row.
+#[test]
+fn conventional_columns_are_found_and_repeated_ids_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("mine.csv");
+    fs::write(
+        &input,
+        "id,question,answer,program\n\
+         q1,Tom has 5 apples and buys 7 more.,12,\"a = 5\nb = 7\nprint(a + b)\"\n\
+         q2,Ann has 3 pens and 9 pencils.,12,\"p = 3\nq = 9\nprint(p + q)\"\n\
+         q1,Ann has 4 pens and 9 pencils.,13,\"p = 4\nq = 9\nprint(p + q)\"\n",
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--programs", "given", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mine\ttest\t3\t2\t"));
+    let recs = problems_in(&tables.join("problems/mine__test.parquet"));
+    let ids: Vec<&str> = recs.iter().map(|r| r.problem_id.as_str()).collect();
+    assert_eq!(ids, ["mine/test/q1", "mine/test/q2", "mine/test/q1#3"]);
+    assert_eq!(recs[0].program_origin, "given");
+    assert!(recs[2]
+        .error
+        .as_ref()
+        .unwrap()
+        .detail
+        .contains("row 3: duplicate id (row 1"));
+}
+
 #[test]
 fn a_missing_program_file_is_recorded() {
     let dir = tempfile::tempdir().unwrap();

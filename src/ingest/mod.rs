@@ -4,7 +4,7 @@
 //! A bad row never aborts a run: it becomes an `invalid` problem whose `error_detail` names the
 //! file, the row and the reason. Only an input that is unusable as a whole is an error.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -270,12 +270,34 @@ pub fn build_record(
 }
 
 /// Validate every problem of a source (in parallel; order kept).
+///
+/// A row whose id repeats an earlier row's is kept as an invalid problem (`bad_input`, naming both
+/// rows) under the id `<id>#<row>`, so that every problem id in the table stays unique.
 pub fn build_records(source: &Source, programs: ProgramSource) -> Vec<ProblemRecord> {
-    source
+    let mut records: Vec<ProblemRecord> = source
         .rows
         .par_iter()
         .map(|raw| build_record(raw, &source.dataset, &source.split, programs))
-        .collect()
+        .collect();
+    let mut first_row: HashMap<String, i64> = HashMap::new();
+    for r in &mut records {
+        if let Some(&row) = first_row.get(&r.problem_id) {
+            r.error = Some(ProgramError::new(
+                ErrorKind::BadInput,
+                format!(
+                    "{}: row {}: duplicate id (row {} has it too)",
+                    source.path.display(),
+                    r.source_index + 1,
+                    row + 1
+                ),
+            ));
+            r.tree = None;
+            r.problem_id = format!("{}#{}", r.problem_id, r.source_index + 1);
+        } else {
+            first_row.insert(r.problem_id.clone(), r.source_index);
+        }
+    }
+    records
 }
 
 /// Records as an Arrow batch in the `problems` schema.
@@ -506,5 +528,34 @@ mod tests {
         let batch = records_to_batch(&records).unwrap();
         let back = batch_to_records(&batch).unwrap();
         assert_eq!(back, records);
+    }
+
+    #[test]
+    fn a_repeated_id_is_recorded_not_merged() {
+        let row = |index: i64, id: &str| RawProblem {
+            source_index: index,
+            id: Some(id.into()),
+            question: "Tom has 5 apples and buys 7 more.".into(),
+            answer: Some("12".into()),
+            program: Some(Ok("a = 5\nb = 7\nprint(a + b)".into())),
+            ..Default::default()
+        };
+        let source = Source {
+            path: PathBuf::from("p.csv"),
+            format: Format::Csv,
+            dataset: "p".into(),
+            split: "test".into(),
+            rows: vec![row(0, "a"), row(1, "b"), row(2, "a")],
+        };
+        let records = build_records(&source, ProgramSource::Auto);
+        let ids: Vec<&str> = records.iter().map(|r| r.problem_id.as_str()).collect();
+        assert_eq!(ids, ["p/test/a", "p/test/b", "p/test/a#3"]);
+        assert!(records[0].is_valid() && records[1].is_valid());
+        let error = records[2].error.as_ref().unwrap();
+        assert_eq!(error.kind, ErrorKind::BadInput);
+        assert_eq!(
+            error.detail,
+            "p.csv: row 3: duplicate id (row 1 has it too)"
+        );
     }
 }

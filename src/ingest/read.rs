@@ -346,8 +346,22 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
     };
     let questions = column(&cols.question)?;
     let answers = column(&cols.answer)?;
-    let ids = cols.id.as_deref().map(column).transpose()?;
-    let programs = cols.program.as_deref().map(column).transpose()?;
+    // Unnamed id and program columns are taken from columns called `id` and `program` when the
+    // table has them, as a user who wrote such a file would expect.
+    let has = |name: &str| df.get_column_names().iter().any(|c| c.as_str() == name);
+    let conventional = |given: &Option<String>, name: &str| {
+        given
+            .clone()
+            .or_else(|| has(name).then(|| name.to_string()))
+    };
+    let ids = conventional(&cols.id, "id")
+        .as_deref()
+        .map(column)
+        .transpose()?;
+    let programs = conventional(&cols.program, "program")
+        .as_deref()
+        .map(column)
+        .transpose()?;
     Ok(questions
         .into_iter()
         .enumerate()
