@@ -34,6 +34,13 @@ fn file_part(s: &str) -> String {
         .collect()
 }
 
+/// `<dir>/<metric>__<key part>__....svg`, the folder made first.
+fn plot_path(dir: &Path, metric: &str, key: &[String]) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+    let parts: Vec<String> = key.iter().map(|k| file_part(k)).collect();
+    Ok(dir.join(format!("{metric}__{}.svg", parts.join("__"))))
+}
+
 fn display_model(model: &str, simulated: &HashSet<String>) -> String {
     if simulated.contains(model) {
         format!("{model} (simulated)")
@@ -97,13 +104,7 @@ pub(super) fn attack_curve_plots(
             "Attack accuracy vs attacks per problem: {} / {} ({})",
             key[1], key[2], key[0]
         );
-        let path = dir.join(format!(
-            "xie_attack_curve__{}__{}__{}.svg",
-            file_part(&key[0]),
-            file_part(&key[1]),
-            file_part(&key[2])
-        ));
-        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        let path = plot_path(dir, "xie_attack_curve", &key)?;
         plots::line_chart(
             &path,
             &title,
@@ -166,13 +167,7 @@ pub(super) fn transfer_plots(
             "Transferability: {} / {} ({}{marked})",
             key[1], key[2], key[0]
         );
-        let path = dir.join(format!(
-            "xie_transfer__{}__{}__{}.svg",
-            file_part(&key[0]),
-            file_part(&key[1]),
-            file_part(&key[2])
-        ));
-        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        let path = plot_path(dir, "xie_transfer", &key)?;
         plots::heatmap(
             &path,
             &title,
@@ -223,12 +218,7 @@ pub(super) fn noise_plots(
             })
             .collect();
         let title = format!("Accuracy vs punctuation noise: {} ({})", key[1], key[0]);
-        let path = dir.join(format!(
-            "arithmattack_accuracy__{}__{}.svg",
-            file_part(&key[0]),
-            file_part(&key[1])
-        ));
-        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        let path = plot_path(dir, "arithmattack_accuracy", &key)?;
         plots::line_chart(
             &path,
             &title,
