@@ -41,8 +41,8 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
     }
     for records in sources {
         let rejected: Vec<&ProblemRecord> = records.iter().filter(|r| !r.is_valid()).collect();
-        let Some(first) = records.first() else {
-            continue;
+        let Some(first) = rejected.first() else {
+            continue; // nothing rejected: the summary row says it all
         };
         let _ = writeln!(
             out,
@@ -51,9 +51,6 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
             first.split,
             rejected.len()
         );
-        if rejected.is_empty() {
-            continue;
-        }
         let full = rejected.len() <= FULL_LIST_LIMIT;
         if !full {
             let _ = writeln!(

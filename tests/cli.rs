@@ -32,18 +32,30 @@ fn problems_in(path: &Path) -> Vec<ProblemRecord> {
         .collect()
 }
 
+/// Help is documentation users read: its text is snapshotted (at a fixed width), so every change
+/// to it is reviewed.
 #[test]
 fn help_explains_the_commands() {
-    let out = advmath().arg("--help").assert().success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let help = |args: &[&str]| {
+        let out = advmath()
+            .args(args)
+            .env("COLUMNS", "100")
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let text = help(&["--help"]);
     assert!(text.contains("ingest") && text.contains("generate") && text.contains("run"));
     assert!(text.contains("Exit codes"));
+    insta::assert_snapshot!("help", text);
+    insta::assert_snapshot!("help_generate", help(&["generate", "--help"]));
+    insta::assert_snapshot!("help_respond", help(&["respond", "--help"]));
 }
 
 #[test]
 fn run_on_the_default_dataset_makes_every_table() {
     let dir = tempfile::tempdir().unwrap();
-    advmath()
+    let run = advmath()
         .args(["run", "--attempts", "3000", "--variants", "20", "--out"])
         .arg(dir.path())
         .assert()
@@ -71,6 +83,20 @@ fn run_on_the_default_dataset_makes_every_table() {
     assert!(dir.path().join("reports/program_coverage.md").is_file());
     let checked = verify_variants(&dir.path().join("tables"), "default");
     assert!(checked > 1000, "checked {checked} variants");
+
+    // The texts people read are products too: snapshotted (the temporary folder redacted), so a
+    // change to any figure or wording in them shows up for review.
+    let stdout = String::from_utf8(run.get_output().stdout.clone()).unwrap();
+    insta::assert_snapshot!("run_stdout", stdout);
+    let read = |relative: &str| {
+        fs::read_to_string(dir.path().join(relative))
+            .unwrap()
+            .replace(dir.path().to_str().unwrap(), "[OUT]")
+    };
+    insta::assert_snapshot!("run_program_coverage", read("reports/program_coverage.md"));
+    insta::assert_snapshot!("run_regression", read("reports/regression.md"));
+    insta::assert_snapshot!("run_metrics_report", read("reports/metrics/report.md"));
+    insta::assert_snapshot!("run_dataset_card", read("hub/README.md"));
 }
 
 /// Every numeric variant in a generated table: its text holds exactly its numbers in slot

@@ -349,6 +349,7 @@ pub(super) fn report_markdown(
         engine.tables_dir().display(),
         engine.registered().join(", ")
     ));
+    let listed = out.len();
     for t in engine.tables() {
         match t.state {
             TableState::Missing => out.push_str(&format!(
@@ -362,11 +363,14 @@ pub(super) fn report_markdown(
             TableState::Registered { .. } => {}
         }
     }
+    if out.len() > listed {
+        out.push('\n');
+    }
     if simulated.is_empty() {
-        out.push_str("\nNo simulated model.\n\n");
+        out.push_str("No simulated model.\n\n");
     } else {
         out.push_str(&format!(
-            "\nSimulated models (never a real LLM; `simulated` = true, or a name starting with `sim-` or `oracle`), marked *(simulated)* in every table: {}.\n\n",
+            "Simulated models (never a real LLM; `simulated` = true, or a name starting with `sim-` or `oracle`), marked *(simulated)* in every table: {}.\n\n",
             simulated.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
         ));
     }
