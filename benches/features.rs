@@ -1,4 +1,4 @@
-//! Benchmark: the 51-feature table (`src/features.rs`). Run: `cargo bench --bench features`.
+//! Benchmark: the 51-feature table (`src/features/`). Run: `cargo bench --bench features`.
 //!
 //! Variants are synthetic: the default dataset's valid problems (`datasets/default/`, embedded),
 //! their numbers re-drawn by the M1, M2 and M3 attacks (a pool of distinct valid variants), cycled

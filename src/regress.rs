@@ -15,7 +15,6 @@ use std::sync::Arc;
 use arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray,
 };
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use linfa::prelude::*;
 use linfa_logistic::LogisticRegression;
 use ndarray::{Array1, Array2};
@@ -23,22 +22,6 @@ use ndarray::{Array1, Array2};
 use crate::error::{Error, Result};
 use crate::features::{FEATURE_COUNT, FEATURE_NAMES};
 use crate::table::{read_batches, write_batch};
-
-/// `coefficients`: one row per (model, term), the intercept included.
-pub fn coefficients_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("model", DataType::Utf8, false),
-        Field::new("feature", DataType::Utf8, false),
-        Field::new("coefficient", DataType::Float64, true),
-        Field::new("std_error", DataType::Float64, true),
-        Field::new("z", DataType::Float64, true),
-        Field::new("p_value", DataType::Float64, true),
-        Field::new("estimable", DataType::Boolean, false),
-        Field::new("n", DataType::Int64, false),
-        Field::new("accuracy", DataType::Float64, false),
-        Field::new("simulated", DataType::Boolean, false),
-    ]))
-}
 
 /// One fitted term.
 #[derive(Clone, Debug, PartialEq)]
@@ -462,7 +445,7 @@ fn write_coefficients(
                 .collect::<BooleanArray>(),
         ),
     ];
-    let batch = RecordBatch::try_new(coefficients_schema(), cols)?;
+    let batch = RecordBatch::try_new(crate::schema::coefficients(), cols)?;
     write_batch(&tables.join("coefficients").join("part-0.parquet"), &batch)?;
     Ok(())
 }

@@ -134,7 +134,7 @@ pub fn features() -> SchemaRef {
 /// Column descriptions of `features`, partitions first, then schema order. "Operations" are
 /// `Bin`, `Neg` and `Call` nodes; "leaves" are question numbers (constants are not leaves);
 /// "intermediate results" are the values of operations other than the answer; range bins are
-/// on |value|. See `src/features.rs` for the full definitions.
+/// on |value|. See `src/features/mod.rs` for the full definitions.
 pub const FEATURES_DOC: &[(&str, &str)] = &[
     ("dataset", "partition: source dataset"),
     ("attack", "partition: the attack, as in `variants`"),
@@ -246,6 +246,36 @@ pub const RESPONSES_DOC: &[(&str, &str)] = &[
     ("error", "why the request failed, when it did"),
 ];
 
+/// `coefficients`: one row per (model, term) of the feature study, the intercept included, at
+/// `coefficients/part-0.parquet`.
+pub fn coefficients() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        utf8("model", false),
+        utf8("feature", false),
+        Field::new("coefficient", DataType::Float64, true),
+        Field::new("std_error", DataType::Float64, true),
+        Field::new("z", DataType::Float64, true),
+        Field::new("p_value", DataType::Float64, true),
+        Field::new("estimable", DataType::Boolean, false),
+        Field::new("n", DataType::Int64, false),
+        Field::new("accuracy", DataType::Float64, false),
+        Field::new("simulated", DataType::Boolean, false),
+    ]))
+}
+
+pub const COEFFICIENTS_DOC: &[(&str, &str)] = &[
+    ("model", "the model whose correctness is fitted"),
+    ("feature", "`intercept` or one of the 51 features"),
+    ("coefficient", "fitted log-odds coefficient (per standard deviation when standardised); null when not estimable"),
+    ("std_error", "Wald standard error, from the inverse Hessian at the fit"),
+    ("z", "coefficient / std_error"),
+    ("p_value", "two-sided p-value of z"),
+    ("estimable", "false when the feature is constant in this model's data"),
+    ("n", "variants in the fit"),
+    ("accuracy", "share of them answered correctly"),
+    ("simulated", "true for offline models (oracle and sim-*)"),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,6 +288,9 @@ mod tests {
             (problems(), vec![]),
             (variants(), vec!["dataset", "attack"]),
             (generation_stats(), vec!["dataset"]),
+            (responses(), vec![]),
+            (features(), vec!["dataset", "attack"]),
+            (coefficients(), vec![]),
         ] {
             let mut at = 0;
             let names: Vec<String> = partition
@@ -280,6 +313,9 @@ mod tests {
             .iter()
             .chain(VARIANTS_DOC)
             .chain(GENERATION_STATS_DOC)
+            .chain(RESPONSES_DOC)
+            .chain(FEATURES_DOC)
+            .chain(COEFFICIENTS_DOC)
         {
             assert!(
                 readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),
