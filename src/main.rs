@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", error_chain(&err));
             let code = err
                 .downcast_ref::<advmath::Error>()
                 .map(advmath::Error::exit_code)
@@ -22,6 +22,23 @@ fn main() -> ExitCode {
             ExitCode::from(code as u8)
         }
     }
+}
+
+/// The error and its causes, as `{:#}` prints them, minus a cause whose text its parent's message
+/// already carries (advmath's error messages quote their source so that they read well alone).
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<()> {

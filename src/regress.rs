@@ -245,6 +245,12 @@ fn read_features(
     attacks: &[String],
 ) -> Result<HashMap<String, [f64; FEATURE_COUNT]>> {
     let root = tables.join("features");
+    if !root.is_dir() {
+        return Err(Error::invalid(
+            root.display(),
+            "no features table (run `advmath features` first)",
+        ));
+    }
     let mut out = HashMap::new();
     for (p, parts) in crate::table::parquet_files_under(&root)? {
         let attack = parts

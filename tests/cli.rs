@@ -344,6 +344,54 @@ fn conventional_columns_are_found_and_repeated_ids_recorded() {
         .contains("row 3: duplicate id (row 1"));
 }
 
+/// An error and its cause are printed once each, not "reason: reason".
+#[test]
+fn an_error_cause_is_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("absent.jsonl");
+    let out = advmath()
+        .arg("ingest")
+        .arg(&missing)
+        .arg("--tables")
+        .arg(dir.path().join("t"))
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains(&format!("error: {}", missing.display())),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("(os error 2)").count(), 1, "{stderr}");
+}
+
+/// A stage run before the stage that feeds it says which table is missing and what to run.
+#[rstest::rstest]
+#[case::generate(&["generate"], "problems", "advmath ingest")]
+#[case::features(&["features"], "problems", "advmath ingest")]
+#[case::regress(&["regress"], "features", "advmath features")]
+#[case::respond(&["respond", "--model", "oracle"], "variants", "advmath generate")]
+fn a_stage_without_its_input_says_what_to_run(
+    #[case] args: &[&str],
+    #[case] table: &str,
+    #[case] hint: &str,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    fs::create_dir_all(&tables).unwrap();
+    advmath()
+        .args(args)
+        .arg("--tables")
+        .arg(&tables)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "{}: no {table} table",
+            tables.join(table).display()
+        )))
+        .stderr(predicate::str::contains(hint))
+        .stderr(predicate::str::contains("(os error").not());
+}
+
 #[test]
 fn a_missing_program_file_is_recorded() {
     let dir = tempfile::tempdir().unwrap();

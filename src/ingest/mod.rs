@@ -483,6 +483,12 @@ pub fn sanitize(s: &str) -> String {
 /// Read all `problems` tables under `tables`.
 pub fn read_problems(tables: &Path) -> Result<Vec<ProblemRecord>> {
     let dir = tables.join("problems");
+    if !dir.is_dir() {
+        return Err(Error::invalid(
+            dir.display(),
+            "no problems table here (run `advmath ingest` first, or pass --tables)",
+        ));
+    }
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .map_err(|e| Error::file(&dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))

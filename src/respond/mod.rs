@@ -278,6 +278,12 @@ pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {
     let root = tables.join("variants");
+    if !root.is_dir() {
+        return Err(Error::invalid(
+            root.display(),
+            "no variants table (run `advmath generate` first, or pass --tables)",
+        ));
+    }
     let mut items = Vec::new();
     for (dataset, ddir) in crate::table::partitions(&root, "dataset")? {
         if !datasets.is_empty() && !datasets.contains(&dataset) {
