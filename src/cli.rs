@@ -69,10 +69,13 @@ pub struct PromptArgs {
     /// Prompt template: xie2024 (the paper's zero-shot CoT), arithmattack, or a file with {question}.
     #[arg(long, default_value = "xie2024")]
     pub template: String,
+    /// Sampling temperature (0: greedy, the papers' setting).
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f64,
+    /// Nucleus sampling: keep the smallest token set with this probability mass.
     #[arg(long)]
     pub top_p: Option<f64>,
+    /// Most tokens a reply may have; a reply cut here has finish reason `length`.
     #[arg(long, default_value_t = 512)]
     pub max_tokens: u32,
     /// Sampling seed sent to the server.
@@ -204,13 +207,16 @@ impl RespondArgs {
 
 #[derive(Args, Debug)]
 pub struct ExportBatchArgs {
+    /// Folder of the Parquet tables (reads `variants/`).
     #[arg(long, default_value = "out/tables")]
     pub tables: PathBuf,
     /// The JSONL file to write.
     #[arg(long)]
     pub out: PathBuf,
+    /// Model name written into every request (and into the response keys).
     #[arg(long)]
     pub model: String,
+    /// Requests for `/v1/completions` instead of `/v1/chat/completions`.
     #[arg(long)]
     pub completions: bool,
     #[command(flatten)]
@@ -224,8 +230,10 @@ pub struct ExportBatchArgs {
 pub struct IngestResponsesArgs {
     /// The file or folder to read.
     pub input: PathBuf,
+    /// Layout of the input.
     #[arg(long, value_enum)]
     pub format: OutsideFormat,
+    /// Folder of the Parquet tables: reads `variants/` to match rows, writes `responses/`.
     #[arg(long, default_value = "out/tables")]
     pub tables: PathBuf,
     /// Model name (required unless the layout carries it: ArithmAttack folders, GSM8K solutions).
@@ -233,10 +241,13 @@ pub struct IngestResponsesArgs {
     pub model: Option<String>,
     #[command(flatten)]
     pub prompt: PromptArgs,
+    /// Generic layout: column holding the question (matched to variants by its text).
     #[arg(long, default_value = "question")]
     pub question_col: String,
+    /// Generic layout: column holding the model's raw reply.
     #[arg(long, default_value = "response")]
     pub response_col: String,
+    /// Generic layout: column holding the gold answer, for rows that match no variant.
     #[arg(long)]
     pub gold_col: Option<String>,
     /// Noise level of a single ArithmAttack or generic file.
@@ -283,6 +294,7 @@ pub struct MetricsArgs {
     /// Bootstrap seed.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// DataFusion worker threads (default: all cores). The results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
 }
@@ -307,6 +319,7 @@ pub struct SqlArgs {
     /// Read the query from this file.
     #[arg(long, conflicts_with = "query")]
     pub file: Option<PathBuf>,
+    /// Folder of the Parquet tables to query.
     #[arg(long, default_value = "out/tables")]
     pub tables: PathBuf,
     /// Output: table, csv, json (one object per line) or parquet (needs --output).
@@ -315,6 +328,7 @@ pub struct SqlArgs {
     /// File for --format parquet.
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// DataFusion worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
 }
@@ -337,21 +351,28 @@ impl SqlArgs {
 
 #[derive(Args, Debug)]
 pub struct ProgramsArgs {
+    /// Folder of the Parquet tables: reads and rewrites `problems/`.
     #[arg(long, default_value = "out/tables")]
     pub tables: PathBuf,
+    /// Model to ask for programs (the paper used GPT-4).
     #[arg(long)]
     pub model: String,
     /// Base URL of an OpenAI-compatible server.
     #[arg(long)]
     pub endpoint: String,
+    /// Use `/v1/completions` instead of `/v1/chat/completions`.
     #[arg(long)]
     pub completions: bool,
+    /// Name of the environment variable holding the API key (never logged, never stored).
     #[arg(long)]
     pub api_key_env: Option<String>,
+    /// Requests in flight at once.
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
+    /// Per-request timeout, seconds.
     #[arg(long, default_value_t = 120.0)]
     pub timeout: f64,
+    /// Most tokens a reply may have.
     #[arg(long, default_value_t = 1024)]
     pub max_tokens: u32,
     /// At most n problems.
