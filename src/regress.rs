@@ -385,7 +385,11 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
             Err(reason) => {
                 // The oracle answers from the tree, so it is always right by construction: not
                 // worth a warning on every default run.
-                let level = if model.starts_with("oracle") { "note" } else { "warning" };
+                let level = if model.starts_with("oracle") {
+                    "note"
+                } else {
+                    "warning"
+                };
                 eprintln!("{level}: {model}: {reason}");
                 summary.skipped.push((model.clone(), reason));
             }

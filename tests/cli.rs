@@ -311,6 +311,54 @@ fn unsafe_or_huge_programs_are_rejected_not_run() {
     );
 }
 
+/// Every file `advmath run` writes (tables, responses of the offline models, features, the fit,
+/// metrics, plots, the hub folder) is byte-identical with one thread and with two; only the
+/// output folder's own name, quoted in the metrics report, differs.
+#[test]
+fn the_whole_pipeline_is_byte_identical_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str| {
+        let out = dir.path().join(format!("t{threads}"));
+        advmath()
+            .args([
+                "run",
+                "--attempts",
+                "2000",
+                "--variants",
+                "10",
+                "--threads",
+                threads,
+            ])
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        out
+    };
+    let (one, two) = (run("1"), run("2"));
+    let files = walk(&one);
+    assert!(files.len() > 50, "{} files", files.len());
+    for f in files {
+        let relative = f.strip_prefix(&one).unwrap();
+        let other = two.join(relative);
+        let (a, b) = (fs::read(&f).unwrap(), fs::read(&other).unwrap());
+        if a != b {
+            let unquote = |bytes: Vec<u8>, out: &Path| {
+                String::from_utf8(bytes)
+                    .map(|t| t.replace(out.to_str().unwrap(), "[OUT]"))
+                    .unwrap_or_default()
+            };
+            assert_eq!(
+                unquote(a, &one),
+                unquote(b, &two),
+                "{} differs",
+                relative.display()
+            );
+        }
+    }
+    assert_eq!(walk(&two).len(), walk(&one).len());
+}
+
 /// A table with `id` and `program` columns needs no column flags; a repeated id is one bad row.
 #[test]
 fn conventional_columns_are_found_and_repeated_ids_recorded() {
