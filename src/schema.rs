@@ -48,7 +48,7 @@ pub const PROBLEMS_DOC: &[(&str, &str)] = &[
     ("slot_values", "the numbers of the question, exact decimal text, in slot order"),
     ("answer", "the gold answer, canonical text (null when the source has none)"),
     ("program", "the Python solution program (given, or synthesised from the worked solution)"),
-    ("program_origin", "`given`, `gsm8k_annotations`, `multiarith_equations` or `none`"),
+    ("program_origin", "`given`, `gsm8k_annotations`, `multiarith_equations`, `llm:<model>` (`advmath programs`, kept also when rejected) or `none`"),
     ("tree", "the validated solution tree as JSON (null when invalid)"),
     ("status", "`valid` or `invalid`"),
     ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer, number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input"),

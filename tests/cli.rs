@@ -974,7 +974,24 @@ mod responses {
             .stdout(predicates::str::contains("2\t1\t1\t0"));
         let recs = super::problems_in(&tables.join("problems/noprog__test.parquet"));
         assert!(recs[0].is_valid() && recs[0].program_origin == "llm:coder");
+        // The rejected program is kept with its reason, so a rerun does not pay for it again.
         assert!(!recs[1].is_valid());
+        assert_eq!(recs[1].program_origin, "llm:coder");
+        let detail = &recs[1].error.as_ref().unwrap().detail;
+        assert!(detail.starts_with("program written by coder: "), "{detail}");
+        let asked_before = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+        advmath()
+            .args(["programs", "--model", "coder", "--endpoint"])
+            .arg(format!("http://127.0.0.1:{}", server.port))
+            .arg("--tables")
+            .arg(&tables)
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("0\t0\t0\t0"));
+        assert_eq!(
+            server.requests.load(std::sync::atomic::Ordering::SeqCst),
+            asked_before
+        );
     }
 
     /// Offline models answer every variant; the oracle is always right.

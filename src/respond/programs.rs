@@ -1,16 +1,22 @@
 //! LLM-written solution programs (paper section 3.1, appendix A.1): ask a model for a program for
 //! every problem that lacks a valid one, and keep it only if it passes exactly the validation a
 //! given program does. The program is parsed, never run.
+//!
+//! Replies are paid for, so none is lost: every answered problem is written back to its
+//! `problems` file (atomically, every [`FLUSH_EVERY`] replies or [`FLUSH_SECONDS`] seconds and at
+//! the end), a rejected program included, with the model's name in `program_origin` and the
+//! reason in `error_detail`. A rerun with the same model asks only what it has not answered.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use super::client::{self, Decoding, Endpoint};
 use crate::error::{Error, Result};
 use crate::ingest::{batch_to_records, records_to_batch, ProblemRecord};
 use crate::num::Num;
-use crate::program::{validate_program, AlignMode, ErrorKind};
+use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
 use crate::prompt::XIE2024_PROGRAM;
 use crate::question::find_slots;
 use crate::seed::fnv1a;
@@ -51,8 +57,16 @@ pub fn code_block(reply: &str) -> String {
 }
 
 /// A problem worth asking about: invalid for a program reason, with a question and a gold answer.
-fn wants_program(r: &ProblemRecord) -> bool {
+/// Replies between two writes of the problems files.
+pub const FLUSH_EVERY: usize = 16;
+/// Longest time between two writes while replies arrive.
+pub const FLUSH_SECONDS: u64 = 30;
+
+/// A problem the model should be asked about: no valid program, usable, and not answered by this
+/// model before (its program, valid or rejected, is already recorded).
+fn wants_program(r: &ProblemRecord, origin: &str) -> bool {
     !r.is_valid()
+        && r.program_origin != origin
         && r.answer.is_some()
         && !r.question.trim().is_empty()
         && r.error
@@ -76,10 +90,12 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
         }
         tables.push((f, recs));
     }
+    let model = config.endpoint.model.clone();
+    let origin = format!("llm:{model}");
     let mut todo: Vec<(usize, usize)> = Vec::new();
     for (t, (_, recs)) in tables.iter().enumerate() {
         for (i, r) in recs.iter().enumerate() {
-            if wants_program(r) {
+            if wants_program(r, &origin) {
                 todo.push((t, i));
             }
         }
@@ -120,7 +136,8 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
         }));
     }
     drop(tx);
-    let model = config.endpoint.model.clone();
+    let mut dirty: BTreeSet<usize> = BTreeSet::new();
+    let (mut unsaved, mut saved_at) = (0usize, Instant::now());
     for (t, i, reply) in rx {
         let record = &mut tables[t].1[i];
         let text = match reply {
@@ -134,11 +151,12 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
         let code = code_block(&text);
         let slots = find_slots(&record.question);
         let gold = record.answer.as_deref().and_then(Num::parse_decimal);
-        match validate_program(&code, &record.question, &slots, gold, AlignMode::Given) {
+        let outcome = validate_program(&code, &record.question, &slots, gold, AlignMode::Given);
+        record.program = Some(code);
+        record.program_origin = origin.clone();
+        match outcome {
             Ok(tree) => {
                 record.tree = Some(tree);
-                record.program = Some(code);
-                record.program_origin = format!("llm:{model}");
                 record.error = None;
                 summary.now_valid += 1;
             }
@@ -148,16 +166,34 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
                     "{}: the model's program was rejected: {e}",
                     record.problem_id
                 );
+                record.tree = None;
+                record.error = Some(ProgramError::new(
+                    e.kind,
+                    format!("program written by {model}: {}", e.detail),
+                ));
             }
+        }
+        dirty.insert(t);
+        unsaved += 1;
+        if unsaved >= FLUSH_EVERY || saved_at.elapsed() >= Duration::from_secs(FLUSH_SECONDS) {
+            save(&tables, &mut dirty)?;
+            (unsaved, saved_at) = (0, Instant::now());
         }
     }
     for w in workers {
         let _ = w.join();
     }
-    for (path, recs) in &tables {
+    save(&tables, &mut dirty)?;
+    Ok(summary)
+}
+
+/// Rewrite the problems files that changed since the last save, each atomically.
+fn save(tables: &[(PathBuf, Vec<ProblemRecord>)], dirty: &mut BTreeSet<usize>) -> Result<()> {
+    for t in std::mem::take(dirty) {
+        let (path, recs) = &tables[t];
         rewrite(path, recs)?;
     }
-    Ok(summary)
+    Ok(())
 }
 
 fn rewrite(path: &Path, recs: &[ProblemRecord]) -> Result<()> {
