@@ -26,7 +26,13 @@ use advmath::respond::{Backend, Decoding, Endpoint, Extraction, RespondConfig};
         numbers linked to the question; later stages re-sample those numbers (Xie et al. 2024) or add \
         punctuation noise (ArithmAttack).\n\n\
         Data goes to stdout, logs to stderr. Exit codes: 0 ok, 1 data or validation failure, 2 usage or internal error.",
-    after_help = "Start with `advmath run` (the default dataset, no input needed)."
+    after_help = "Start with `advmath run` (the default dataset, no input needed). A study of your own:\n\n  \
+        advmath ingest gsm8k/test.jsonl            # problems + validated programs -> out/tables\n  \
+        advmath generate --attack m3,punct         # variants\n  \
+        advmath respond --model my-llm --endpoint http://127.0.0.1:8080\n  \
+        advmath features && advmath regress        # the 51-feature study\n  \
+        advmath metrics                            # both papers' tables -> out/metrics/report.md\n  \
+        advmath publish --out hub                  # a folder for `hf upload`"
 )]
 pub struct Cli {
     #[command(subcommand)]
