@@ -145,13 +145,14 @@ fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
-/// `Retry-After` in seconds (an HTTP date is treated as "soon": one backoff step).
-fn retry_after(value: Option<&str>) -> Option<Duration> {
+/// A `Retry-After` number in units of `unit` seconds, capped at 10 minutes (an HTTP date is
+/// treated as "soon": one backoff step).
+fn retry_after(value: Option<&str>, unit: f64) -> Option<Duration> {
     let s = value?.trim();
     s.parse::<f64>()
         .ok()
         .filter(|v| *v >= 0.0)
-        .map(|v| Duration::from_secs_f64(v.min(600.0)))
+        .map(|v| Duration::from_secs_f64((v * unit).min(600.0)))
 }
 
 fn attempt(
@@ -176,11 +177,10 @@ fn attempt(
         }
     };
     let status = resp.status().as_u16();
-    let after = retry_after(
-        resp.headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok()),
-    );
+    // OpenAI also sends `retry-after-ms`, finer than `Retry-After`: prefer it when present.
+    let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok());
+    let after = retry_after(header("retry-after-ms"), 0.001)
+        .or_else(|| retry_after(header("retry-after"), 1.0));
     let text = match resp.body_mut().read_to_string() {
         Ok(t) => t,
         Err(e) => {
@@ -304,7 +304,14 @@ mod tests {
         assert_eq!(b["messages"][0]["content"], "hi");
         assert_eq!(b["top_p"], 0.9);
         assert_eq!(b["stop"][0], "\n\n");
-        assert_eq!(retry_after(Some("2")), Some(Duration::from_secs(2)));
-        assert_eq!(retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(retry_after(Some("2"), 1.0), Some(Duration::from_secs(2)));
+        assert_eq!(
+            retry_after(Some("1500"), 0.001),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), 1.0),
+            None
+        );
     }
 }
