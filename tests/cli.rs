@@ -319,20 +319,7 @@ fn the_whole_pipeline_is_byte_identical_whatever_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let run = |threads: &str| {
         let out = dir.path().join(format!("t{threads}"));
-        advmath()
-            .args([
-                "run",
-                "--attempts",
-                "2000",
-                "--variants",
-                "10",
-                "--threads",
-                threads,
-            ])
-            .arg("--out")
-            .arg(&out)
-            .assert()
-            .success();
+        small_run_with(&out, &["--threads", threads]);
         out
     };
     let (one, two) = (run("1"), run("2"));
@@ -572,6 +559,10 @@ fn generation_skips_invalid_problems_and_says_so() {
 
 /// Run the default pipeline small, into `dir`.
 fn small_run(dir: &Path) {
+    small_run_with(dir, &[]);
+}
+
+fn small_run_with(dir: &Path, extra: &[&str]) {
     advmath()
         .args([
             "run",
@@ -581,8 +572,9 @@ fn small_run(dir: &Path) {
             "10",
             "--attack",
             "m1,m2,m3,punct,m3+punct",
-            "--out",
         ])
+        .args(extra)
+        .arg("--out")
         .arg(dir)
         .assert()
         .success();
