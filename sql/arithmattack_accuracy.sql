@@ -6,19 +6,15 @@
 -- responses answered correctly / graded responses at that level (every item, not only those with
 -- noisy variants). Ungraded rows (`correct` NULL) are left out.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division.
-WITH graded AS (
+WITH noised AS (
     SELECT
         model,
         template,
         dataset,
         CASE WHEN attack = 'original' THEN 0 ELSE noise_level END AS noise_level,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND (attack = 'original' OR attack LIKE 'punct%')
+        ok
+    FROM graded
+    WHERE attack = 'original' OR attack LIKE 'punct%'
 )
 SELECT
     model,
@@ -28,6 +24,6 @@ SELECT
     COUNT(*) AS items,
     SUM(ok) AS correct,
     CAST(SUM(ok) AS DOUBLE) / COUNT(*) AS accuracy
-FROM graded
+FROM noised
 GROUP BY model, template, dataset, noise_level
 ORDER BY model, template, dataset, noise_level

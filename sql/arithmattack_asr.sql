@@ -7,7 +7,7 @@
 -- model and dataset (the paper's ASR: 10, 30 and 50 percent). `fixed` counts noisy items answered
 -- correctly whose clean question is answered wrongly.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
-WITH graded AS (
+WITH noised AS (
     SELECT
         model,
         template,
@@ -15,24 +15,9 @@ WITH graded AS (
         attack,
         problem_id,
         noise_level,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND (attack = 'original' OR attack LIKE 'punct%')
-),
-clean AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        problem_id,
-        MIN(ok) AS clean_ok
+        ok
     FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
+    WHERE attack = 'original' OR attack LIKE 'punct%'
 ),
 per_level AS (
     SELECT
@@ -41,11 +26,11 @@ per_level AS (
         n.dataset,
         n.noise_level,
         COUNT(*) AS items,
-        SUM(c.clean_ok) AS clean_correct,
-        SUM(CASE WHEN c.clean_ok = 1 AND n.ok = 0 THEN 1 ELSE 0 END) AS flipped,
-        SUM(CASE WHEN c.clean_ok = 0 AND n.ok = 1 THEN 1 ELSE 0 END) AS fixed
-    FROM graded n
-    JOIN clean c
+        SUM(c.orig_ok) AS clean_correct,
+        SUM(CASE WHEN c.orig_ok = 1 AND n.ok = 0 THEN 1 ELSE 0 END) AS flipped,
+        SUM(CASE WHEN c.orig_ok = 0 AND n.ok = 1 THEN 1 ELSE 0 END) AS fixed
+    FROM noised n
+    JOIN original_outcomes c
       ON c.model = n.model
      AND c.template = n.template
      AND c.dataset = n.dataset

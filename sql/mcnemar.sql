@@ -8,38 +8,6 @@
 -- clean_only against n = clean_only + attacked_only at p = 1/2,
 -- p = min(1, 2 * P(X <= min(clean_only, attacked_only))), 1 when n = 0.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        problem_id,
-        MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-per_problem AS (
-    SELECT model, template, dataset, attack, problem_id, MIN(ok) AS all_ok
-    FROM graded
-    WHERE attack <> 'original'
-    GROUP BY model, template, dataset, attack, problem_id
-)
 SELECT
     p.model,
     p.template,
@@ -52,8 +20,8 @@ SELECT
     CAST(SUM(p.all_ok) AS DOUBLE) / COUNT(*) AS attacked_accuracy,
     SUM(o.orig_ok * (1 - p.all_ok)) AS clean_only,
     SUM((1 - o.orig_ok) * p.all_ok) AS attacked_only
-FROM per_problem p
-JOIN orig o
+FROM attack_outcomes p
+JOIN original_outcomes o
   ON o.model = p.model
  AND o.template = p.template
  AND o.dataset = p.dataset

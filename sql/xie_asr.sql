@@ -9,46 +9,7 @@
 -- Ungraded rows (`correct` NULL: failed request or no gold answer) are left out. Several graded
 -- answers to the same original count as correct only if all are.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        problem_id,
-        MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-per_problem AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        COUNT(*) AS n_var,
-        MIN(ok) AS all_ok
-    FROM graded
-    WHERE attack <> 'original'
-    GROUP BY model, template, dataset, attack, problem_id
-),
-summary AS (
+WITH summary AS (
     SELECT
         p.model,
         p.template,
@@ -58,8 +19,8 @@ summary AS (
         SUM(p.n_var) AS variants,
         SUM(o.orig_ok) AS original_correct,
         SUM(o.orig_ok * p.all_ok) AS attack_correct
-    FROM per_problem p
-    JOIN orig o
+    FROM attack_outcomes p
+    JOIN original_outcomes o
       ON o.model = p.model
      AND o.template = p.template
      AND o.dataset = p.dataset

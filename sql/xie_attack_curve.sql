@@ -8,34 +8,7 @@
 -- aa = solved / problems, and asr = (oa - aa) / oa (NULL when oa = 0). At k = m this is Table 1.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0;
 -- SPLIT_PART (negative index: from the end) and UNNEST(GENERATE_SERIES(1, m)) behave alike in both.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        variant_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        problem_id,
-        MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-per_problem AS (
+WITH per_problem AS (
     SELECT
         model,
         template,
@@ -69,7 +42,7 @@ hist AS (
         COUNT(*) AS n,
         MAX(p.m) AS m
     FROM per_problem p
-    JOIN orig o
+    JOIN original_outcomes o
       ON o.model = p.model
      AND o.template = p.template
      AND o.dataset = p.dataset

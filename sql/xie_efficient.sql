@@ -14,35 +14,7 @@
 -- Assumes one graded response per model, template and variant.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0;
 -- ARRAY_AGG and UNNEST (the models each variant fools, expanded into pairs) behave alike in both.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        variant_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT model, template, dataset, problem_id, MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-per_problem AS (
-    SELECT model, template, dataset, attack, problem_id, COUNT(*) AS n_var, MIN(ok) AS all_ok
-    FROM graded
-    WHERE attack <> 'original'
-    GROUP BY model, template, dataset, attack, problem_id
-),
-model_stats AS (
+WITH model_stats AS (
     SELECT
         p.model,
         p.template,
@@ -52,8 +24,8 @@ model_stats AS (
         SUM(o.orig_ok) AS solved,
         SUM(p.n_var) AS full_requests,
         SUM(o.orig_ok * (1 - p.all_ok)) AS full_broken
-    FROM per_problem p
-    JOIN orig o
+    FROM attack_outcomes p
+    JOIN original_outcomes o
       ON o.model = p.model
      AND o.template = p.template
      AND o.dataset = p.dataset
@@ -85,7 +57,7 @@ grid AS (
 fooled AS (
     SELECT v.template, v.dataset, v.attack, v.problem_id, v.variant_id, ARRAY_AGG(v.model) AS models
     FROM graded v
-    JOIN orig o
+    JOIN original_outcomes o
       ON o.model = v.model
      AND o.template = v.template
      AND o.dataset = v.dataset

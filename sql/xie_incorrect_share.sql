@@ -7,45 +7,6 @@
 -- such problem. `mean_incorrect_share_all` averages it over every problem. `pooled_incorrect_share`
 -- is adversarial examples / variants over the originally solved problems.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        problem_id,
-        MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-per_problem AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        COUNT(*) AS n_var,
-        COUNT(*) - SUM(ok) AS n_wrong
-    FROM graded
-    WHERE attack <> 'original'
-    GROUP BY model, template, dataset, attack, problem_id
-)
 SELECT
     p.model,
     p.template,
@@ -58,8 +19,8 @@ SELECT
     AVG(CASE WHEN o.orig_ok = 1 THEN CAST(p.n_wrong AS DOUBLE) / p.n_var END) AS mean_incorrect_share,
     AVG(CAST(p.n_wrong AS DOUBLE) / p.n_var) AS mean_incorrect_share_all,
     CAST(SUM(o.orig_ok * p.n_wrong) AS DOUBLE) / NULLIF(SUM(o.orig_ok * p.n_var), 0) AS pooled_incorrect_share
-FROM per_problem p
-JOIN orig o
+FROM attack_outcomes p
+JOIN original_outcomes o
   ON o.model = p.model
  AND o.template = p.template
  AND o.dataset = p.dataset

@@ -7,46 +7,7 @@
 -- integers (10 * wrong against b * variants), so no rounding decides a bin. `share_of_problems` =
 -- problems in the bin / problems of the group.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, no engine functions.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        problem_id,
-        MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-per_problem AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        COUNT(*) AS n_var,
-        COUNT(*) - SUM(ok) AS n_wrong
-    FROM graded
-    WHERE attack <> 'original'
-    GROUP BY model, template, dataset, attack, problem_id
-),
-solved AS (
+WITH solved AS (
     SELECT
         p.model,
         p.template,
@@ -64,8 +25,8 @@ solved AS (
             WHEN 10 * p.n_wrong < 9 * p.n_var THEN 8
             ELSE 9
         END AS bin
-    FROM per_problem p
-    JOIN orig o
+    FROM attack_outcomes p
+    JOIN original_outcomes o
       ON o.model = p.model
      AND o.template = p.template
      AND o.dataset = p.dataset

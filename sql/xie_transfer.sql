@@ -11,32 +11,10 @@
 -- twice gives the pairs without a self-join of all responses.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0;
 -- ARRAY_AGG and UNNEST behave alike in both.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        variant_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT model, template, dataset, problem_id, MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-fooled AS (
+WITH fooled AS (
     SELECT v.template, v.dataset, v.attack, v.variant_id, ARRAY_AGG(v.model) AS models
     FROM graded v
-    JOIN orig o
+    JOIN original_outcomes o
       ON o.model = v.model
      AND o.template = v.template
      AND o.dataset = v.dataset

@@ -9,32 +9,10 @@
 -- at_least_k / adversarial examples (the share shared by k models: universal at k = models).
 -- Assumes one graded response per model, template and variant (duplicates count twice).
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
-WITH graded AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        variant_id,
-        CASE WHEN correct THEN 1 ELSE 0 END AS ok
-    FROM responses
-    WHERE correct IS NOT NULL
-      AND variant_id IS NOT NULL
-      AND problem_id IS NOT NULL
-      AND dataset IS NOT NULL
-      AND attack IS NOT NULL
-),
-orig AS (
-    SELECT model, template, dataset, problem_id, MIN(ok) AS orig_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-per_variant AS (
+WITH per_variant AS (
     SELECT v.template, v.dataset, v.attack, v.variant_id, COUNT(*) AS fooled
     FROM graded v
-    JOIN orig o
+    JOIN original_outcomes o
       ON o.model = v.model
      AND o.template = v.template
      AND o.dataset = v.dataset

@@ -12,7 +12,7 @@ use datafusion::datasource::listing::ListingOptions;
 use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-use super::{is_simulated_name, Cell, ResultTable};
+use super::{is_simulated_name, Cell, ResultTable, EMBEDDED_VIEWS};
 use crate::error::{Error, Result};
 
 /// How a table is laid out under `tables/`.
@@ -204,6 +204,18 @@ impl SqlEngine {
                 state,
             });
         }
+        let responses_registered = statuses.iter().any(|t| {
+            t.layout.name == "responses" && matches!(t.state, TableState::Registered { .. })
+        });
+        if responses_registered {
+            for (name, sql) in EMBEDDED_VIEWS {
+                runtime
+                    .block_on(async { ctx.sql(sql).await?.collect().await })
+                    .map_err(|e| {
+                        Error::invalid(tables_dir.display(), format!("view `{name}`: {e}"))
+                    })?;
+            }
+        }
         Ok(SqlEngine {
             runtime,
             ctx,
@@ -232,6 +244,10 @@ impl SqlEngine {
 
     /// A clear error when `name` is a known table that is missing or empty.
     fn require(&self, name: &str) -> Result<()> {
+        // The shared views exist exactly when `responses` does.
+        if EMBEDDED_VIEWS.iter().any(|(view, _)| *view == name) {
+            return self.require("responses");
+        }
         let Some(t) = self.tables.iter().find(|t| t.layout.name == name) else {
             return Ok(());
         };

@@ -71,6 +71,21 @@ pub const EMBEDDED_SQL: &[(&str, &str)] = &[
     ),
 ];
 
+/// Views over `responses` that the metric files share (`sql/views/`, in creation order: later
+/// views read earlier ones). [`SqlEngine`] creates them whenever `responses` is registered, so
+/// `advmath sql` can query them too; in DuckDB, run these files before a metric file.
+pub const EMBEDDED_VIEWS: &[(&str, &str)] = &[
+    ("graded", include_str!("../../sql/views/01_graded.sql")),
+    (
+        "original_outcomes",
+        include_str!("../../sql/views/02_original_outcomes.sql"),
+    ),
+    (
+        "attack_outcomes",
+        include_str!("../../sql/views/03_attack_outcomes.sql"),
+    ),
+];
+
 /// One metric: a name (the file stem) and its SQL text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricSql {

@@ -867,6 +867,16 @@ fn metrics_sql_command_output_formats() {
     assert_eq!(first["n"], 24);
     let table = metrics::run_sql(&tables, q, OutputFormat::Table).unwrap();
     assert!(table.text.contains("| model-a |"), "{}", table.text);
+    // The shared views of sql/views/ are there for users too: `graded` leaves out model-b's
+    // outside row, which matches no variant.
+    let graded = metrics::run_sql(
+        &tables,
+        "SELECT model, COUNT(*) AS n FROM graded WHERE template = 'xie2024' \
+         GROUP BY model ORDER BY model",
+        OutputFormat::Csv,
+    )
+    .unwrap();
+    assert_eq!(graded.text, "model,n\nmodel-a,24\nmodel-b,24\nsim-c,24\n");
     let path = dir.path().join("out/result.parquet");
     let pq = metrics::run_sql(&tables, q, OutputFormat::Parquet(path.clone())).unwrap();
     assert_eq!(pq.parquet.as_deref(), Some(path.as_path()));

@@ -13,7 +13,9 @@ Usage:
 
 The views mirror advmath::metrics::SqlEngine: responses recursed over its model folders, hive
 partitions for variants, generation_stats and features (partition values kept as text), flat
-files for problems and coefficients. A table without Parquet files gets no view.
+files for problems and coefficients. A table without Parquet files gets no view. Then, as
+SqlEngine does, the shared views of SQL_DIR/views/*.sql are created in file order when
+`responses` exists.
 """
 import glob
 import json
@@ -38,7 +40,7 @@ TABLES = {
 }
 
 
-def connect(tables_dir):
+def connect(tables_dir, sql_dir):
     con = duckdb.connect()
     for name, (pattern, hive) in TABLES.items():
         full = os.path.join(tables_dir, pattern)
@@ -51,6 +53,10 @@ def connect(tables_dir):
             options += ", hive_partitioning = false"
         path = full.replace("'", "''")
         con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}', {options})")
+    if glob.glob(os.path.join(tables_dir, TABLES["responses"][0]), recursive=True):
+        for path in sorted(glob.glob(os.path.join(sql_dir, "views", "*.sql"))):
+            with open(path) as f:
+                con.execute(f.read())
     return con
 
 
@@ -122,7 +128,7 @@ def compare(name, df, duck_columns, duck_rows):
 def parity(tables_dir, sql_dir, df_json):
     with open(df_json) as f:
         datafusion = json.load(f)
-    con = connect(tables_dir)
+    con = connect(tables_dir, sql_dir)
     files = sql_files(sql_dir)
     if not files:
         print(f"no .sql file in {sql_dir}")
@@ -151,7 +157,7 @@ def parity(tables_dir, sql_dir, df_json):
 
 
 def bench(tables_dir, sql_dir):
-    con = connect(tables_dir)
+    con = connect(tables_dir, sql_dir)
     start = time.time()
     rows = {}
     for path in sql_files(sql_dir):

@@ -1,0 +1,13 @@
+-- View `original_outcomes`: one row per model x template x dataset x problem whose original has a
+-- graded response; `orig_ok` = 1 when it is answered correctly (several graded answers to the same
+-- original count as correct only if all are).
+CREATE VIEW original_outcomes AS
+SELECT
+    model,
+    template,
+    dataset,
+    problem_id,
+    MIN(ok) AS orig_ok
+FROM graded
+WHERE attack = 'original'
+GROUP BY model, template, dataset, problem_id;

@@ -1,0 +1,16 @@
+-- View `attack_outcomes`: one row per model x template x dataset x attack x problem with at least
+-- one graded variant of the attack (every attack but `original`): `n_var` graded variants,
+-- `n_wrong` of them answered wrongly, `all_ok` = 1 when none is.
+CREATE VIEW attack_outcomes AS
+SELECT
+    model,
+    template,
+    dataset,
+    attack,
+    problem_id,
+    COUNT(*) AS n_var,
+    COUNT(*) - SUM(ok) AS n_wrong,
+    MIN(ok) AS all_ok
+FROM graded
+WHERE attack <> 'original'
+GROUP BY model, template, dataset, attack, problem_id;
