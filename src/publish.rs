@@ -381,10 +381,7 @@ fn write_folder(
                     let mut cols = vec![constant_column(dataset, n), constant_column(&attack, n)];
                     cols.extend(batch.columns().iter().cloned());
                     let out = RecordBatch::try_new(schema.clone(), cols)?;
-                    let pids = batch
-                        .column_by_name("problem_id")
-                        .ok_or_else(|| Error::invalid(file.display(), "no problem_id column"))?
-                        .as_string::<i32>();
+                    let pids = crate::table::text_column(&batch, "problem_id", &file)?;
                     let splits: Vec<String> = (0..n)
                         .map(|i| split_for_problem(split_of, pids.value(i)))
                         .collect();

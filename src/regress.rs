@@ -261,11 +261,7 @@ fn read_features(
             continue;
         }
         for b in read_batches(&p)? {
-            let ids = b
-                .column_by_name("variant_id")
-                .ok_or_else(|| Error::invalid(p.display(), "no variant_id"))?
-                .as_string::<i32>()
-                .clone();
+            let ids = crate::table::text_column(&b, "variant_id", &p)?;
             let cols: Vec<Float64Array> = FEATURE_NAMES
                 .iter()
                 .map(|f| {

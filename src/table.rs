@@ -3,7 +3,7 @@
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use arrow::array::RecordBatch;
+use arrow::array::{AsArray, RecordBatch, StringArray};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -11,6 +11,20 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::error::{Error, Result};
+
+/// Column `name` of a batch read from `file` as text, or an error naming the file and the column
+/// (never a panic on a file whose column is missing or has another type).
+pub fn text_column(batch: &RecordBatch, name: &str, file: &Path) -> Result<StringArray> {
+    let column = batch
+        .column_by_name(name)
+        .ok_or_else(|| Error::invalid(file.display(), format!("no {name} column")))?;
+    column.as_string_opt::<i32>().cloned().ok_or_else(|| {
+        Error::invalid(
+            file.display(),
+            format!("column {name} is {}, expected text", column.data_type()),
+        )
+    })
+}
 
 pub fn writer_properties() -> WriterProperties {
     WriterProperties::builder()
@@ -157,4 +171,45 @@ pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
     let mut out = Vec::new();
     walk(dir, &mut Vec::new(), &mut out)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{Int32Array, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+
+    use super::*;
+
+    #[test]
+    fn text_column_names_the_file_instead_of_panicking() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("question", DataType::Utf8, false),
+            Field::new("problem_id", DataType::Int32, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(StringArray::from(vec!["Tom has 5 apples."])),
+                Arc::new(Int32Array::from(vec![7])),
+            ],
+        )
+        .unwrap();
+        let file = Path::new("variants/part-0.parquet");
+        assert_eq!(
+            text_column(&batch, "question", file).unwrap().value(0),
+            "Tom has 5 apples."
+        );
+        let wrong_type = text_column(&batch, "problem_id", file).unwrap_err();
+        assert_eq!(
+            wrong_type.to_string(),
+            "variants/part-0.parquet: column problem_id is Int32, expected text"
+        );
+        let missing = text_column(&batch, "answer", file).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            "variants/part-0.parquet: no answer column"
+        );
+    }
 }

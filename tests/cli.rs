@@ -123,21 +123,9 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
             continue;
         }
         for batch in read_batches(&part).unwrap() {
-            let pid = batch
-                .column_by_name("problem_id")
-                .unwrap()
-                .as_string::<i32>()
-                .clone();
-            let question = batch
-                .column_by_name("question")
-                .unwrap()
-                .as_string::<i32>()
-                .clone();
-            let answer = batch
-                .column_by_name("answer_exact")
-                .unwrap()
-                .as_string::<i32>()
-                .clone();
+            let text = |name: &str| advmath::table::text_column(&batch, name, &part).unwrap();
+            let (pid, question, answer) =
+                (text("problem_id"), text("question"), text("answer_exact"));
             let numbers = batch
                 .column_by_name("numbers")
                 .unwrap()

@@ -295,12 +295,7 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
             }
             for f in part_files(&adir) {
                 for b in read_batches(&f)? {
-                    let col = |n: &str| -> Result<StringArray> {
-                        Ok(b.column_by_name(n)
-                            .ok_or_else(|| Error::invalid(f.display(), format!("no {n} column")))?
-                            .as_string::<i32>()
-                            .clone())
-                    };
+                    let col = |n: &str| crate::table::text_column(&b, n, &f);
                     let (vid, pid, q, gold) = (
                         col("variant_id")?,
                         col("problem_id")?,
