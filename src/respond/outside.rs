@@ -161,31 +161,22 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
         OutsideFormat::Arithmattack => {
             for (dataset, model, level, path) in arithmattack_files(&config.input, config)? {
                 let rows = read_csv(&path)?;
-                let mut problems: Vec<Option<(String, String, Option<Num>)>> = Vec::new();
-                if level == 0 {
-                    problems = rows
-                        .iter()
+                let match_questions = |rows: &[HashMap<String, String>]| {
+                    rows.iter()
                         .map(|r| {
-                            by_text
-                                .get(&normalise(
-                                    r.get("Question").map(String::as_str).unwrap_or(""),
-                                ))
-                                .cloned()
+                            let question = r.get("Question").map(String::as_str).unwrap_or("");
+                            by_text.get(&normalise(question)).cloned()
                         })
-                        .collect();
+                        .collect::<Vec<Option<(String, String, Option<Num>)>>>()
+                };
+                let problems = if level == 0 {
+                    match_questions(&rows)
                 } else if let Some(clean) = arithmattack_clean(&path) {
                     // Noised rows align by position with the clean file of the same model.
-                    problems = read_csv(&clean)?
-                        .iter()
-                        .map(|r| {
-                            by_text
-                                .get(&normalise(
-                                    r.get("Question").map(String::as_str).unwrap_or(""),
-                                ))
-                                .cloned()
-                        })
-                        .collect();
-                }
+                    match_questions(&read_csv(&clean)?)
+                } else {
+                    Vec::new()
+                };
                 let attack = if level == 0 {
                     "original".to_string()
                 } else {
