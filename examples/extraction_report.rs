@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use advmath::extract::{assistant_text, extract, is_correct, Extracted, Rule};
+use advmath::extract::{agree, assistant_text, extract, is_correct, Extracted, Rule};
 use advmath::num::Num;
-use polars::prelude::{CsvReadOptions, SerReader};
+use advmath::respond::outside::{arithmattack_authors_value, read_csv};
 
 const LEVELS: [&str; 4] = ["clean", "noise10", "noise30", "noise50"];
 
@@ -95,7 +95,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let n = rows.len();
             let ours = count(&rows, |r| is_correct(r.advmath.value, r.gold));
             let theirs = count(&rows, |r| is_correct(r.authors, r.gold));
-            let agree = count(&rows, |r| same_answer(r.advmath.value, r.authors));
+            let agreeing = count(&rows, |r| agree(r.advmath.value, r.authors));
             let (acc, file) = (pct(ours, n), pct(theirs, n));
             let cell = (dataset, model, *level);
             let verdict = if (acc - published).abs() <= TOLERANCE {
@@ -110,9 +110,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 table,
                 "| {dataset} | {model} | {level} | {published:.2} | {file:.2} | {acc:.2} \
                  | {verdict} | {:.2} |",
-                pct(agree, n)
+                pct(agreeing, n)
             )?;
-            agree_all += agree;
+            agree_all += agreeing;
             total_all += n;
             let cell_name = format!("{dataset}/{model}/{level}");
             for (index, r) in rows.into_iter().enumerate() {
@@ -124,7 +124,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     ));
                 }
                 *rules.entry(r.advmath.rule.name()).or_default() += 1;
-                if same_answer(r.advmath.value, r.authors) {
+                if agree(r.advmath.value, r.authors) {
                     continue;
                 }
                 let c = categories.entry(category(&r)).or_default();
@@ -333,16 +333,15 @@ fn read_cell(
         .join(dataset)
         .join(model)
         .join(format!("{level}.csv"));
-    let df = CsvReadOptions::default()
-        .with_has_header(true)
-        .with_infer_schema_length(Some(0))
-        .try_into_reader_with_file_path(Some(path.clone()))?
-        .finish()?;
+    let csv = read_csv(&path)?;
     let column = |name: &str| -> Result<Vec<String>, Box<dyn std::error::Error>> {
-        let c = df.column(name)?.str()?.clone();
-        Ok((0..c.len())
-            .map(|i| c.get(i).unwrap_or("").to_string())
-            .collect())
+        csv.iter()
+            .map(|row| {
+                row.get(name)
+                    .cloned()
+                    .ok_or_else(|| format!("{}: no column {name:?}", path.display()).into())
+            })
+            .collect()
     };
     let responses = column("Answer - LLM")?;
     let golds = column("Answer - Ground Truth Converted")?;
@@ -360,23 +359,10 @@ fn read_cell(
             response,
             gold,
             gold_raw: Num::parse_decimal(raw),
-            authors: authors_value(&authors),
+            authors: arithmattack_authors_value(&authors),
         });
     }
     Ok(rows)
-}
-
-/// The authors' `Answer - LLM Converted`: their code writes `sys.maxsize` when it finds no number.
-fn authors_value(text: &str) -> Option<Num> {
-    Num::parse_decimal(text).filter(|v| v.to_f64() < 9.0e18)
-}
-
-fn same_answer(a: Option<Num>, b: Option<Num>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => a.eq_2dp(b),
-        _ => false,
-    }
 }
 
 /// Why advmath and the authors' extraction differ on a row.

@@ -100,6 +100,15 @@ pub fn is_correct(predicted: Option<Num>, gold: Num) -> bool {
     predicted.is_some_and(|p| p.eq_2dp(gold))
 }
 
+/// Two extractions agree: both miss, or both find the same value after rounding to 2 decimals.
+pub fn agree(a: Option<Num>, b: Option<Num>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.eq_2dp(b),
+        _ => false,
+    }
+}
+
 /// Exact equality. A miss is never correct.
 pub fn is_correct_exact(predicted: Option<Num>, gold: Num) -> bool {
     predicted.is_some_and(|p| p.eq_num(gold))

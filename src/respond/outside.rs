@@ -443,8 +443,15 @@ fn arithmattack_clean(noised: &Path) -> Option<PathBuf> {
 }
 
 /// Rows of a CSV with a header (quoted fields may hold newlines).
-fn read_csv(path: &Path) -> Result<Vec<HashMap<String, String>>> {
+/// A CSV file with a header, every cell as text, one map per row (the ArithmAttack layout).
+pub fn read_csv(path: &Path) -> Result<Vec<HashMap<String, String>>> {
     read_generic_with(path, true)
+}
+
+/// The ArithmAttack authors' own extraction, `Answer - LLM Converted`: their code writes
+/// `sys.maxsize` when it finds no number, which is a miss, not a value.
+pub fn arithmattack_authors_value(text: &str) -> Option<Num> {
+    Num::parse_decimal(text).filter(|v| v.to_f64() < 9.0e18)
 }
 
 fn read_generic(path: &Path) -> Result<Vec<HashMap<String, String>>> {

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use advmath::extract::{extract, extract_last_number, is_correct, Extracted};
+use advmath::extract::{agree, extract, extract_last_number, is_correct, Extracted};
 use advmath::num::Num;
-use polars::prelude::{CsvReadOptions, SerReader};
+use advmath::respond::outside::{arithmattack_authors_value, read_csv};
 
 const LEVELS: [&str; 4] = ["clean", "noise10", "noise30", "noise50"];
 
@@ -28,36 +28,16 @@ struct Row {
     last: Extracted,
 }
 
-/// The authors' `Answer - LLM Converted`: their code writes `sys.maxsize` when it finds no number.
-fn authors_value(text: &str) -> Option<Num> {
-    Num::parse_decimal(text).filter(|v| v.to_f64() < 9.0e18)
-}
-
-fn same_answer(a: Option<Num>, b: Option<Num>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => a.eq_2dp(b),
-        _ => false,
-    }
-}
-
 fn read_cell(data: &Path, dataset: &str, model: &str, level: &str) -> Vec<Row> {
     let path = data
         .join("arithmattack")
         .join(dataset)
         .join(model)
         .join(format!("{level}.csv"));
-    let df = CsvReadOptions::default()
-        .with_has_header(true)
-        .with_infer_schema_length(Some(0))
-        .try_into_reader_with_file_path(Some(path.clone()))
-        .unwrap()
-        .finish()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let csv = read_csv(&path).unwrap_or_else(|e| panic!("{e}"));
     let column = |name: &str| -> Vec<String> {
-        let c = df.column(name).unwrap().str().unwrap().clone();
-        (0..c.len())
-            .map(|i| c.get(i).unwrap_or("").to_string())
+        csv.iter()
+            .map(|row| row.get(name).cloned().unwrap_or_default())
             .collect()
     };
     let responses = column("Answer - LLM");
@@ -71,7 +51,7 @@ fn read_cell(data: &Path, dataset: &str, model: &str, level: &str) -> Vec<Row> {
         .zip(&authors)
         .map(|((r, g), a)| Row {
             gold: Num::parse_decimal(g).unwrap_or_else(|| panic!("{}: gold {g:?}", path.display())),
-            authors: authors_value(a),
+            authors: arithmattack_authors_value(a),
             advmath: extract(r),
             last: extract_last_number(r),
         })
@@ -137,24 +117,24 @@ fn extraction_agrees_with_the_authors_converted_answers() {
     let Some(data) = super::shared::data() else {
         return;
     };
-    let (mut agree, mut total) = (0, 0);
+    let (mut agreeing, mut total) = (0, 0);
     for &(dataset, model, _, _) in advmath::metrics::arithmattack_published() {
         for level in LEVELS {
             let rows = read_cell(&data, dataset, model, level);
             let same = rows
                 .iter()
-                .filter(|r| same_answer(r.advmath.value, r.authors))
+                .filter(|r| agree(r.advmath.value, r.authors))
                 .count();
             eprintln!(
                 "{dataset}/{model}/{level}: agreement {:.2}%",
                 pct(same, rows.len())
             );
-            agree += same;
+            agreeing += same;
             total += rows.len();
         }
     }
-    let rate = pct(agree, total);
-    eprintln!("agreement with the authors' extraction: {agree}/{total} = {rate:.2}%");
+    let rate = pct(agreeing, total);
+    eprintln!("agreement with the authors' extraction: {agreeing}/{total} = {rate:.2}%");
     assert!(rate >= 95.0, "agreement {rate:.2}% < 95%");
 }
 
