@@ -13,15 +13,7 @@
 -- ARRAY_AGG and UNNEST behave alike in both.
 WITH fooled AS (
     SELECT v.template, v.dataset, v.attack, v.variant_id, ARRAY_AGG(v.model) AS models
-    FROM graded v
-    JOIN original_outcomes o
-      ON o.model = v.model
-     AND o.template = v.template
-     AND o.dataset = v.dataset
-     AND o.problem_id = v.problem_id
-    WHERE v.attack <> 'original'
-      AND o.orig_ok = 1
-      AND v.ok = 0
+    FROM adversarial_examples v
     GROUP BY v.template, v.dataset, v.attack, v.variant_id
 ),
 sources AS (

@@ -11,15 +11,7 @@
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
 WITH per_variant AS (
     SELECT v.template, v.dataset, v.attack, v.variant_id, COUNT(*) AS fooled
-    FROM graded v
-    JOIN original_outcomes o
-      ON o.model = v.model
-     AND o.template = v.template
-     AND o.dataset = v.dataset
-     AND o.problem_id = v.problem_id
-    WHERE v.attack <> 'original'
-      AND o.orig_ok = 1
-      AND v.ok = 0
+    FROM adversarial_examples v
     GROUP BY v.template, v.dataset, v.attack, v.variant_id
 ),
 hist AS (

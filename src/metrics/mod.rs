@@ -84,6 +84,10 @@ pub const EMBEDDED_VIEWS: &[(&str, &str)] = &[
         "attack_outcomes",
         include_str!("../../sql/views/03_attack_outcomes.sql"),
     ),
+    (
+        "adversarial_examples",
+        include_str!("../../sql/views/04_adversarial_examples.sql"),
+    ),
 ];
 
 /// One metric: a name (the file stem) and its SQL text.
