@@ -1,4 +1,8 @@
 //! The library's error type: one enum, `#[from]` conversions for the storage and I/O layers.
+//!
+//! A variant that wraps another error names only its own context and exposes the wrapped error
+//! as its `source()`, so that printing the chain (`{:#}` on an `anyhow::Error`, as the binary
+//! does) shows each cause once: `out/tables/problems: No such file or directory (os error 2)`.
 
 use std::path::PathBuf;
 
@@ -7,24 +11,24 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("I/O error: {0}")]
+    #[error("I/O error")]
     Io(#[from] std::io::Error),
-    #[error("{path}: {source}")]
+    #[error("{}", path.display())]
     File {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("Arrow error: {0}")]
+    #[error("Arrow error")]
     Arrow(#[from] arrow::error::ArrowError),
-    #[error("Parquet error: {0}")]
+    #[error("Parquet error")]
     Parquet(#[from] parquet::errors::ParquetError),
-    #[error("Polars error: {0}")]
+    #[error("Polars error")]
     Polars(#[from] polars::error::PolarsError),
-    #[error("JSON error: {0}")]
+    #[error("JSON error")]
     Json(#[from] serde_json::Error),
     /// A SQL query failed: malformed or unplannable (exit 2) or failing on the data (exit 1).
-    #[error("SQL: {0}")]
+    #[error("SQL")]
     DataFusion(#[from] datafusion::error::DataFusionError),
     /// The input as a whole cannot be used (empty file, unknown layout, missing column).
     #[error("{path}: {reason}")]

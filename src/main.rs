@@ -24,8 +24,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// The error and its causes, as `{:#}` prints them, minus a cause whose text its parent's message
-/// already carries (advmath's error messages quote their source so that they read well alone).
+/// The error and its causes, joined as `{:#}` joins them, minus a cause whose text is already
+/// printed: advmath's own errors name only their context, but some libraries' messages repeat
+/// their `source()` (a DataFusion schema error would otherwise print its message three times).
 fn error_chain(err: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in err.chain() {

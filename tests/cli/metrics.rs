@@ -800,7 +800,17 @@ fn metrics_errors_are_clear() {
     // A malformed query, and one naming a column that does not exist: usage errors (exit 2).
     let err =
         metrics::run_sql(&tables, "SELEC model FROM responses", OutputFormat::Table).unwrap_err();
-    assert!(err.to_string().starts_with("SQL: "), "{err}");
+    // As the binary prints it: the error, then its cause (DataFusion's message).
+    let chain = |e: &advmath::Error| {
+        let mut text = e.to_string();
+        let mut cause = std::error::Error::source(e);
+        while let Some(c) = cause {
+            text += &format!(": {c}");
+            cause = c.source();
+        }
+        text
+    };
+    assert!(chain(&err).starts_with("SQL: "), "{}", chain(&err));
     assert_eq!(err.exit_code(), 2);
     let err = metrics::run_sql(
         &tables,
@@ -808,7 +818,7 @@ fn metrics_errors_are_clear() {
         OutputFormat::Table,
     )
     .unwrap_err();
-    assert!(err.to_string().contains("no_such_column"), "{err}");
+    assert!(chain(&err).contains("no_such_column"), "{}", chain(&err));
     assert_eq!(err.exit_code(), 2);
     // Read-only: no DDL or DML.
     let err =
