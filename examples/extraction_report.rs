@@ -392,6 +392,7 @@ fn category(r: &Row) -> &'static str {
             "both the last number: advmath skips list markers, `Step n` and calculator \
              annotations, and stops at the end of the assistant's turn"
         }
+        Rule::Xie2024Pattern => unreachable!("the standard extraction never uses Xie's pattern"),
         Rule::Miss => unreachable!("a miss has no value"),
     }
 }

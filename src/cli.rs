@@ -75,7 +75,9 @@ pub struct PromptArgs {
     /// Prompt template: xie2024 (the paper's zero-shot CoT), arithmattack, or a file with {question}.
     #[arg(long, default_value = "xie2024")]
     pub template: String,
-    /// Sampling temperature (0: greedy, the papers' setting).
+    /// Sampling temperature. The default 0 (greedy) makes reruns reproducible; it is neither
+    /// paper's setting: Xie et al. sampled at 0.1 with 512 tokens, ArithmAttack at the model's
+    /// default temperature with up to 2000 new tokens.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f64,
     /// Nucleus sampling: keep the smallest token set with this probability mass.
@@ -259,8 +261,9 @@ pub struct IngestResponsesArgs {
     /// Noise level of a single ArithmAttack or generic file.
     #[arg(long)]
     pub noise_level: Option<i32>,
-    /// How to read answers: advmath's rules (standard) or the last number of the reply, as the
-    /// ArithmAttack study scored (last-number, to reproduce its figures).
+    /// How to read answers: advmath's rules (standard), the last number of the reply as the
+    /// ArithmAttack study scored (last-number), or Xie et al.'s scorer (xie2024: the last match of
+    /// their digit pattern, no sign), each to reproduce that paper's figures.
     #[arg(long, value_enum, default_value_t = Extraction::Standard)]
     pub extraction: Extraction,
 }

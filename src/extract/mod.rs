@@ -12,6 +12,9 @@ use crate::num::Num;
 
 #[cfg(test)]
 mod tests;
+mod xie2024;
+
+pub use xie2024::extract_xie2024;
 
 /// How the answer was found, most explicit first: [`extract`] tries them in this order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +31,9 @@ pub enum Rule {
     AnswerColon,
     /// The last number of the response.
     LastNumber,
+    /// Xie et al.'s scorer: the last match of `\d+\.?,?\d*` ([`extract_xie2024`]; never tried
+    /// by [`extract`]).
+    Xie2024Pattern,
     /// No number at all.
     Miss,
 }
@@ -51,6 +57,7 @@ impl Rule {
             Rule::Hashes => "hashes",
             Rule::AnswerColon => "answer_colon",
             Rule::LastNumber => "last_number",
+            Rule::Xie2024Pattern => "xie2024_pattern",
             Rule::Miss => "miss",
         }
     }
@@ -95,7 +102,8 @@ pub fn extract_last_number(response: &str) -> Extracted {
     }
 }
 
-/// The paper's rule: equal after rounding both to 2 decimals. A miss is never correct.
+/// Xie et al.'s matching rule (their `eval.py`): equal after rounding both to 2 decimals. A miss
+/// is never correct.
 pub fn is_correct(predicted: Option<Num>, gold: Num) -> bool {
     predicted.is_some_and(|p| p.eq_2dp(gold))
 }

@@ -49,6 +49,8 @@ pub enum Extraction {
     Standard,
     /// The last number of the reply, as the ArithmAttack study scored (to reproduce its figures).
     LastNumber,
+    /// Xie et al.'s scorer: the last match of `\d+\.?,?\d*`, no sign (to reproduce their figures).
+    Xie2024,
 }
 
 /// One question to ask: a variant, or an outside row.
@@ -125,6 +127,7 @@ impl ResponseRow {
         let e = match extraction {
             Extraction::Standard => extract(&text),
             Extraction::LastNumber => crate::extract::extract_last_number(&text),
+            Extraction::Xie2024 => crate::extract::extract_xie2024(&text),
         };
         ResponseRow {
             response_key: key,
