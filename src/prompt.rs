@@ -7,8 +7,12 @@ use crate::error::{Error, Result};
 /// Xie et al. 2024, zero-shot chain of thought (verbatim from their code).
 pub const XIE2024: &str = "Solve a math problem. The solution ends with \"the answer is (a number)\" like \"the answer is 1\".\nQuestion: {question}\nAnswer: Let's think step by step.";
 
-/// ArithmAttack (Abedin et al.), as sent by its scripts (the user turn of a chat template).
-pub const ARITHMATTACK: &str = "Think step by step through the following problem and clearly show each step of your reasoning. Ensure the final answer is clearly indicated by ending with {The final answer is}.\nquestion:\n{question}";
+/// ArithmAttack (Abedin et al.): the user turn its scripts send, whitespace included (their
+/// indented triple-quoted string puts a newline and 20 spaces before each line and a newline and
+/// 16 spaces at the end; some chat templates trim it, others keep it, and the released generations
+/// show both). Their scripts then apply the chat template without an assistant header, which an
+/// OpenAI-compatible server always adds: that difference is listed in `reports/paper_fidelity.md`.
+pub const ARITHMATTACK: &str = "\n                    Think step by step through the following problem and clearly show each step of your reasoning. Ensure the final answer is clearly indicated by ending with {The final answer is}.\n                    question:\n                    {question}\n                ";
 
 /// The prompt for the code-generation step (paper appendix A.1): a Python program for a problem.
 pub const XIE2024_PROGRAM: &str = "Write a Python program that solves the following math word problem. Define a variable for every number in the question, compute the answer step by step with arithmetic only (no loops, no if statements, no functions), and print the final answer.\nQuestion: {question}\nPython code:";
@@ -68,9 +72,14 @@ mod tests {
             "Solve a math problem. The solution ends with \"the answer is (a number)\" like \"the answer is 1\".\nQuestion: 1+1?\nAnswer: Let's think step by step."
         );
         let a = Template::resolve("arithmattack").unwrap();
-        assert!(a
-            .render("Q")
-            .ends_with("{The final answer is}.\nquestion:\nQ"));
+        let indent = " ".repeat(20);
+        assert_eq!(
+            a.render("Q"),
+            format!(
+                "\n{indent}Think step by step through the following problem and clearly show each step of your reasoning. Ensure the final answer is clearly indicated by ending with {{The final answer is}}.\n{indent}question:\n{indent}Q\n{}",
+                " ".repeat(16)
+            )
+        );
     }
 
     #[test]

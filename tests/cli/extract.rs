@@ -188,3 +188,40 @@ fn gsm8k_example_solutions_are_graded_like_the_release() {
         assert!(rate >= 99.0, "{setup}: agreement {rate:.2}% < 99%");
     }
 }
+
+/// Qwen's chat template keeps the user turn verbatim, so its released generations show exactly
+/// what the study's scripts sent: the `arithmattack` template must render it byte for byte.
+#[test]
+fn the_arithmattack_template_is_the_user_turn_the_study_sent() {
+    let Some(data) = super::shared::data() else {
+        return;
+    };
+    let template = advmath::prompt::Template::resolve("arithmattack").unwrap();
+    let (mut same, mut total) = (0, 0);
+    for dataset in ["gsm8k", "multiarith"] {
+        for level in LEVELS {
+            let path = data
+                .join("arithmattack")
+                .join(dataset)
+                .join("Qwen2.5-1.5B-Instruct")
+                .join(format!("{level}.csv"));
+            for row in read_csv(&path).unwrap_or_else(|e| panic!("{e}")) {
+                let raw = &row["Answer - LLM"];
+                let sent = raw
+                    .split_once("<|im_start|>user\n")
+                    .and_then(|(_, rest)| rest.split_once("<|im_end|>"))
+                    .map(|(user, _)| user)
+                    .unwrap_or_else(|| panic!("{}: no user turn in {raw:?}", path.display()));
+                total += 1;
+                if sent == template.render(&row["Question"]) {
+                    same += 1;
+                } else if total - same <= 3 {
+                    eprintln!("differs: {sent:?}");
+                }
+            }
+        }
+    }
+    eprintln!("arithmattack template: {same}/{total} user turns identical");
+    assert!(total > 3000, "only {total} rows read");
+    assert_eq!(same, total);
+}
