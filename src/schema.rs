@@ -78,7 +78,7 @@ pub const VARIANTS_DOC: &[(&str, &str)] = &[
     ("variant_id", "`<problem_id>/<attack>/<variant_index>`"),
     ("problem_id", "the problem it was made from (joins `problems`)"),
     ("noise_level", "punctuation noise in percent of the word count (0 when none)"),
-    ("variant_index", "0-based index within (problem, attack), in attempt order"),
+    ("variant_index", "0-based index within (problem, attack), in a seeded random order (the first k are a uniform sample of the m)"),
     ("question", "the question text shown to a model"),
     ("answer", "the exact answer, canonical text (integers without a decimal point; at most 6 decimals)"),
     ("answer_exact", "the exact answer as a decimal or a fraction `n/d`"),

@@ -17,6 +17,7 @@
 
 use std::collections::HashSet;
 
+use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Poisson};
 use rand_pcg::Pcg64Mcg;
@@ -409,7 +410,13 @@ pub fn attack(
         d.slots.extend_from_slice(&scratch.slots);
         d.answer = attacker.answer(&scratch);
     }
+    // The kept tuples are numbered in a seeded random order, as the authors' `random.sample`
+    // returns them: the first k of them are then a uniform k-subset, which Figure 7 (attacks vs
+    // k) relies on. Attempt order would not do: under M3's Poisson draws the tuples found first
+    // are the likeliest ones, closest to the original numbers. Sorting first makes the shuffle's
+    // input independent of the reservoir's replacement history.
     reservoir.sort_by_key(|d| d.attempt);
+    reservoir.shuffle(&mut pick);
     (reservoir, stats)
 }
 

@@ -118,7 +118,8 @@ pub(super) fn attack_curve_plots(
     Ok(made)
 }
 
-/// Figure 3: transfer-rate heatmap (rows: source, columns: target), one per group.
+/// Figure 3: share of problems with a variant both models answer wrongly (symmetric), one heatmap
+/// per group.
 pub(super) fn transfer_plots(
     table: &ResultTable,
     dir: &Path,
@@ -131,8 +132,8 @@ pub(super) fn transfer_plots(
         }
         let mut names: BTreeSet<String> = BTreeSet::new();
         for &r in &rows {
-            names.insert(text_of(table, r, "source"));
-            names.insert(text_of(table, r, "target"));
+            names.insert(text_of(table, r, "model_a"));
+            names.insert(text_of(table, r, "model_b"));
         }
         let names: Vec<String> = names.into_iter().collect();
         if names.len() < 2 {
@@ -142,10 +143,10 @@ pub(super) fn transfer_plots(
         let mut values = vec![vec![None; names.len()]; names.len()];
         for &r in &rows {
             if let (Some(s), Some(t)) = (
-                index(&text_of(table, r, "source")),
-                index(&text_of(table, r, "target")),
+                index(&text_of(table, r, "model_a")),
+                index(&text_of(table, r, "model_b")),
             ) {
-                values[s][t] = float_of(table, r, "transfer_rate");
+                values[s][t] = float_of(table, r, "transfer_share");
             }
         }
         let labels: Vec<String> = names
@@ -171,8 +172,8 @@ pub(super) fn transfer_plots(
         plots::heatmap(
             &path,
             &title,
-            "source (its adversarial examples)",
-            "target (also fooled)",
+            "model",
+            "model (share of problems with a variant both get wrong)",
             &labels,
             &values,
         )?;

@@ -402,37 +402,41 @@ fn metrics_xie_figure3_transferability() {
     let (_dir, tables) = fixture();
     let engine = SqlEngine::open(&tables).unwrap();
     let t = metric(&engine, "xie_transfer");
-    let pair = |s: &'static str, tg: &'static str| {
-        row(&t, &[("dataset", "toy"), ("source", s), ("target", tg)])
+    let pair = |a: &'static str, b: &'static str| {
+        row(&t, &[("dataset", "toy"), ("model_a", a), ("model_b", b)])
     };
-    // (source, target, source's adversarial examples, shared, rate)
+    // Wrong variants, whether or not the original is solved (the authors' pairwise universal
+    // attacks): model-a p1{2} p2{0}; model-b p1{2} p2{0..4}; sim-c p0{4} p1{1,3} p2{0,4}
+    // p3{0..4}. Every pair was asked all 4 problems.
+    // (a, b, problems with a variant both get wrong)
     let expected = [
-        ("model-a", "model-a", 2, 2, 1.0),
-        ("model-a", "model-b", 2, 1, 0.5), // p1/2
-        ("model-a", "sim-c", 2, 1, 0.5),   // p2/0
-        ("model-b", "model-a", 1, 1, 1.0), // p1/2
-        ("model-b", "model-b", 1, 1, 1.0),
-        ("model-b", "sim-c", 1, 0, 0.0),
-        ("sim-c", "model-a", 3, 1, 1.0 / 3.0), // p2/0
-        ("sim-c", "model-b", 3, 0, 0.0),
-        ("sim-c", "sim-c", 3, 3, 1.0),
+        ("model-a", "model-a", 2), // p1, p2
+        ("model-a", "model-b", 2), // p1/2, p2/0
+        ("model-a", "sim-c", 1),   // p2/0 (p1: a misses 2, c misses 1 and 3)
+        ("model-b", "model-b", 2), // p1, p2
+        ("model-b", "sim-c", 1),   // p2/0 and p2/4
+        ("sim-c", "sim-c", 4),     // every problem
     ];
-    for (s, tg, n, shared, rate) in expected {
-        let r = pair(s, tg);
-        assert_eq!(num(&t, r, "source_adversarial"), n as f64, "{s} -> {tg}");
-        assert_eq!(num(&t, r, "also_fool_target"), shared as f64, "{s} -> {tg}");
-        assert_close(&t, r, "transfer_rate", rate);
+    for (a, b, shared) in expected {
+        for (x, y) in [(a, b), (b, a)] {
+            let r = pair(x, y);
+            assert_eq!(num(&t, r, "problems"), 4.0, "{x} x {y}");
+            assert_eq!(num(&t, r, "shared_problems"), shared as f64, "{x} x {y}");
+            assert_close(&t, r, "transfer_share", shared as f64 / 4.0);
+        }
     }
-    // sim-noise has no adversarial example (it solves no clean question): its rates are NULL.
+    // ArithmAttack fixture, punct10: Qwen misses p2, sim-noise misses p1, p2, p3: one shared
+    // problem of four, although sim-noise solves no clean question.
     let r = row(
         &t,
         &[
             ("attack", "punct10"),
-            ("source", "sim-noise"),
-            ("target", "Qwen2.5-1.5B-Instruct"),
+            ("model_a", "sim-noise"),
+            ("model_b", "Qwen2.5-1.5B-Instruct"),
         ],
     );
-    assert_eq!(t.get(r, "transfer_rate"), Some(&Cell::Null));
+    assert_eq!(num(&t, r, "shared_problems"), 1.0);
+    assert_close(&t, r, "transfer_share", 0.25);
 }
 
 #[test]
@@ -713,7 +717,7 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
         let header = csv.lines().next().unwrap();
         let names_models = header
             .split(',')
-            .any(|c| ["model", "source", "target", "cheap"].contains(&c));
+            .any(|c| ["model", "model_a", "model_b", "source", "target", "cheap"].contains(&c));
         assert_eq!(
             names_models,
             header.contains("simulated"),
