@@ -1,11 +1,11 @@
 -- Xie et al. 2024, Figure 7: attack accuracy as a function of the number of attacks per problem, k = 1 .. m.
 --
 -- One row per model x template x dataset x attack x k, k = 1 .. m, m = the largest variant_index + 1
--- of the group. The problems are those of Table 1 (graded original, at least one graded variant). With
--- only the first k variants of each problem (variant_index 0 .. k-1; the index is the last
--- `/`-separated field of variant_id, `<problem_id>/<attack>/<variant_index>`), a problem counts
--- as solved when its original and those variants are all answered correctly:
--- aa = solved / problems, and asr = (oa - aa) / oa (NULL when oa = 0). At k = m this is Table 1.
+-- of the group. AA and ASR are Table 1's (Eq. 4-5, view `paper_accuracy`) with only the first k
+-- variants of each problem (variant_index 0 .. k-1; the index is the last `/`-separated field of
+-- variant_id, `<problem_id>/<attack>/<variant_index>`): aa = problems whose first k graded
+-- variants are all answered correctly (the original not required) / problems with a graded
+-- variant, and asr = (oa - aa) / oa with Table 1's OA (NULL when oa = 0). At k = m this is Table 1.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0;
 -- SPLIT_PART (negative index: from the end) and UNNEST(GENERATE_SERIES(1, m)) behave alike in both.
 WITH per_problem AS (
@@ -33,21 +33,15 @@ WITH per_problem AS (
 ),
 hist AS (
     SELECT
-        p.model,
-        p.template,
-        p.dataset,
-        p.attack,
-        o.orig_ok,
-        p.first_wrong,
+        model,
+        template,
+        dataset,
+        attack,
+        first_wrong,
         COUNT(*) AS n,
-        MAX(p.m) AS m
-    FROM per_problem p
-    JOIN original_outcomes o
-      ON o.model = p.model
-     AND o.template = p.template
-     AND o.dataset = p.dataset
-     AND o.problem_id = p.problem_id
-    GROUP BY p.model, p.template, p.dataset, p.attack, o.orig_ok, p.first_wrong
+        MAX(m) AS m
+    FROM per_problem
+    GROUP BY model, template, dataset, attack, first_wrong
 ),
 hist_m AS (
     SELECT
@@ -55,14 +49,13 @@ hist_m AS (
         template,
         dataset,
         attack,
-        orig_ok,
         first_wrong,
         n,
         MAX(m) OVER (PARTITION BY model, template, dataset, attack) AS m
     FROM hist
 ),
 expanded AS (
-    SELECT model, template, dataset, attack, orig_ok, first_wrong, n, UNNEST(GENERATE_SERIES(1, m)) AS k
+    SELECT model, template, dataset, attack, first_wrong, n, UNNEST(GENERATE_SERIES(1, m)) AS k
     FROM hist_m
 ),
 curve AS (
@@ -73,23 +66,27 @@ curve AS (
         attack,
         k,
         SUM(n) AS problems,
-        SUM(orig_ok * n) AS original_correct,
-        SUM(CASE WHEN orig_ok = 1 AND (first_wrong IS NULL OR first_wrong >= k) THEN n ELSE 0 END)
-            AS attack_correct
+        SUM(CASE WHEN first_wrong IS NULL OR first_wrong >= k THEN n ELSE 0 END) AS attack_correct
     FROM expanded
     GROUP BY model, template, dataset, attack, k
 )
 SELECT
-    model,
-    template,
-    dataset,
-    attack,
-    k,
-    problems,
-    original_correct,
-    attack_correct,
-    CAST(original_correct AS DOUBLE) / problems AS oa,
-    CAST(attack_correct AS DOUBLE) / problems AS aa,
-    CAST(original_correct - attack_correct AS DOUBLE) / NULLIF(original_correct, 0) AS asr
-FROM curve
-ORDER BY model, template, dataset, attack, k
+    c.model,
+    c.template,
+    c.dataset,
+    c.attack,
+    c.k,
+    a.original_problems,
+    a.original_correct,
+    c.problems,
+    c.attack_correct,
+    a.oa,
+    CAST(c.attack_correct AS DOUBLE) / c.problems AS aa,
+    (a.oa - CAST(c.attack_correct AS DOUBLE) / c.problems) / NULLIF(a.oa, 0) AS asr
+FROM curve c
+JOIN paper_accuracy a
+  ON a.model = c.model
+ AND a.template = c.template
+ AND a.dataset = c.dataset
+ AND a.attack = c.attack
+ORDER BY c.model, c.template, c.dataset, c.attack, c.k

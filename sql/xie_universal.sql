@@ -1,68 +1,213 @@
--- Xie et al. 2024, Table 4 (universal attacks): adversarial examples shared by k models, for every k.
+-- Xie et al. 2024, Table 4 (universal attacks): share of problems with a variant that every model of a set answers wrongly, as the set grows to k models.
 --
--- One row per template x dataset x attack x k, k = 1 .. `models` (the models that answered
--- variants of the attack). An adversarial example for a model is a variant it answers wrongly
--- whose original it answers correctly. For each variant, `fooled` counts the models for which it
--- is one; the variants with fooled >= 1 are the group's adversarial examples (a variant fools
--- only models that answered it, so run every model on the same variants). `exactly_k` /
--- `at_least_k` count the variants fooling exactly / at least k models; `share_at_least_k` =
--- at_least_k / adversarial examples (the share shared by k models: universal at k = models).
--- Assumes one graded response per model, template and variant (duplicates count twice).
--- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
-WITH per_variant AS (
-    SELECT v.template, v.dataset, v.attack, v.variant_id, COUNT(*) AS fooled
-    FROM adversarial_examples v
-    GROUP BY v.template, v.dataset, v.attack, v.variant_id
-),
-hist AS (
-    SELECT template, dataset, attack, fooled, COUNT(*) AS n
-    FROM per_variant
-    GROUP BY template, dataset, attack, fooled
-),
-answered AS (
+-- As in the authors' attack/universal_attack.py, a universal attack for a set of models is one
+-- variant that every model of the set answers wrongly (whether the originals are solved does not
+-- matter), and a problem counts when it has at least one. The denominator is the problems of the
+-- attack, as the authors divide by every problem of the adversarial set: here the problems with at
+-- least one graded variant of the attack by any model of the group (`problems`).
+--
+-- One row per template x dataset x attack x k, k = 1 .. `models` (the models with a graded variant
+-- of the attack). Two figures, because the paper grows the set in one hand-picked model order:
+--
+-- * `prefix_share`: the set is the first k models of an order: the one given to `advmath metrics
+--   --model-order a,b,c` (the `model_order` table: listed models first, in that order), then the
+--   remaining models by name; with no order given, every model by name. `added_model` is the k-th
+--   model of that order, `prefix_universal` the problems counted.
+-- * `subset_mean_share`: the mean over all C(models, k) sets of k models (`subsets`) of the share
+--   for that set, which depends on no order; `subset_min_share` / `subset_max_share` the extremes.
+--   The sets are enumerated (a recursive CTE over the models' bits), so these are computed only
+--   for groups of at most 12 models (4096 sets) and are NULL beyond.
+--
+-- A model fools a variant when one of its graded answers to it is wrong; ungraded answers
+-- (`correct` NULL) fool nothing, and a model that never answered a variant is not fooled by it, so
+-- run every model on the same variants.
+-- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with << and &, explicit DOUBLE casts for
+-- division, NULLIF for 0 / 0.
+WITH RECURSIVE answered AS (
     SELECT DISTINCT template, dataset, attack, model
     FROM graded
     WHERE attack <> 'original'
 ),
-ks AS (
+ordered AS (
+    SELECT
+        a.template,
+        a.dataset,
+        a.attack,
+        a.model,
+        CAST(ROW_NUMBER() OVER (
+            PARTITION BY a.template, a.dataset, a.attack
+            ORDER BY CASE WHEN o.position IS NULL THEN 1 ELSE 0 END, o.position, a.model
+        ) AS BIGINT) - 1 AS bit,
+        CAST(COUNT(*) OVER (PARTITION BY a.template, a.dataset, a.attack) AS BIGINT) AS models
+    FROM answered a
+    LEFT JOIN model_order o ON o.model = a.model
+),
+fooled AS (
+    SELECT DISTINCT template, dataset, attack, problem_id, variant_id, model
+    FROM graded
+    WHERE attack <> 'original' AND ok = 0
+),
+variant_masks AS (
+    SELECT
+        f.template,
+        f.dataset,
+        f.attack,
+        f.problem_id,
+        f.variant_id,
+        SUM(CAST(1 AS BIGINT) << o.bit) AS mask
+    FROM fooled f
+    JOIN ordered o
+      ON o.template = f.template
+     AND o.dataset = f.dataset
+     AND o.attack = f.attack
+     AND o.model = f.model
+    GROUP BY f.template, f.dataset, f.attack, f.problem_id, f.variant_id
+),
+problem_masks AS (
+    SELECT DISTINCT template, dataset, attack, problem_id, mask
+    FROM variant_masks
+),
+attacked_problems AS (
+    SELECT template, dataset, attack, COUNT(DISTINCT problem_id) AS problems
+    FROM graded
+    WHERE attack <> 'original'
+    GROUP BY template, dataset, attack
+),
+-- Prefix sets: the first k models are the bits 0 .. k-1, so a problem counts for every k up to the
+-- longest run of set bits from bit 0 in one of its variants' masks.
+lead_run AS (
+    SELECT
+        v.template,
+        v.dataset,
+        v.attack,
+        v.problem_id,
+        v.mask,
+        MIN(o.bit) AS first_unfooled
+    FROM problem_masks v
+    LEFT JOIN ordered o
+      ON o.template = v.template
+     AND o.dataset = v.dataset
+     AND o.attack = v.attack
+     AND ((v.mask >> o.bit) & 1) = 0
+    GROUP BY v.template, v.dataset, v.attack, v.problem_id, v.mask
+),
+prefix_reach AS (
+    SELECT
+        l.template,
+        l.dataset,
+        l.attack,
+        l.problem_id,
+        MAX(COALESCE(l.first_unfooled, g.models)) AS reach
+    FROM lead_run l
+    JOIN (SELECT DISTINCT template, dataset, attack, models FROM ordered) g
+      ON g.template = l.template
+     AND g.dataset = l.dataset
+     AND g.attack = l.attack
+    GROUP BY l.template, l.dataset, l.attack, l.problem_id
+),
+prefix AS (
+    SELECT
+        o.template,
+        o.dataset,
+        o.attack,
+        o.bit + 1 AS k,
+        o.models,
+        o.model AS added_model,
+        COUNT(r.problem_id) AS prefix_universal
+    FROM ordered o
+    LEFT JOIN prefix_reach r
+      ON r.template = o.template
+     AND r.dataset = o.dataset
+     AND r.attack = o.attack
+     AND r.reach >= o.bit + 1
+    GROUP BY o.template, o.dataset, o.attack, o.bit, o.models, o.model
+),
+-- Every set of models of a group with at most 12 models, as a bit mask with its size, built one
+-- bit at a time.
+subsets AS (
     SELECT
         template,
         dataset,
         attack,
-        ROW_NUMBER() OVER (PARTITION BY template, dataset, attack ORDER BY model) AS k,
-        COUNT(*) OVER (PARTITION BY template, dataset, attack) AS models
-    FROM answered
-),
-expanded AS (
-    SELECT k.template, k.dataset, k.attack, k.k, k.models, h.fooled, h.n
-    FROM ks k
-    LEFT JOIN hist h
-      ON h.template = k.template
-     AND h.dataset = k.dataset
-     AND h.attack = k.attack
-),
-counts AS (
+        models,
+        CAST(0 AS BIGINT) AS b,
+        CAST(0 AS BIGINT) AS mask,
+        CAST(0 AS BIGINT) AS set_size
+    FROM (SELECT DISTINCT template, dataset, attack, models FROM ordered) g
+    WHERE models <= 12
+    UNION ALL
     SELECT
-        template,
-        dataset,
-        attack,
-        k,
-        MAX(models) AS models,
-        SUM(CASE WHEN fooled = k THEN n ELSE 0 END) AS exactly_k,
-        SUM(CASE WHEN fooled >= k THEN n ELSE 0 END) AS at_least_k,
-        SUM(CASE WHEN fooled >= 1 THEN n ELSE 0 END) AS adversarial_examples
-    FROM expanded
-    GROUP BY template, dataset, attack, k
+        s.template,
+        s.dataset,
+        s.attack,
+        s.models,
+        s.b + 1,
+        s.mask + t.x * (CAST(1 AS BIGINT) << s.b),
+        s.set_size + t.x
+    FROM subsets s
+    CROSS JOIN (SELECT CAST(0 AS BIGINT) AS x UNION ALL SELECT CAST(1 AS BIGINT) AS x) t
+    WHERE s.b < s.models
+),
+full_subsets AS (
+    SELECT template, dataset, attack, mask, set_size
+    FROM subsets
+    WHERE b = models AND set_size >= 1
+),
+covered AS (
+    SELECT
+        s.template,
+        s.dataset,
+        s.attack,
+        s.mask,
+        COUNT(DISTINCT p.problem_id) AS n
+    FROM full_subsets s
+    JOIN problem_masks p
+      ON p.template = s.template
+     AND p.dataset = s.dataset
+     AND p.attack = s.attack
+     AND (p.mask & s.mask) = s.mask
+    GROUP BY s.template, s.dataset, s.attack, s.mask
+),
+by_size AS (
+    SELECT
+        s.template,
+        s.dataset,
+        s.attack,
+        s.set_size AS k,
+        COUNT(*) AS subsets,
+        SUM(COALESCE(c.n, 0)) AS covered_total,
+        MIN(COALESCE(c.n, 0)) AS covered_min,
+        MAX(COALESCE(c.n, 0)) AS covered_max
+    FROM full_subsets s
+    LEFT JOIN covered c
+      ON c.template = s.template
+     AND c.dataset = s.dataset
+     AND c.attack = s.attack
+     AND c.mask = s.mask
+    GROUP BY s.template, s.dataset, s.attack, s.set_size
 )
 SELECT
-    template,
-    dataset,
-    attack,
-    k,
-    models,
-    exactly_k,
-    at_least_k,
-    adversarial_examples,
-    CAST(at_least_k AS DOUBLE) / NULLIF(adversarial_examples, 0) AS share_at_least_k
-FROM counts
-ORDER BY template, dataset, attack, k
+    x.template,
+    x.dataset,
+    x.attack,
+    x.k,
+    x.models,
+    n.problems,
+    x.added_model,
+    x.prefix_universal,
+    CAST(x.prefix_universal AS DOUBLE) / NULLIF(n.problems, 0) AS prefix_share,
+    z.subsets,
+    CAST(z.covered_total AS DOUBLE) / NULLIF(z.subsets * n.problems, 0) AS subset_mean_share,
+    CAST(z.covered_min AS DOUBLE) / NULLIF(n.problems, 0) AS subset_min_share,
+    CAST(z.covered_max AS DOUBLE) / NULLIF(n.problems, 0) AS subset_max_share
+FROM prefix x
+JOIN attacked_problems n
+  ON n.template = x.template
+ AND n.dataset = x.dataset
+ AND n.attack = x.attack
+LEFT JOIN by_size z
+  ON z.template = x.template
+ AND z.dataset = x.dataset
+ AND z.attack = x.attack
+ AND z.k = x.k
+ORDER BY x.template, x.dataset, x.attack, x.k

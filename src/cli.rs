@@ -306,6 +306,10 @@ pub struct MetricsArgs {
     /// DataFusion worker threads (default: all cores). The results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Universal attacks (Table 4): the order in which the prefix figure adds models,
+    /// comma-separated; models not listed follow by name. Default: every model by name.
+    #[arg(long, value_delimiter = ',')]
+    pub model_order: Vec<String>,
 }
 
 impl MetricsArgs {
@@ -317,6 +321,7 @@ impl MetricsArgs {
             replicates: self.replicates,
             seed: self.seed,
             threads: self.threads,
+            model_order: self.model_order.clone(),
         }
     }
 }

@@ -46,8 +46,26 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     match cli.command {
         Command::Ingest(args) => {
-            let summary = advmath::pipeline::ingest(&args.config())?;
-            summary.write_table(&mut stdout.lock())?;
+            let mut config = args.config();
+            // The RobustMath release is an attack (variants of dataset `robustmath`), not a
+            // problem source: it is written apart from the problems.
+            let forced = config.options.format == Some(advmath::ingest::Format::Robustmath);
+            let (rephrasing, sources): (Vec<_>, Vec<_>) =
+                config.inputs.iter().cloned().partition(|p| {
+                    forced || (config.options.format.is_none() && advmath::ingest::is_robustmath(p))
+                });
+            for dir in &rephrasing {
+                let s = advmath::ingest::ingest_robustmath(dir, &config.tables)?;
+                for f in &s.written {
+                    eprintln!("{} -> {}", dir.display(), f.display());
+                }
+                s.write_table(&mut stdout.lock())?;
+            }
+            if !sources.is_empty() || rephrasing.is_empty() {
+                config.inputs = sources;
+                let summary = advmath::pipeline::ingest(&config)?;
+                summary.write_table(&mut stdout.lock())?;
+            }
         }
         Command::Generate(args) => {
             let config = args.generation.config(args.tables.clone());

@@ -1203,6 +1203,56 @@ mod shared {
         assert!(n > 5000);
     }
 
+    /// The RobustMath rephrasing attack of the Xie et al. release: `advmath ingest` recognises the
+    /// folder and pairs every one of the 300 rephrasings with one of the 214 originals (same final
+    /// answer, most shared words), written as variants of dataset `robustmath`.
+    #[test]
+    fn robustmath_release_ingests_as_rephrase_attack() {
+        let Some(data) = data() else { return };
+        let dir = tempfile::tempdir().unwrap();
+        let tables = dir.path().join("t");
+        let out = super::advmath()
+            .args(["ingest", "--tables"])
+            .arg(&tables)
+            .arg(data.join("xie2024/robustmath"))
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert_eq!(
+            stdout,
+            "dataset\toriginals\trephrased\tpaired\toriginals_paired\tunpaired\n\
+             robustmath\t214\t300\t300\t214\t0\n"
+        );
+        assert!(!tables.join("problems").exists(), "no problems rows");
+        let engine = advmath::metrics::SqlEngine::open(&tables).unwrap();
+        let t = engine
+            .query_table(
+                "SELECT attack, COUNT(*) AS n, COUNT(DISTINCT problem_id) AS problems \
+                 FROM variants GROUP BY attack ORDER BY attack",
+            )
+            .unwrap();
+        let rows: Vec<(String, i64, i64)> = (0..t.len())
+            .map(|r| {
+                (
+                    t.get(r, "attack")
+                        .and_then(advmath::metrics::Cell::as_str)
+                        .unwrap()
+                        .into(),
+                    t.get(r, "n")
+                        .and_then(advmath::metrics::Cell::as_i64)
+                        .unwrap(),
+                    t.get(r, "problems")
+                        .and_then(advmath::metrics::Cell::as_i64)
+                        .unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            vec![("original".into(), 214, 214), ("rephrase".into(), 300, 214)]
+        );
+    }
+
     /// Issue 5 acceptance: from the real ArithmAttack responses, the SQL metrics reproduce the
     /// published accuracies within 2.0 points and ASR within 3.0 (scored with the study's own
     /// last-number rule; GSM8K Llama-3.1 noise10 is compared with the figure derived from the

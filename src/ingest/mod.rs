@@ -20,8 +20,10 @@ use crate::schema;
 use crate::synth;
 
 mod read;
+pub mod robustmath;
 
 pub use read::{detect_format, read_source};
+pub use robustmath::{ingest_robustmath, is_robustmath, RobustMathSummary};
 
 /// Source layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -38,6 +40,10 @@ pub enum Format {
     Csv,
     /// Any Parquet file, columns named with `--*-col`.
     Parquet,
+    /// The RobustMath rephrasing attack of the Xie et al. release: a folder with
+    /// `robustMath.json` (rephrased) and `robustBase.json` (originals), written as `variants`
+    /// of dataset `robustmath` (attacks `original` and `rephrase`), not as problems.
+    Robustmath,
 }
 
 /// Which program a problem gets.

@@ -13,13 +13,16 @@ use crate::synth;
 
 /// Detect the layout of `path`.
 pub fn detect_format(path: &Path) -> Result<Format> {
+    if super::robustmath::is_robustmath(path) {
+        return Ok(Format::Robustmath);
+    }
     if path.is_dir() {
         if path.join("200_samples.json").is_file() {
             return Ok(Format::Xie);
         }
         return Err(Error::invalid(
             path.display(),
-            "a folder is only read as the Xie et al. release (200_samples.json + code/); pass a file",
+            "a folder is only read as the Xie et al. release (200_samples.json + code/) or its RobustMath release (robustMath.json + robustBase.json); pass a file",
         ));
     }
     let ext = path
@@ -121,6 +124,12 @@ pub fn read_source(path: &Path, opts: &IngestOptions) -> Result<Source> {
         }
         Format::Jsonl | Format::Csv | Format::Parquet => {
             (stem(path), read_table(path, format, &opts.columns)?)
+        }
+        Format::Robustmath => {
+            return Err(Error::invalid(
+                path.display(),
+                "the RobustMath release is a rephrasing attack, not a problem source: `advmath ingest` writes it as variants (ingest::ingest_robustmath)",
+            ))
         }
     };
     if rows.is_empty() {

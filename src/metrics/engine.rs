@@ -5,10 +5,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::RecordBatch;
-use arrow::datatypes::{DataType, SchemaRef};
+use arrow::array::{Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::ListingOptions;
+use datafusion::datasource::MemTable;
 use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
@@ -98,6 +99,29 @@ impl QueryOutput {
     pub fn to_table(&self) -> Result<ResultTable> {
         ResultTable::from_batches(&self.schema, &self.batches)
     }
+}
+
+/// Register (or replace) `model_order(model, position)`: the order in which Table 4's prefix
+/// figure adds models (sql/xie_universal.sql); empty means by name.
+fn register_model_order(
+    ctx: &SessionContext,
+    models: &[String],
+) -> std::result::Result<(), datafusion::error::DataFusionError> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("model", DataType::Utf8, false),
+        Field::new("position", DataType::Int64, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        Arc::clone(&schema),
+        vec![
+            Arc::new(StringArray::from(models.to_vec())),
+            Arc::new(Int64Array::from_iter_values(1..=models.len() as i64)),
+        ],
+    )?;
+    let table = MemTable::try_new(schema, vec![vec![batch]])?;
+    ctx.deregister_table("model_order")?;
+    ctx.register_table("model_order", Arc::new(table))?;
+    Ok(())
 }
 
 /// A DataFusion session over one `tables/` folder, with its own tokio runtime.
@@ -208,6 +232,9 @@ impl SqlEngine {
             t.layout.name == "responses" && matches!(t.state, TableState::Registered { .. })
         });
         if responses_registered {
+            register_model_order(&ctx, &[]).map_err(|e| {
+                Error::invalid(tables_dir.display(), format!("table `model_order`: {e}"))
+            })?;
             for (name, sql) in EMBEDDED_VIEWS {
                 runtime
                     .block_on(async { ctx.sql(sql).await?.collect().await })
@@ -277,6 +304,58 @@ impl SqlEngine {
                 ),
             )),
         }
+    }
+
+    /// Set the model order of the `model_order` table (`advmath metrics --model-order`): the
+    /// listed models get positions 1, 2, ... in that order. A name twice, or a name with no
+    /// response, is a usage error.
+    pub fn set_model_order(&self, models: &[String]) -> Result<()> {
+        let mut seen = BTreeSet::new();
+        for m in models {
+            if !seen.insert(m.as_str()) {
+                return Err(Error::Usage(format!(
+                    "--model-order: model `{m}` is listed twice"
+                )));
+            }
+        }
+        if !models.is_empty() {
+            let known: BTreeSet<String> = self
+                .query_table("SELECT DISTINCT model FROM responses WHERE model IS NOT NULL")?
+                .rows
+                .iter()
+                .filter_map(|r| r[0].as_str().map(str::to_string))
+                .collect();
+            if let Some(unknown) = models.iter().find(|m| !known.contains(*m)) {
+                let list: Vec<&str> = known.iter().map(String::as_str).collect();
+                return Err(Error::Usage(format!(
+                    "--model-order: model `{unknown}` has no response; the models are: {}",
+                    list.join(", ")
+                )));
+            }
+        }
+        register_model_order(&self.ctx, models).map_err(|e| {
+            Error::invalid(
+                self.tables_dir.display(),
+                format!("table `model_order`: {e}"),
+            )
+        })
+    }
+
+    /// The known tables that `sql` reads but that are missing or empty (the views count as
+    /// `responses`).
+    pub fn unavailable_tables(&self, sql: &str) -> Result<Vec<String>> {
+        let state = self.ctx.state();
+        let dialect = &state.config().options().sql_parser.dialect;
+        let statement = state.sql_to_statement(sql, dialect)?;
+        let mut out = Vec::new();
+        for reference in state.resolve_table_references(&statement)? {
+            let qualified = matches!(reference.schema(), Some(s) if s != "public");
+            let name = reference.table().to_string();
+            if !qualified && self.require(&name).is_err() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        Ok(out)
     }
 
     /// Run one read-only SQL statement (no DDL, DML or `SET`) and collect its result.

@@ -17,6 +17,7 @@
 //! | responses | `responses/<model-folder>/part-*.parquet` (every column in the files; folders recursed) |
 //! | features | `features/dataset=<d>/attack=<a>/part-0.parquet` (hive) |
 //! | coefficients | `coefficients/part-0.parquet` |
+//! | model_order | in memory, `(model, position)` from `--model-order` (Table 4's prefix order; empty: by name) |
 
 mod engine;
 mod plots;
@@ -31,12 +32,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use engine::{QueryOutput, SqlEngine, TableLayout, TableState, TableStatus, TABLE_LAYOUTS};
-use report::{attack_curve_plots, noise_plots, report_markdown, transfer_plots};
+use report::{asr_bar_plots, attack_curve_plots, noise_plots, report_markdown, transfer_plots};
 pub use result::{Cell, ResultTable};
 pub use sql::*;
 pub use stats::{
-    arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, BOOTSTRAP_REPLICATES,
-    BOOTSTRAP_SEED,
+    arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,
+    BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED,
 };
 
 use crate::error::{Error, Result};
@@ -46,6 +47,10 @@ pub const EMBEDDED_SQL: &[(&str, &str)] = &[
     ("xie_asr", include_str!("../../sql/xie_asr.sql")),
     ("bootstrap_ci", include_str!("../../sql/bootstrap_ci.sql")),
     ("mcnemar", include_str!("../../sql/mcnemar.sql")),
+    (
+        "xie_rephrasing",
+        include_str!("../../sql/xie_rephrasing.sql"),
+    ),
     (
         "xie_incorrect_share",
         include_str!("../../sql/xie_incorrect_share.sql"),
@@ -60,6 +65,10 @@ pub const EMBEDDED_SQL: &[(&str, &str)] = &[
     (
         "xie_attack_curve",
         include_str!("../../sql/xie_attack_curve.sql"),
+    ),
+    (
+        "xie_generations",
+        include_str!("../../sql/xie_generations.sql"),
     ),
     (
         "arithmattack_accuracy",
@@ -87,6 +96,10 @@ pub const EMBEDDED_VIEWS: &[(&str, &str)] = &[
     (
         "adversarial_examples",
         include_str!("../../sql/views/04_adversarial_examples.sql"),
+    ),
+    (
+        "paper_accuracy",
+        include_str!("../../sql/views/05_paper_accuracy.sql"),
     ),
 ];
 
@@ -217,6 +230,9 @@ pub struct MetricsConfig {
     pub seed: u64,
     /// Worker threads (default: the cores).
     pub threads: Option<usize>,
+    /// The order in which Table 4's prefix figure adds models (`model_order`); models not
+    /// listed follow by name, and an empty list means every model by name.
+    pub model_order: Vec<String>,
 }
 
 impl MetricsConfig {
@@ -228,6 +244,7 @@ impl MetricsConfig {
             replicates: BOOTSTRAP_REPLICATES,
             seed: BOOTSTRAP_SEED,
             threads: None,
+            model_order: Vec::new(),
         }
     }
 }
@@ -249,6 +266,8 @@ pub struct MetricsSummary {
     /// The registered tables.
     pub tables: Vec<String>,
     pub metrics: Vec<MetricOutput>,
+    /// Metrics not run, each with the reason (a table they read is missing or empty).
+    pub skipped: Vec<(String, String)>,
     pub report: PathBuf,
     pub plots: Vec<PathBuf>,
     /// Models marked simulated in every table.
@@ -268,6 +287,9 @@ impl fmt::Display for MetricsSummary {
                 m.seconds,
                 m.csv.display()
             )?;
+        }
+        for (name, reason) in &self.skipped {
+            writeln!(f, "{name}\tskipped\t{reason}")?;
         }
         write!(f, "report\t{}", self.report.display())
     }
@@ -298,14 +320,41 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
             "table `responses` is empty: its Parquet files hold no row, so there is nothing to measure (run `advmath respond` first)",
         ));
     }
+    engine.set_model_order(&config.model_order)?;
     let simulated: BTreeSet<String> = engine.simulated_models()?;
     let simulated_set: HashSet<String> = simulated.iter().cloned().collect();
     std::fs::create_dir_all(&config.out).map_err(|e| Error::file(&config.out, e))?;
 
     let mut outputs = Vec::new();
     let mut results: Vec<(MetricSql, ResultTable)> = Vec::new();
+    let mut skipped = Vec::new();
     for metric in metrics {
         let t0 = Instant::now();
+        // A metric over a table this run lacks (Appendix G needs `generation_stats`) is skipped
+        // and named in the report, not an error: responses alone still give every other table.
+        let unavailable = engine
+            .unavailable_tables(&metric.sql)
+            .map_err(|e| match e {
+                Error::DataFusion(e) => Error::invalid(
+                    format!("metric {} ({})", metric.name, metric.origin),
+                    e.to_string(),
+                ),
+                other => other,
+            })?;
+        if !unavailable.is_empty() {
+            let reason = format!(
+                "needs table{} {} (missing or empty)",
+                if unavailable.len() > 1 { "s" } else { "" },
+                unavailable
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            eprintln!("metric {}: skipped, {reason}", metric.name);
+            skipped.push((metric.name.clone(), reason));
+            continue;
+        }
         let mut table = engine.query_table(&metric.sql).map_err(|e| match e {
             Error::DataFusion(e) => Error::invalid(
                 format!("metric {} ({})", metric.name, metric.origin),
@@ -349,6 +398,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
             "xie_attack_curve" => attack_curve_plots(table, &plots_dir, &simulated_set)?,
             "xie_transfer" => transfer_plots(table, &plots_dir, &simulated_set)?,
             "arithmattack_accuracy" => noise_plots(table, &plots_dir, &simulated_set)?,
+            "arithmattack_asr" => asr_bar_plots(table, &plots_dir, &simulated_set)?,
             _ => Vec::new(),
         };
         if !made.is_empty() {
@@ -363,6 +413,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
         &simulated,
         &simulated_set,
         &plots_by_metric,
+        &skipped,
     );
     crate::table::write_text(&report, &text)?;
     Ok(MetricsSummary {
@@ -372,6 +423,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
             .map(str::to_string)
             .collect(),
         metrics: outputs,
+        skipped,
         report,
         plots: plots_by_metric
             .into_values()
@@ -400,8 +452,8 @@ mod tests {
         for m in &embedded {
             let title = m.title();
             assert!(
-                title.contains("Table") || title.contains("Figure"),
-                "{}: the opening comment names the paper table or figure: {title}",
+                title.contains("Table") || title.contains("Figure") || title.contains("Appendix"),
+                "{}: the opening comment names the paper table, figure or appendix: {title}",
                 m.name
             );
             assert!(m.description().len() > 80, "{} is described", m.name);

@@ -198,3 +198,76 @@ pub(crate) fn heatmap(
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }
+
+/// A bar chart of shares in [0, 1], one labelled bar per name (None: no bar, the label says
+/// "n/a").
+pub(crate) fn bar_chart(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    bars: &[(String, Option<f64>)],
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
+    let n = bars.len().max(1) as i32;
+    let width = (200 + 110 * n as u32).max(520);
+    let root = SVGBackend::new(path, (width, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let labels: Vec<String> = bars.iter().map(|(name, _)| short(name, 18)).collect();
+    let label_of = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(14)
+        .x_label_area_size(52)
+        .y_label_area_size(56)
+        // An integer range is inclusive as a discrete axis: 0..n-1 gives n segments.
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..1.02f64)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n as usize + 1)
+        .x_label_formatter(&label_of)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| err(&e))?;
+    let color = Palette99::pick(0).mix(0.9);
+    chart
+        .draw_series(bars.iter().enumerate().filter_map(|(i, (_, v))| {
+            let v = (*v)?.clamp(0.0, 1.0);
+            let mut bar = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i as i32), 0.0),
+                    (SegmentValue::Exact(i as i32 + 1), v),
+                ],
+                color.filled(),
+            );
+            bar.set_margin(0, 0, 18, 18);
+            Some(bar)
+        }))
+        .map_err(|e| err(&e))?;
+    let style = ("sans-serif", 13)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Bottom));
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, (_, v))| {
+            let (label, y) = match v {
+                Some(v) => (format!("{v:.2}"), v.clamp(0.0, 1.0)),
+                None => ("n/a".to_string(), 0.0),
+            };
+            Text::new(
+                label,
+                (SegmentValue::CenterOf(i as i32), y + 0.01),
+                style.clone(),
+            )
+        }))
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

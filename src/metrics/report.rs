@@ -233,6 +233,42 @@ pub(super) fn noise_plots(
     Ok(made)
 }
 
+/// ArithmAttack Figure 3: the attack success rate of each model (averaged over the noise levels,
+/// `asr_mean`), one bar chart per template x dataset.
+pub(super) fn asr_bar_plots(
+    table: &ResultTable,
+    dir: &Path,
+    simulated: &HashSet<String>,
+) -> Result<Vec<(String, PathBuf)>> {
+    let mut made = Vec::new();
+    for (key, rows) in groups(table, &["template", "dataset"]) {
+        if made.len() == MAX_PLOTS {
+            break;
+        }
+        let mut by_model: BTreeMap<String, Option<f64>> = BTreeMap::new();
+        for &r in &rows {
+            by_model
+                .entry(display_model(&text_of(table, r, "model"), simulated))
+                .or_insert_with(|| float_of(table, r, "asr_mean"));
+        }
+        let bars: Vec<(String, Option<f64>)> = by_model.into_iter().collect();
+        let title = format!(
+            "Attack success rate of punctuation noise: {} ({})",
+            key[1], key[0]
+        );
+        let path = plot_path(dir, "arithmattack_asr", &key)?;
+        plots::bar_chart(
+            &path,
+            &title,
+            "model",
+            "ASR (mean over the noise levels)",
+            &bars,
+        )?;
+        made.push((title, path));
+    }
+    Ok(made)
+}
+
 /// The ArithmAttack paper's figures next to advmath's for the published models present.
 fn arithmattack_side_by_side(
     results: &[(MetricSql, ResultTable)],
@@ -343,6 +379,7 @@ pub(super) fn report_markdown(
     simulated: &BTreeSet<String>,
     simulated_set: &HashSet<String>,
     plots: &BTreeMap<String, Vec<(String, PathBuf)>>,
+    skipped: &[(String, String)],
 ) -> String {
     let mut out = String::from("# advmath metrics report\n\n");
     out.push_str(&format!(
@@ -386,6 +423,9 @@ pub(super) fn report_markdown(
             m.name,
             t.len()
         ));
+    }
+    for (name, reason) in skipped {
+        out.push_str(&format!("* `{name}` — not run: it {reason}\n"));
     }
     for (m, t) in results {
         out.push_str(&format!(

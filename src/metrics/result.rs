@@ -108,8 +108,15 @@ fn markdown_escape(s: &str) -> String {
 }
 
 /// Columns that name a model; each gets a simulated flag.
-pub(crate) const MODEL_COLUMNS: &[&str] =
-    &["model", "model_a", "model_b", "source", "target", "cheap"];
+pub(crate) const MODEL_COLUMNS: &[&str] = &[
+    "model",
+    "model_a",
+    "model_b",
+    "source",
+    "target",
+    "cheap",
+    "added_model",
+];
 
 /// The flag column added for a model column: `simulated` for `model`, `<col>_simulated` else.
 pub(crate) fn simulated_column(model_column: &str) -> String {

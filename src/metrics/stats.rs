@@ -20,43 +20,67 @@ pub const BOOTSTRAP_REPLICATES: usize = 2000;
 /// Default bootstrap seed.
 pub const BOOTSTRAP_SEED: u64 = 20240605;
 
-/// 95% percentile bootstrap intervals for AA and ASR from the three per-problem outcome counts
-/// (robust, broken, original wrong) of one model x dataset x attack.
+/// The four outcomes of a problem with a graded original and a graded variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Outcomes {
+    /// Original and every variant right.
+    pub robust: u64,
+    /// Original right, some variant wrong.
+    pub broken: u64,
+    /// Original wrong, every variant right.
+    pub fixed: u64,
+    /// Original wrong and some variant wrong.
+    pub both_wrong: u64,
+}
+
+impl Outcomes {
+    fn n(&self) -> u64 {
+        self.robust + self.broken + self.fixed + self.both_wrong
+    }
+}
+
+/// 95% percentile bootstrap intervals for the paper's AA and ASR (Eq. 4-5) from the four
+/// per-problem outcome counts of one model x dataset x attack.
 ///
-/// Resampling the n problems with replacement and recomputing AA = robust / n and ASR = broken /
-/// (robust + broken) only depends on how many problems of each outcome are drawn, which is a
-/// multinomial draw of n over the observed shares: robust* ~ Bin(n, robust / n), then broken* ~
-/// Bin(n - robust*, broken / (broken + wrong)). That is exact and costs O(replicates), not
+/// AA = (robust + fixed) / n (every variant right, the original not required), OA = (robust +
+/// broken) / n and ASR = (OA - AA) / OA = (broken - fixed) / (robust + broken). Resampling the n
+/// problems with replacement only changes how many problems of each outcome are drawn, a
+/// multinomial draw of n over the observed shares, done as successive binomials: robust* ~
+/// Bin(n, robust / n), broken* ~ Bin(n - robust*, broken / (n - robust)), fixed* ~ Bin(n -
+/// robust* - broken*, fixed / (fixed + both_wrong)). That is exact and costs O(replicates), not
 /// O(replicates x problems). A replicate without a solved original leaves ASR undefined and is
 /// skipped for ASR only; ASR's interval is `None` when every replicate is undefined (no solved
 /// original at all). Deterministic: the generator is seeded with `seed` (callers mix the group
 /// key in).
 pub fn bootstrap_interval(
-    robust: u64,
-    broken: u64,
-    wrong: u64,
+    counts: Outcomes,
     replicates: usize,
     seed: u64,
 ) -> (Option<Interval>, Option<Interval>) {
-    let n = robust + broken + wrong;
+    let n = counts.n();
     if n == 0 || replicates == 0 {
         return (None, None);
     }
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let p_robust = robust as f64 / n as f64;
-    let p_broken = if broken + wrong == 0 {
-        0.0
-    } else {
-        broken as f64 / (broken + wrong) as f64
+    let share = |part: u64, of: u64| {
+        if of == 0 {
+            0.0
+        } else {
+            part as f64 / of as f64
+        }
     };
+    let p_robust = share(counts.robust, n);
+    let p_broken = share(counts.broken, n - counts.robust);
+    let p_fixed = share(counts.fixed, counts.fixed + counts.both_wrong);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut aa = Vec::with_capacity(replicates);
     let mut asr = Vec::with_capacity(replicates);
     for _ in 0..replicates {
         let r = binomial(&mut rng, n, p_robust);
         let b = binomial(&mut rng, n - r, p_broken);
-        aa.push(r as f64 / n as f64);
+        let f = binomial(&mut rng, n - r - b, p_fixed);
+        aa.push((r + f) as f64 / n as f64);
         if r + b > 0 {
-            asr.push(b as f64 / (r + b) as f64);
+            asr.push((b as f64 - f as f64) / (r + b) as f64);
         }
     }
     (percentile_interval(aa), percentile_interval(asr))
@@ -143,22 +167,23 @@ fn text(table: &ResultTable, row: usize, column: &str) -> String {
 }
 
 /// Add `aa_low`, `aa_high`, `asr_low`, `asr_high` to the rows of `bootstrap_ci.sql` (columns
-/// robust, broken, original_wrong; the group key columns model, template, dataset, attack seed
+/// robust, broken, fixed, both_wrong; the group key columns model, template, dataset, attack seed
 /// each group's generator, so a row's interval does not depend on the other rows).
 pub fn add_bootstrap_columns(table: &mut ResultTable, replicates: usize, seed: u64) -> Result<()> {
     let mut intervals = Vec::with_capacity(table.len());
     for row in 0..table.len() {
-        let robust = count(table, row, "robust", "bootstrap_ci")?;
-        let broken = count(table, row, "broken", "bootstrap_ci")?;
-        let wrong = count(table, row, "original_wrong", "bootstrap_ci")?;
+        let counts = Outcomes {
+            robust: count(table, row, "robust", "bootstrap_ci")?,
+            broken: count(table, row, "broken", "bootstrap_ci")?,
+            fixed: count(table, row, "fixed", "bootstrap_ci")?,
+            both_wrong: count(table, row, "both_wrong", "bootstrap_ci")?,
+        };
         let key: Vec<String> = ["model", "template", "dataset", "attack"]
             .iter()
             .map(|c| text(table, row, c))
             .collect();
         let group_seed = crate::seed::mix(seed ^ crate::seed::fnv1a(key.join("\0").as_bytes()));
-        intervals.push(bootstrap_interval(
-            robust, broken, wrong, replicates, group_seed,
-        ));
+        intervals.push(bootstrap_interval(counts, replicates, group_seed));
     }
     let pick = |i: Option<Interval>, low: bool| match i {
         Some(i) => Cell::Float(if low { i.low } else { i.high }),
@@ -245,18 +270,29 @@ mod tests {
 
     #[test]
     fn bootstrap_is_deterministic_and_brackets_the_estimate() {
-        let (aa, asr) = bootstrap_interval(40, 30, 30, 2000, 7);
-        let (aa2, asr2) = bootstrap_interval(40, 30, 30, 2000, 7);
+        // AA = (40 + 10) / 100 = 0.5; ASR = (30 - 10) / (40 + 30) = 2/7.
+        let counts = Outcomes {
+            robust: 40,
+            broken: 30,
+            fixed: 10,
+            both_wrong: 20,
+        };
+        let (aa, asr) = bootstrap_interval(counts, 2000, 7);
+        let (aa2, asr2) = bootstrap_interval(counts, 2000, 7);
         assert_eq!(aa, aa2);
         assert_eq!(asr, asr2);
         let aa = aa.unwrap();
         let asr = asr.unwrap();
-        assert!(aa.low < 0.4 && 0.4 < aa.high, "{aa:?}");
-        assert!(asr.low < 30.0 / 70.0 && 30.0 / 70.0 < asr.high, "{asr:?}");
-        // Roughly the normal-approximation width for a proportion: 2 * 1.96 * sqrt(.24 / 100).
-        assert!((aa.high - aa.low - 0.192).abs() < 0.04, "{aa:?}");
-        // No solved original: ASR undefined, AA degenerate at 0.
-        let (aa, asr) = bootstrap_interval(0, 0, 5, 100, 1);
+        assert!(aa.low < 0.5 && 0.5 < aa.high, "{aa:?}");
+        assert!(asr.low < 2.0 / 7.0 && 2.0 / 7.0 < asr.high, "{asr:?}");
+        // Roughly the normal-approximation width for a proportion: 2 * 1.96 * sqrt(.25 / 100).
+        assert!((aa.high - aa.low - 0.196).abs() < 0.04, "{aa:?}");
+        // No solved original, every variant wrong: ASR undefined, AA degenerate at 0.
+        let none = Outcomes {
+            both_wrong: 5,
+            ..Outcomes::default()
+        };
+        let (aa, asr) = bootstrap_interval(none, 100, 1);
         assert_eq!(
             aa,
             Some(Interval {

@@ -225,6 +225,132 @@ fn fixture() -> (tempfile::TempDir, PathBuf) {
     (dir, tables)
 }
 
+/// The RobustMath release of the Table 3 fixture: three originals, five rephrasings in another
+/// order. By answer and shared words: rephrasing 0 -> original 2, 1 -> 0, 2 -> 1, 3 -> 0 (its
+/// second variant); rephrasing 4 shares almost no word with the originals of answer 10: unpaired.
+fn write_robustmath_release(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let base = serde_json::json!([
+        {"Problem": "Tom has 3 apples and buys 2 more. How many apples does he have?", "final_ans": 5.0},
+        {"Problem": "Ann reads 5 pages a day for 2 days. How many pages does she read?", "final_ans": 10.0},
+        {"Problem": "Bob has 3 pears and buys 2 more. How many pears does he have?", "final_ans": 5.0},
+    ]);
+    let rephrased = serde_json::json!([
+        {"Problem": "bob owns 3 pears and buys 2 more . how many pears does he have ?", "final_ans": 5.0},
+        {"Problem": "tom has 3 apples and gets 2 more ; how many apples does he have?", "final_ans": 5.0},
+        {"Problem": "ann reads 5 pages per day for 2 days . how many pages does she read?", "final_ans": 10.0},
+        {"Problem": "tom owns 3 apples and buys 2 more . how many apples does he own?", "final_ans": 5.0},
+        {"Problem": "a cat sleeps all afternoon, what then?", "final_ans": 10.0},
+    ]);
+    std::fs::write(dir.join("robustBase.json"), base.to_string()).unwrap();
+    std::fs::write(dir.join("robustMath.json"), rephrased.to_string()).unwrap();
+}
+
+/// Responses of the Table 3 fixture (template `xie2024`; 1 = right):
+///
+/// | model | dataset | originals | variants per problem |
+/// |---|---|---|---|
+/// | model-a | robustmath (`rephrase`) | 110 | p0 10, p1 1, p2 0 |
+/// | model-a | gsm8k (`m3`) | 11 | p0 11, p1 01 |
+/// | model-a | multiarith (`m3`) | 10 | p0 1, p1 1 |
+/// | model-b | robustmath (`rephrase`) | 111 | p0 11, p1 0, p2 1 |
+/// | model-b | gsm8k (`m3`) | 00 | p0 11, p1 11 |
+/// | model-b | multiarith (`m3`) | 11 | p0 0, p1 1 |
+fn table3_rows() -> Vec<Resp> {
+    let spec: [(&str, &str, &str, &str, &[&str]); 6] = [
+        (
+            "model-a",
+            "robustmath",
+            "rephrase",
+            "110",
+            &["10", "1", "0"],
+        ),
+        ("model-a", "gsm8k", "m3", "11", &["11", "01"]),
+        ("model-a", "multiarith", "m3", "10", &["1", "1"]),
+        (
+            "model-b",
+            "robustmath",
+            "rephrase",
+            "111",
+            &["11", "0", "1"],
+        ),
+        ("model-b", "gsm8k", "m3", "00", &["11", "11"]),
+        ("model-b", "multiarith", "m3", "11", &["0", "1"]),
+    ];
+    let mut rows = Vec::new();
+    for (model, dataset, attack, originals, variants) in spec {
+        for (p, answers) in variants.iter().enumerate() {
+            let base = |attack, index, correct| Resp {
+                model,
+                template: "xie2024",
+                dataset,
+                problem: Some(p),
+                attack,
+                index,
+                noise: 0,
+                correct,
+                simulated: false,
+            };
+            rows.push(base("original", 0, bit(originals, p)));
+            for i in 0..answers.len() {
+                rows.push(base(attack, i, bit(answers, i)));
+            }
+        }
+    }
+    rows
+}
+
+/// `generation_stats/dataset=toy/part-0.parquet`: (problem, attack, attempts, valid,
+/// unique_valid, emitted, reached_target), every rejection count 0.
+fn write_generation_stats(tables: &Path) {
+    let rows: [(&str, &str, i64, i64, i64, i64, bool); 4] = [
+        ("toy/test/0", "m1", 100, 90, 80, 5, true),
+        ("toy/test/1", "m1", 100, 50, 3, 0, false),
+        ("toy/test/0", "m3", 100, 40, 10, 5, true),
+        ("toy/test/1", "m3", 100, 20, 6, 5, true),
+    ];
+    let schema = advmath::schema::generation_stats();
+    let ints = |f: &dyn Fn(&(&str, &str, i64, i64, i64, i64, bool)) -> i64| -> ArrayRef {
+        Arc::new(Int64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
+    };
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        )),
+        Arc::new(StringArray::from(
+            rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+        )),
+        ints(&|r| r.2),
+        ints(&|r| r.3),
+        ints(&|r| r.4),
+        ints(&|r| r.5),
+        Arc::new(BooleanArray::from(
+            rows.iter().map(|r| r.6).collect::<Vec<_>>(),
+        )),
+    ];
+    while columns.len() < schema.fields().len() {
+        columns.push(ints(&|_| 0));
+    }
+    let batch = RecordBatch::try_new(schema, columns).unwrap();
+    advmath::table::write_batch(
+        &tables.join("generation_stats/dataset=toy/part-0.parquet"),
+        &batch,
+    )
+    .unwrap();
+}
+
+/// Every table a metric reads: the main fixture, the Table 3 rows and `generation_stats`.
+fn full_fixture() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let mut rows = xie_rows();
+    rows.extend(arithmattack_rows());
+    rows.extend(table3_rows());
+    write_responses(&tables, &rows);
+    write_generation_stats(&tables);
+    (dir, tables)
+}
+
 fn sql(name: &str) -> &'static str {
     EMBEDDED_SQL
         .iter()
@@ -280,38 +406,62 @@ fn metrics_xie_table1_oa_aa_asr() {
     let (_dir, tables) = fixture();
     let engine = SqlEngine::open(&tables).unwrap();
     let t = metric(&engine, "xie_asr");
-    // model-a: 4 problems, originals right on p0 p1 p2 -> OA 3/4. Robust (original and all five
-    // variants right): p0 only -> AA 1/4. ASR = (3/4 - 1/4) / (3/4) = 2/3.
+    // Eq. 3-5 as in attack/eval.py: OA over the graded originals, AA over the problems with a
+    // graded variant, a problem counting for AA when all its variants are right (original or not).
+    // model-a: originals 1110 -> OA 3/4. All five variants right: p0 (11111) and p3 (11111, its
+    // original wrong) -> AA 2/4. ASR = (3/4 - 1/2) / (3/4) = 1/3.
     let a = row(&t, &toy("model-a"));
+    assert_eq!(num(&t, a, "original_problems"), 4.0);
     assert_eq!(num(&t, a, "problems"), 4.0);
     assert_eq!(
         num(&t, a, "variants"),
         20.0,
         "the ungraded sixth variant is ignored"
     );
+    assert_eq!(num(&t, a, "attack_correct"), 2.0);
     assert_close(&t, a, "oa", 0.75);
-    assert_close(&t, a, "aa", 0.25);
-    assert_close(&t, a, "asr", 2.0 / 3.0);
-    // model-b: OA 3/4 (p0 p1 p3); robust p0 and p3 -> AA 1/2; ASR = (3/4 - 1/2) / (3/4) = 1/3.
+    assert_close(&t, a, "aa", 0.5);
+    assert_close(&t, a, "asr", 1.0 / 3.0);
+    // The stricter figure, not the paper's: original and every variant right: p0 only -> 1/4;
+    // solved p0 p1 p2, broken p1 p2 -> broken_share 2/3.
+    assert_eq!(num(&t, a, "robust_correct"), 1.0);
+    assert_close(&t, a, "robust_share", 0.25);
+    assert_close(&t, a, "broken_share", 2.0 / 3.0);
+    // model-b: OA 3/4 (1101); all variants right on p0 and p3 -> AA 1/2; ASR 1/3. Strict: p0 and
+    // p3 (both originals right) -> 1/2; broken p1 of the solved p0 p1 p3 -> 1/3.
     let b = row(&t, &toy("model-b"));
     assert_close(&t, b, "oa", 0.75);
     assert_close(&t, b, "aa", 0.5);
     assert_close(&t, b, "asr", 1.0 / 3.0);
-    // sim-c: OA 2/4 (p0 p2), both broken (p0 by index 4, p2 by index 0) -> AA 0, ASR 1.
+    assert_close(&t, b, "robust_share", 0.5);
+    assert_close(&t, b, "broken_share", 1.0 / 3.0);
+    // sim-c: OA 2/4 (1010); every problem has a wrong variant (p0 index 4, p1 1 and 3, p2 0 and
+    // 4, p3 all) -> AA 0, ASR 1.
     let c = row(&t, &toy("sim-c"));
     assert_close(&t, c, "oa", 0.5);
     assert_close(&t, c, "aa", 0.0);
     assert_close(&t, c, "asr", 1.0);
-    // ArithmAttack's punctuation attacks are attacks too: Qwen punct10 breaks p2 only of the
-    // three solved problems -> ASR 1/3; sim-noise solves no original: ASR undefined (NULL).
+    // ArithmAttack's punctuation attacks are attacks too. Qwen: clean 1110 -> OA 3/4; punct10
+    // 1101 -> AA 3/4 -> ASR 0 (p2 broken, p3 fixed: the paper's AA does not pair them); punct30
+    // 1000 -> AA 1/4 -> ASR 2/3.
     let q = row(
         &t,
         &[("model", "Qwen2.5-1.5B-Instruct"), ("attack", "punct10")],
     );
-    assert_close(&t, q, "asr", 1.0 / 3.0);
+    assert_close(&t, q, "asr", 0.0);
+    assert_close(&t, q, "broken_share", 1.0 / 3.0);
+    let q30 = row(
+        &t,
+        &[("model", "Qwen2.5-1.5B-Instruct"), ("attack", "punct30")],
+    );
+    assert_close(&t, q30, "asr", 2.0 / 3.0);
+    // sim-noise solves no clean question: ASR undefined (NULL); punct10 1000 -> AA 1/4.
     let s = row(&t, &[("model", "sim-noise"), ("attack", "punct30")]);
     assert_eq!(t.get(s, "asr"), Some(&Cell::Null));
+    assert_eq!(t.get(s, "broken_share"), Some(&Cell::Null));
     assert_close(&t, s, "oa", 0.0);
+    let s10 = row(&t, &[("model", "sim-noise"), ("attack", "punct10")]);
+    assert_close(&t, s10, "aa", 0.25);
     // 3 Xie models + 2 ArithmAttack models x 3 levels; the outside row adds no group.
     assert_eq!(t.len(), 3 + 2 * 3);
 }
@@ -370,31 +520,193 @@ fn metrics_xie_table2_incorrect_share_and_histogram() {
 fn metrics_xie_table4_universal() {
     let (_dir, tables) = fixture();
     let engine = SqlEngine::open(&tables).unwrap();
+    // Variants answered wrongly, by model (originals do not matter), as sets of fooled models:
+    // p0: v4 {c}; p1: v1 {c}, v2 {a, b}, v3 {c}; p2: v0 {a, b, c}, v1-v3 {b}, v4 {b, c};
+    // p3: v0-v4 {c}. Four problems with graded variants: the denominator.
+    // A set S counts a problem when one variant's set contains S:
+    //   {a}: p1 p2 -> 2   {b}: p1 p2 -> 2   {c}: p0 p1 p2 p3 -> 4
+    //   {a,b}: p1 p2 -> 2   {a,c}: p2 -> 1   {b,c}: p2 -> 1   {a,b,c}: p2 -> 1
+    // Mean over the C(3, k) sets: k=1 (2+2+4)/(3*4) = 2/3, k=2 (2+1+1)/(3*4) = 1/3, k=3 1/4.
+    // Prefix by name (a, b, c): {a} 2/4, {a,b} 2/4, {a,b,c} 1/4.
+    // (k, added model, prefix share, subsets, mean, min, max)
+    let by_name = [
+        (1, "model-a", 0.5, 3, 2.0 / 3.0, 0.5, 1.0),
+        (2, "model-b", 0.5, 3, 1.0 / 3.0, 0.25, 0.5),
+        (3, "sim-c", 0.25, 1, 0.25, 0.25, 0.25),
+    ];
+    // Prefix in the order sim-c, model-b, model-a: {c} 4/4, {c,b} 1/4, {c,b,a} 1/4; the subset
+    // figures do not depend on the order.
+    let given = [
+        (1, "sim-c", 1.0, 3, 2.0 / 3.0, 0.5, 1.0),
+        (2, "model-b", 0.25, 3, 1.0 / 3.0, 0.25, 0.5),
+        (3, "model-a", 0.25, 1, 0.25, 0.25, 0.25),
+    ];
+    for (order, expected) in [(vec![], by_name), (vec!["sim-c", "model-b"], given)] {
+        let order: Vec<String> = order.into_iter().map(String::from).collect();
+        engine.set_model_order(&order).unwrap();
+        let t = metric(&engine, "xie_universal");
+        let toy_rows: Vec<usize> = (0..t.len())
+            .filter(|&r| t.get(r, "dataset").and_then(Cell::as_str) == Some("toy"))
+            .collect();
+        assert_eq!(toy_rows.len(), 3, "k = 1 .. 3");
+        for (r, (k, added, prefix, subsets, mean, min, max)) in toy_rows.into_iter().zip(expected) {
+            assert_eq!(num(&t, r, "k"), k as f64);
+            assert_eq!(num(&t, r, "models"), 3.0);
+            assert_eq!(num(&t, r, "problems"), 4.0);
+            assert_eq!(t.get(r, "added_model").and_then(Cell::as_str), Some(added));
+            assert_close(&t, r, "prefix_share", prefix);
+            assert_eq!(
+                num(&t, r, "prefix_universal"),
+                prefix * 4.0,
+                "{order:?} k = {k}"
+            );
+            assert_eq!(num(&t, r, "subsets"), subsets as f64);
+            assert_close(&t, r, "subset_mean_share", mean);
+            assert_close(&t, r, "subset_min_share", min);
+            assert_close(&t, r, "subset_max_share", max);
+        }
+    }
+    // ArithmAttack punct50: Qwen 0000 and sim-noise 0100 on one variant each: fooled sets p0 {Q, s},
+    // p1 {Q}, p2 {Q, s}, p3 {Q, s}. k=1: {Q} 4/4, {s} 3/4 -> mean 7/8; k=2: 3/4.
     let t = metric(&engine, "xie_universal");
-    let k = |k: i64| {
+    let p50 = |k: i64| {
         (0..t.len())
             .find(|&r| {
-                t.get(r, "dataset").and_then(Cell::as_str) == Some("toy")
+                t.get(r, "attack").and_then(Cell::as_str) == Some("punct50")
                     && t.get(r, "k").and_then(Cell::as_i64) == Some(k)
             })
             .unwrap()
     };
-    // Fooled models per variant: p1/2 {a, b}, p2/0 {a, c}, p0/4 {c}, p2/4 {c}: four adversarial
-    // examples; two fool exactly one model, two fool exactly two, none all three.
-    for (kk, exactly, at_least, share) in [(1, 2, 4, 1.0), (2, 2, 2, 0.5), (3, 0, 0, 0.0)] {
-        let r = k(kk);
-        assert_eq!(num(&t, r, "models"), 3.0);
-        assert_eq!(num(&t, r, "exactly_k"), exactly as f64, "k = {kk}");
-        assert_eq!(num(&t, r, "at_least_k"), at_least as f64, "k = {kk}");
-        assert_eq!(num(&t, r, "adversarial_examples"), 4.0);
-        assert_close(&t, r, "share_at_least_k", share);
-    }
-    assert_eq!(
-        (0..t.len())
-            .filter(|&r| t.get(r, "dataset").and_then(Cell::as_str) == Some("toy"))
-            .count(),
-        3
+    assert_close(&t, p50(1), "subset_mean_share", 7.0 / 8.0);
+    assert_close(&t, p50(2), "subset_mean_share", 0.75);
+    assert_close(&t, p50(2), "prefix_share", 0.75);
+    // A model order naming a model with no response, or one model twice, is a usage error.
+    let err = engine
+        .set_model_order(&["model-z".to_string()])
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("model `model-z` has no response"),
+        "{err}"
     );
+    assert_eq!(err.exit_code(), 2);
+    let err = engine
+        .set_model_order(&["sim-c".to_string(), "sim-c".to_string()])
+        .unwrap_err();
+    assert!(err.to_string().contains("listed twice"), "{err}");
+}
+
+#[test]
+fn metrics_xie_table3_rephrasing_from_ingested_robustmath() {
+    let dir = tempfile::tempdir().unwrap();
+    let release = dir.path().join("robustmath");
+    write_robustmath_release(&release);
+    let tables = dir.path().join("tables");
+    let summary = advmath::ingest::ingest_robustmath(&release, &tables).unwrap();
+    assert_eq!(
+        (summary.originals, summary.rephrased, summary.paired),
+        (3, 5, 4)
+    );
+    assert_eq!(summary.originals_paired, 3);
+    assert_eq!(summary.unpaired.len(), 1);
+    assert_eq!(summary.unpaired[0].index, 4);
+    write_responses(&tables, &table3_rows());
+    let engine = SqlEngine::open(&tables).unwrap();
+    // The pairing written as variants: originals as attack `original`, each rephrasing a variant
+    // of its original, numbered in file order.
+    let v = engine
+        .query_table(
+            "SELECT attack, problem_id, variant_index, answer, question FROM variants \
+             WHERE dataset = 'robustmath' ORDER BY attack, problem_id, variant_index",
+        )
+        .unwrap();
+    let got: Vec<(String, String, i64, String)> = (0..v.len())
+        .map(|r| {
+            (
+                v.get(r, "attack")
+                    .and_then(Cell::as_str)
+                    .unwrap()
+                    .to_string(),
+                v.get(r, "problem_id")
+                    .and_then(Cell::as_str)
+                    .unwrap()
+                    .to_string(),
+                v.get(r, "variant_index").and_then(Cell::as_i64).unwrap(),
+                v.get(r, "answer")
+                    .and_then(Cell::as_str)
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    let e = |a: &str, p: usize, i: i64, ans: &str| {
+        (
+            a.to_string(),
+            format!("robustmath/test/{p}"),
+            i,
+            ans.to_string(),
+        )
+    };
+    assert_eq!(
+        got,
+        vec![
+            e("original", 0, 0, "5"),
+            e("original", 1, 0, "10"),
+            e("original", 2, 0, "5"),
+            e("rephrase", 0, 0, "5"),
+            e("rephrase", 0, 1, "5"),
+            e("rephrase", 1, 0, "10"),
+            e("rephrase", 2, 0, "5"),
+        ]
+    );
+    assert!(v
+        .get(4, "question")
+        .and_then(Cell::as_str)
+        .unwrap()
+        .starts_with("tom owns"));
+
+    let t = metric(&engine, "xie_rephrasing");
+    // model-a. rephrase: OA 2/3, AA 1/3 (only p1 has every rephrasing right) -> ASR 1/2.
+    // m3 gsm8k: OA 1, AA 1/2 -> ASR 1/2; multiarith: OA 1/2, AA 1 -> ASR -1 (the variants are
+    // answered better than the originals). Mean over the datasets: ASR -1/4, AA 3/4.
+    let a = row(&t, &[("model", "model-a")]);
+    assert_close(&t, a, "rephrase_asr", 0.5);
+    assert_close(&t, a, "rephrase_aa", 1.0 / 3.0);
+    assert_eq!(num(&t, a, "rephrase_datasets"), 1.0);
+    assert_close(&t, a, "m3_asr", -0.25);
+    assert_close(&t, a, "m3_aa", 0.75);
+    assert_eq!(num(&t, a, "m3_datasets"), 2.0);
+    // model-b. rephrase: OA 1, AA 2/3 -> ASR 1/3. m3 gsm8k: OA 0 -> ASR undefined, left out of
+    // the mean; multiarith: OA 1, AA 1/2 -> ASR 1/2.
+    let b = row(&t, &[("model", "model-b")]);
+    assert_close(&t, b, "rephrase_asr", 1.0 / 3.0);
+    assert_close(&t, b, "m3_asr", 0.5);
+    assert_eq!(num(&t, b, "m3_datasets"), 1.0);
+    assert_close(&t, b, "m3_aa", 0.5);
+    assert_eq!(t.len(), 2);
+}
+
+#[test]
+fn metrics_xie_appendix_g_generations() {
+    let (_dir, tables) = full_fixture();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let t = metric(&engine, "xie_generations");
+    // m1: attempts 100 + 100, valid 90 + 50, distinct 80 + 3, reached 1 of 2, emitted 5 + 0.
+    let m1 = row(&t, &[("dataset", "toy"), ("attack", "m1")]);
+    assert_eq!(num(&t, m1, "problems"), 2.0);
+    assert_close(&t, m1, "mean_attempts", 100.0);
+    assert_close(&t, m1, "mean_valid", 70.0);
+    assert_close(&t, m1, "mean_unique_valid", 41.5);
+    assert_eq!(num(&t, m1, "min_unique_valid"), 3.0);
+    assert_eq!(num(&t, m1, "max_unique_valid"), 80.0);
+    assert_eq!(num(&t, m1, "reached_target"), 1.0);
+    assert_close(&t, m1, "reached_share", 0.5);
+    assert_close(&t, m1, "mean_emitted", 2.5);
+    // m3: valid 40 + 20, distinct 10 + 6, both reached.
+    let m3 = row(&t, &[("dataset", "toy"), ("attack", "m3")]);
+    assert_close(&t, m3, "mean_valid", 30.0);
+    assert_close(&t, m3, "mean_unique_valid", 8.0);
+    assert_close(&t, m3, "reached_share", 1.0);
+    assert_eq!(t.len(), 2);
 }
 
 #[test]
@@ -508,14 +820,14 @@ fn metrics_xie_figure7_attack_curve() {
             .map(|r| num(&t, r, "aa"))
             .collect()
     };
-    // First wrong variant index per solved problem -- model-a: p0 none, p1 2, p2 0; with the first
-    // k variants a problem survives while k <= its first wrong index: k=1: p0 p1; k=2: p0 p1;
-    // k>=3: p0. Over 4 problems.
-    assert_eq!(aa("model-a"), vec![0.5, 0.5, 0.25, 0.25, 0.25]);
-    // model-b: p0 none, p1 2, p3 none -> 3, 3, 2, 2, 2 of 4.
+    // First wrong variant index per problem (the original is not required, as for Table 1's AA)
+    // -- model-a: p0 none, p1 2, p2 0, p3 none; with the first k variants a problem counts while
+    // k <= its first wrong index: k=1,2: p0 p1 p3; k>=3: p0 p3. Over 4 problems.
+    assert_eq!(aa("model-a"), vec![0.75, 0.75, 0.5, 0.5, 0.5]);
+    // model-b: p0 none, p1 2, p2 0, p3 none -> the same.
     assert_eq!(aa("model-b"), vec![0.75, 0.75, 0.5, 0.5, 0.5]);
-    // sim-c: p0 first wrong 4, p2 0 -> 1, 1, 1, 1, 0 of 4.
-    assert_eq!(aa("sim-c"), vec![0.25, 0.25, 0.25, 0.25, 0.0]);
+    // sim-c: p0 4, p1 1, p2 0, p3 0 -> k=1: p0 p1; k=2..4: p0; k=5: none.
+    assert_eq!(aa("sim-c"), vec![0.5, 0.25, 0.25, 0.25, 0.0]);
     // At k = m the curve is Table 1, and ASR(k) = (OA - AA(k)) / OA.
     let at = |model: &'static str, k: i64| {
         (0..t.len())
@@ -527,8 +839,16 @@ fn metrics_xie_figure7_attack_curve() {
             .unwrap()
     };
     assert_close(&t, at("sim-c", 5), "asr", 1.0);
-    assert_close(&t, at("model-a", 1), "asr", (0.75 - 0.5) / 0.75);
-    assert_close(&t, at("model-a", 5), "asr", 2.0 / 3.0);
+    assert_close(&t, at("sim-c", 2), "asr", (0.5 - 0.25) / 0.5);
+    assert_close(&t, at("model-a", 1), "asr", 0.0);
+    assert_close(&t, at("model-a", 5), "asr", 1.0 / 3.0);
+    let asr = metric(&engine, "xie_asr");
+    assert_close(
+        &t,
+        at("model-a", 5),
+        "aa",
+        num(&asr, row(&asr, &toy("model-a")), "aa"),
+    );
 }
 
 #[test]
@@ -536,17 +856,21 @@ fn metrics_bootstrap_intervals_and_mcnemar() {
     let (_dir, tables) = fixture();
     let engine = SqlEngine::open(&tables).unwrap();
     let t = metric(&engine, "bootstrap_ci");
-    // Outcomes per problem: model-a robust p0, broken p1 p2, original wrong p3; model-b robust
-    // p0 p3, broken p1, wrong p2; sim-c robust none, broken p0 p2, wrong p1 p3.
-    for (model, robust, broken, wrong) in [
-        ("model-a", 1, 2, 1),
-        ("model-b", 2, 1, 1),
-        ("sim-c", 0, 2, 2),
+    // Outcomes per problem: model-a robust p0, broken p1 p2, fixed p3 (original wrong, every
+    // variant right); model-b robust p0 p3, broken p1, both wrong p2; sim-c broken p0 p2, both
+    // wrong p1 p3. AA = (robust + fixed) / 4, ASR = (broken - fixed) / (robust + broken): Table 1.
+    for (model, robust, broken, fixed, both_wrong, aa, asr) in [
+        ("model-a", 1, 2, 1, 0, 0.5, 1.0 / 3.0),
+        ("model-b", 2, 1, 0, 1, 0.5, 1.0 / 3.0),
+        ("sim-c", 0, 2, 0, 2, 0.0, 1.0),
     ] {
         let r = row(&t, &toy(model));
         assert_eq!(num(&t, r, "robust"), robust as f64, "{model}");
         assert_eq!(num(&t, r, "broken"), broken as f64, "{model}");
-        assert_eq!(num(&t, r, "original_wrong"), wrong as f64, "{model}");
+        assert_eq!(num(&t, r, "fixed"), fixed as f64, "{model}");
+        assert_eq!(num(&t, r, "both_wrong"), both_wrong as f64, "{model}");
+        assert_close(&t, r, "aa", aa);
+        assert_close(&t, r, "asr", asr);
     }
     // The intervals (Rust, seeded): they bracket the estimate and are reproducible.
     let dir = tempfile::tempdir().unwrap();
@@ -701,7 +1025,16 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
     let out = dir.path().join("metrics");
     let summary = metrics::run_metrics(&tables, &out).unwrap();
     assert_eq!(summary.tables, vec!["responses".to_string()]);
-    assert_eq!(summary.metrics.len(), EMBEDDED_SQL.len());
+    // Appendix G reads generation_stats, which this fixture lacks: skipped and said so.
+    assert_eq!(summary.metrics.len(), EMBEDDED_SQL.len() - 1);
+    assert_eq!(
+        summary.skipped,
+        vec![(
+            "xie_generations".to_string(),
+            "needs table `generation_stats` (missing or empty)".to_string()
+        )]
+    );
+    assert!(!out.join("xie_generations.csv").exists());
     assert_eq!(
         summary.simulated_models,
         vec!["sim-c".to_string(), "sim-noise".to_string()],
@@ -715,9 +1048,18 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
         assert_eq!(csv.lines().count(), m.rows + 1, "{}", m.name);
         // Tables that name models flag the simulated ones in the CSV and mark them in Markdown.
         let header = csv.lines().next().unwrap();
-        let names_models = header
-            .split(',')
-            .any(|c| ["model", "model_a", "model_b", "source", "target", "cheap"].contains(&c));
+        let names_models = header.split(',').any(|c| {
+            [
+                "model",
+                "model_a",
+                "model_b",
+                "source",
+                "target",
+                "cheap",
+                "added_model",
+            ]
+            .contains(&c)
+        });
         assert_eq!(
             names_models,
             header.contains("simulated"),
@@ -737,11 +1079,18 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
         .unwrap();
     assert_eq!(
         line,
-        "sim-noise,arithmattack,gsm8k,punct10,4,4,0,0,0,0,,true"
+        "sim-noise,arithmattack,gsm8k,punct10,4,0,4,4,1,0,0.25,,4,0,0,,true"
     );
     let report = std::fs::read_to_string(&summary.report).unwrap();
     for (name, _) in EMBEDDED_SQL {
-        assert!(report.contains(&format!("<a id=\"{name}\"></a>")), "{name}");
+        if *name == "xie_generations" {
+            assert!(
+                report.contains("* `xie_generations` — not run: it needs table `generation_stats`"),
+                "{report}"
+            );
+        } else {
+            assert!(report.contains(&format!("<a id=\"{name}\"></a>")), "{name}");
+        }
     }
     for plot in &summary.plots {
         let svg = std::fs::read_to_string(plot).unwrap();
@@ -762,6 +1111,17 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
     assert!(out
         .join("plots/xie_transfer__xie2024__toy__m3.svg")
         .is_file());
+    // ArithmAttack Figure 3: one bar per model, its ASR averaged over the noise levels.
+    let bars = std::fs::read_to_string(out.join("plots/arithmattack_asr__arithmattack__gsm8k.svg"))
+        .unwrap();
+    assert!(
+        bars.contains("Qwen2.5-1.5B-Instruct") && bars.contains("0.67"),
+        "{bars}"
+    );
+    assert!(
+        bars.contains("sim-noise (simulated)") && bars.contains("n/a"),
+        "{bars}"
+    );
     assert!(report.contains("sim-c *(simulated)*"));
 
     // The same metrics from a folder of SQL files.
@@ -970,7 +1330,7 @@ fn metrics_duckdb_parity() {
         super::skip("metrics_duckdb_parity needs python3 with duckdb (pip install duckdb)");
         return;
     }
-    let (dir, tables) = fixture();
+    let (dir, tables) = full_fixture();
     let engine = SqlEngine::open(&tables).unwrap();
     let mut results = serde_json::Map::new();
     for (name, text) in EMBEDDED_SQL {

@@ -14,8 +14,8 @@ Usage:
 The views mirror advmath::metrics::SqlEngine: responses recursed over its model folders, hive
 partitions for variants, generation_stats and features (partition values kept as text), flat
 files for problems and coefficients. A table without Parquet files gets no view. Then, as
-SqlEngine does, the shared views of SQL_DIR/views/*.sql are created in file order when
-`responses` exists.
+SqlEngine does, an empty `model_order(model, position)` table (no --model-order: models by name)
+and the shared views of SQL_DIR/views/*.sql, in file order, are created when `responses` exists.
 """
 import glob
 import json
@@ -54,6 +54,7 @@ def connect(tables_dir, sql_dir):
         path = full.replace("'", "''")
         con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}', {options})")
     if glob.glob(os.path.join(tables_dir, TABLES["responses"][0]), recursive=True):
+        con.execute("CREATE TABLE model_order (model VARCHAR, position BIGINT)")
         for path in sorted(glob.glob(os.path.join(sql_dir, "views", "*.sql"))):
             with open(path) as f:
                 con.execute(f.read())
