@@ -17,6 +17,7 @@
 //! | responses | `responses/<model-folder>/part-*.parquet` (every column in the files; folders recursed) |
 //! | features | `features/dataset=<d>/attack=<a>/part-0.parquet` (hive) |
 //! | coefficients | `coefficients/part-0.parquet` |
+//! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
 
 mod engine;
 mod plots;
