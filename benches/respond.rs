@@ -63,7 +63,7 @@ fn main() {
             }),
             attacks: Vec::new(),
             datasets: Vec::new(),
-            from_failures_of: None,
+            efficient: None,
             per_problem: None,
             limit: Some(20_000),
             concurrency: 64,

@@ -1,125 +1,83 @@
--- Xie et al. 2024, Table 5 (efficient attack): attacking a target model with only the adversarial examples of a cheaper model.
+-- Xie et al. 2024, Table 5 (efficient attack): a target attacked with only a cheaper model's adversarial examples, one problem at a time until the first success: ASR and the requests it took.
 --
--- One row per template x dataset x attack x ordered pair (target, cheap) of different models: the
--- target has problems of Table 1 for the attack, the cheap model answered variants of it. An
--- adversarial example for a model is a variant it answers
--- wrongly whose original it answers correctly. Over the target's problems of Table 1:
--- full attack: every variant is sent to the target, `full_requests` = the target's graded
--- variants, `full_broken` = problems it solves that some variant breaks, `full_asr` =
--- full_broken / solved (Table 1's ASR). Efficient attack: only the cheap model's adversarial
--- examples are sent, `efficient_requests` = their number (all problems), `efficient_broken` = problems the
--- target solves that one of them breaks (a variant adversarial for both models), `efficient_asr`
--- = efficient_broken / solved. `requests_saved` = 1 - efficient_requests / full_requests;
--- `asr_retained` = efficient_broken / full_broken. ASRs are NULL (empty) when solved = 0.
--- Assumes one graded response per model, template and variant.
--- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0;
--- ARRAY_AGG and UNNEST (the models each variant fools, expanded into pairs) behave alike in both.
-WITH model_stats AS (
+-- Reads the efficient runs themselves (`efficient_responses`, written by `advmath respond --model
+-- TARGET --efficient-from CHEAP`). One row per run: target x cheap model x template x dataset x
+-- attack x protocol x top N x per-problem cap. A run ranked the problems by the cheap model's
+-- candidates, took the top N, and sent the target each problem's candidates in variant order,
+-- stopping the problem at its first wrong answer. Protocol `paper`: candidates are the cheap
+-- model's adversarial examples, and the target is asked the original first; a problem whose
+-- original it gets wrong is not attacked. Protocol `reference` (the authors' script): candidates
+-- are every variant the cheap model gets wrong, no original is asked, every problem is attacked.
+--
+-- Every row is one request (an original row is written, and counted, in each attack that
+-- selected its problem, as if each attack ran alone). `problems` = problems selected; `solved` =
+-- problems attacked (original answered correctly; all of them under `reference`); `broken` =
+-- attacked problems with a wrong answer on a candidate; `asr` = broken / solved (NULL when 0).
+-- `requests` = rows of the run, originals included; `requests_per_broken` = requests / broken.
+-- `full_requests_selected` = what a full attack on the same problems would send: the original
+-- when the protocol asks it, plus every variant of the attack; `full_requests_all` = the same
+-- over every problem of the dataset with variants of the attack. `saving_selected` = 1 -
+-- requests / full_requests_selected, `saving_all` = 1 - requests / full_requests_all.
+-- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
+WITH problem_runs AS (
     SELECT
-        p.model,
-        p.template,
-        p.dataset,
-        p.attack,
-        COUNT(*) AS problems,
-        SUM(o.orig_ok) AS solved,
-        SUM(p.n_var) AS full_requests,
-        SUM(o.orig_ok * (1 - p.all_ok)) AS full_broken
-    FROM attack_outcomes p
-    JOIN original_outcomes o
-      ON o.model = p.model
-     AND o.template = p.template
-     AND o.dataset = p.dataset
-     AND o.problem_id = p.problem_id
-    GROUP BY p.model, p.template, p.dataset, p.attack
+        model AS target,
+        cheap_model AS cheap,
+        efficient_compat AS protocol,
+        top_problems,
+        per_problem,
+        template,
+        dataset,
+        plan_attack AS attack,
+        problem_id,
+        COUNT(*) AS requests,
+        MAX(CASE WHEN step = 0 THEN 1 ELSE 0 END) AS original_asked,
+        MIN(CASE WHEN step = 0 THEN (CASE WHEN correct THEN 1 ELSE 0 END) END) AS original_ok,
+        MAX(CASE WHEN step > 0 AND correct = FALSE THEN 1 ELSE 0 END) AS broken,
+        MAX(problem_variants) AS problem_variants,
+        MAX(attack_problems) AS attack_problems,
+        MAX(attack_variants) AS attack_variants
+    FROM efficient_responses
+    GROUP BY model, cheap_model, efficient_compat, top_problems, per_problem, template, dataset,
+        plan_attack, problem_id
 ),
-cheap_models AS (
-    SELECT DISTINCT template, dataset, attack, model
-    FROM graded
-    WHERE attack <> 'original'
-),
-grid AS (
+runs AS (
     SELECT
-        m.model AS target,
-        m.template,
-        m.dataset,
-        m.attack,
-        m.problems,
-        m.solved,
-        m.full_requests,
-        m.full_broken,
-        c.model AS cheap
-    FROM model_stats m
-    JOIN cheap_models c
-      ON c.template = m.template
-     AND c.dataset = m.dataset
-     AND c.attack = m.attack
-),
-fooled AS (
-    SELECT v.template, v.dataset, v.attack, v.problem_id, v.variant_id, ARRAY_AGG(v.model) AS models
-    FROM adversarial_examples v
-    GROUP BY v.template, v.dataset, v.attack, v.problem_id, v.variant_id
-),
-fooled_targets AS (
-    SELECT template, dataset, attack, problem_id, models, UNNEST(models) AS target
-    FROM fooled
-),
-fooled_pairs AS (
-    SELECT template, dataset, attack, problem_id, target, UNNEST(models) AS cheap
-    FROM fooled_targets
-),
-pair_stats AS (
-    SELECT
+        target,
+        cheap,
+        protocol,
+        top_problems,
+        per_problem,
         template,
         dataset,
         attack,
-        target,
-        cheap,
-        COUNT(*) AS shared_variants,
-        COUNT(DISTINCT problem_id) AS broken
-    FROM fooled_pairs
-    GROUP BY template, dataset, attack, target, cheap
-),
-cells AS (
-    SELECT
-        g.template,
-        g.dataset,
-        g.attack,
-        g.target,
-        g.cheap,
-        g.problems,
-        g.solved,
-        g.full_requests,
-        g.full_broken,
-        COALESCE(s.broken, 0) AS efficient_broken,
-        COALESCE(
-            MAX(CASE WHEN g.target = g.cheap THEN s.shared_variants END)
-                OVER (PARTITION BY g.template, g.dataset, g.attack, g.cheap),
-            0
-        ) AS efficient_requests
-    FROM grid g
-    LEFT JOIN pair_stats s
-      ON s.template = g.template
-     AND s.dataset = g.dataset
-     AND s.attack = g.attack
-     AND s.target = g.target
-     AND s.cheap = g.cheap
+        COUNT(*) AS problems,
+        SUM(COALESCE(original_ok, 1)) AS solved,
+        SUM(broken) AS broken,
+        SUM(requests) AS requests,
+        SUM(original_asked + problem_variants) AS full_requests_selected,
+        MAX(original_asked) * MAX(attack_problems) + MAX(attack_variants) AS full_requests_all
+    FROM problem_runs
+    GROUP BY target, cheap, protocol, top_problems, per_problem, template, dataset, attack
 )
 SELECT
+    target,
+    cheap,
     template,
     dataset,
     attack,
-    target,
-    cheap,
+    protocol,
+    top_problems,
+    per_problem,
     problems,
     solved,
-    full_requests,
-    full_broken,
-    CAST(full_broken AS DOUBLE) / NULLIF(solved, 0) AS full_asr,
-    efficient_requests,
-    efficient_broken,
-    CAST(efficient_broken AS DOUBLE) / NULLIF(solved, 0) AS efficient_asr,
-    1 - CAST(efficient_requests AS DOUBLE) / full_requests AS requests_saved,
-    CAST(efficient_broken AS DOUBLE) / NULLIF(full_broken, 0) AS asr_retained
-FROM cells
-WHERE target <> cheap
-ORDER BY template, dataset, attack, target, cheap
+    broken,
+    CAST(broken AS DOUBLE) / NULLIF(solved, 0) AS asr,
+    requests,
+    CAST(requests AS DOUBLE) / NULLIF(broken, 0) AS requests_per_broken,
+    full_requests_selected,
+    1 - CAST(requests AS DOUBLE) / full_requests_selected AS saving_selected,
+    full_requests_all,
+    1 - CAST(requests AS DOUBLE) / full_requests_all AS saving_all
+FROM runs
+ORDER BY target, cheap, template, dataset, attack, protocol, top_problems, per_problem

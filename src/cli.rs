@@ -14,7 +14,9 @@ use advmath::publish::PublishConfig;
 use advmath::regress::RegressConfig;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
 use advmath::respond::programs::ProgramsConfig;
-use advmath::respond::{Backend, Decoding, Endpoint, Extraction, RespondConfig};
+use advmath::respond::{
+    Backend, Decoding, EfficientCompat, EfficientConfig, Endpoint, Extraction, RespondConfig,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -159,13 +161,23 @@ pub struct RespondArgs {
     /// Only these datasets, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub dataset: Vec<String>,
-    /// Efficient attack: ask only the variants that fooled this (cheaper) model.
+    /// Efficient attack (Xie et al. Table 5): rank the problems by this cheaper model's
+    /// adversarial examples and send the target only those, one at a time per problem, stopping
+    /// a problem at its first success. Rows go to efficient_responses/<model>/.
     #[arg(long)]
-    pub from_failures_of: Option<String>,
-    /// At most k variants per problem.
+    pub efficient_from: Option<String>,
+    /// Efficient attack: problems attacked per dataset and attack (the paper's 50).
+    #[arg(long, default_value_t = 50, requires = "efficient_from", value_parser = clap::value_parser!(u32).range(1..))]
+    pub top_problems: u32,
+    /// Efficient attack: `paper` asks the target the original first and attacks only what it
+    /// solves; `reference` is the authors' script (every variant the cheap model gets wrong, no
+    /// original asked).
+    #[arg(long, value_enum, default_value_t = EfficientCompat::Paper, requires = "efficient_from")]
+    pub efficient_compat: EfficientCompat,
+    /// At most k variants per problem (efficient attack: at most k candidates per problem).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub per_problem: Option<u32>,
-    /// At most n questions (for a quick look).
+    /// At most n questions, or with --efficient-from n problems (for a quick look).
     #[arg(long)]
     pub limit: Option<usize>,
     /// Write a Parquet part every K responses ...
@@ -202,7 +214,11 @@ impl RespondArgs {
             backend,
             attacks: self.attack.clone(),
             datasets: self.dataset.clone(),
-            from_failures_of: self.from_failures_of.clone(),
+            efficient: self.efficient_from.as_ref().map(|cheap| EfficientConfig {
+                cheap: cheap.clone(),
+                top_problems: self.top_problems as usize,
+                compat: self.efficient_compat,
+            }),
             per_problem: self.per_problem.map(|k| k as usize),
             limit: self.limit,
             concurrency: self.concurrency as usize,
@@ -704,7 +720,9 @@ impl RunArgs {
                     backoff: 0.5,
                     attack: Vec::new(),
                     dataset: Vec::new(),
-                    from_failures_of: None,
+                    efficient_from: None,
+                    top_problems: 50,
+                    efficient_compat: EfficientCompat::Paper,
                     per_problem: None,
                     limit: None,
                     flush_every: 200,

@@ -80,11 +80,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let config = args.config()?;
             let s = advmath::respond::respond(&config)?;
             let mut out = stdout.lock();
-            writeln!(out, "model\tasked\tskipped_done\twritten\tfailed\tcorrect")?;
             writeln!(
                 out,
-                "{}\t{}\t{}\t{}\t{}\t{}",
-                config.model, s.asked, s.skipped_done, s.written, s.failed, s.correct
+                "model\tasked\tskipped_done\twritten\tfailed\tcorrect\treused"
+            )?;
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                config.model, s.asked, s.skipped_done, s.written, s.failed, s.correct, s.reused
             )?;
             if s.failed > 0 {
                 return Err(advmath::Error::invalid(

@@ -192,7 +192,7 @@ pub const FEATURES_DOC: &[(&str, &str)] = &[
     ("inter_range_ge32k", "intermediate results with |value| >= 32768"),
 ];
 
-/// `responses`: one row per (model, prompt), at `responses/<model>/part-*.parquet` (the folder
+/// `responses`: one row per (model, prompt, variant), at `responses/<model>/part-*.parquet` (the folder
 /// name is the sanitised model name; the `model` column holds the real one).
 pub fn responses() -> SchemaRef {
     Arc::new(Schema::new(vec![
@@ -222,7 +222,7 @@ pub fn responses() -> SchemaRef {
 }
 
 pub const RESPONSES_DOC: &[(&str, &str)] = &[
-    ("response_key", "hash of (model, template, decoding settings, question): the resume key"),
+    ("response_key", "hash of (model, template, decoding settings, question): the request key; with variant_id, the resume key (identical questions share one reply, each variant has its row)"),
     ("model", "model name as asked (`sim-*` models are simulated, `oracle` answers from the tree)"),
     ("template", "prompt template name (`xie2024`, `arithmattack`, or a file name)"),
     ("variant_id", "the variant asked about (joins `variants`; null for outside rows that match none)"),
@@ -244,6 +244,47 @@ pub const RESPONSES_DOC: &[(&str, &str)] = &[
     ("source", "`endpoint`, `simulated`, `oracle`, `openai_batch`, `lm_eval`, `arithmattack_csv`, `gsm8k_solutions`, `generic`"),
     ("simulated", "true for offline models (oracle and sim-*): never a real LLM"),
     ("error", "why the request failed, when it did"),
+];
+
+/// `efficient_responses`: the rows of efficient-attack runs (`respond --efficient-from`), at
+/// `efficient_responses/<target>/part-*.parquet`: every `responses` column, then where the row
+/// sits in the protocol. A table of its own, so these requests never mix with the target's full
+/// run in the other metrics.
+pub fn efficient_responses() -> SchemaRef {
+    let mut fields: Vec<Field> = responses()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.extend([
+        utf8("cheap_model", false),
+        utf8("efficient_compat", false),
+        Field::new("top_problems", DataType::Int32, false),
+        Field::new("per_problem", DataType::Int32, true),
+        utf8("plan_attack", false),
+        Field::new("problem_rank", DataType::Int32, false),
+        Field::new("step", DataType::Int32, false),
+        Field::new("candidates", DataType::Int32, false),
+        Field::new("problem_variants", DataType::Int32, false),
+        Field::new("attack_problems", DataType::Int32, false),
+        Field::new("attack_variants", DataType::Int32, false),
+    ]);
+    Arc::new(Schema::new(fields))
+}
+
+/// The columns `efficient_responses` adds to those of `responses`.
+pub const EFFICIENT_RESPONSES_DOC: &[(&str, &str)] = &[
+    ("cheap_model", "the cheap model whose answers ranked the problems and supplied the candidates"),
+    ("efficient_compat", "`paper` (the cheap model's adversarial examples; the target's original asked first) or `reference` (every variant the cheap model gets wrong; no original asked, as the authors' script)"),
+    ("top_problems", "problems attacked per dataset and attack (`--top-problems`, the paper's 50)"),
+    ("per_problem", "at most this many candidates per problem (`--per-problem`; null: all)"),
+    ("plan_attack", "the attack whose run the row belongs to (an original row is written for each attack that selected its problem)"),
+    ("problem_rank", "the problem's rank in that run: 1 = most candidates (ties in problem-id order, numbers compared as numbers)"),
+    ("step", "0 for the original, k for the k-th candidate sent"),
+    ("candidates", "candidates queued for the problem, after the cap"),
+    ("problem_variants", "the problem's variants of the attack: the requests a full attack sends for it"),
+    ("attack_problems", "problems of the dataset with variants of the attack (a full attack on all of them)"),
+    ("attack_variants", "their variants of the attack"),
 ];
 
 /// `coefficients`: one row per (model, term) of the feature study, the intercept included, at
@@ -280,6 +321,17 @@ pub const COEFFICIENTS_DOC: &[(&str, &str)] = &[
 mod tests {
     use super::*;
 
+    /// The columns `efficient_responses` adds (the others are documented with `responses`).
+    fn efficient_only() -> SchemaRef {
+        let base = responses().fields().len();
+        Arc::new(Schema::new(
+            efficient_responses().fields()[base..]
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect::<Vec<_>>(),
+        ))
+    }
+
     /// The README documents every column, in schema order.
     #[test]
     fn readme_documents_every_column() {
@@ -291,6 +343,7 @@ mod tests {
             (responses(), vec![]),
             (features(), vec!["dataset", "attack"]),
             (coefficients(), vec![]),
+            (efficient_only(), vec![]),
         ] {
             let mut at = 0;
             let names: Vec<String> = partition
@@ -316,6 +369,7 @@ mod tests {
             .chain(RESPONSES_DOC)
             .chain(FEATURES_DOC)
             .chain(COEFFICIENTS_DOC)
+            .chain(EFFICIENT_RESPONSES_DOC)
         {
             assert!(
                 readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),

@@ -713,6 +713,9 @@ mod extract;
 #[path = "cli/metrics.rs"]
 mod metrics;
 
+#[path = "cli/efficient.rs"]
+mod efficient;
+
 #[path = "support/server.rs"]
 mod server;
 
@@ -856,9 +859,10 @@ mod responses {
         args(&mut c);
         assert!(c.status().unwrap().success());
         let rows = stored_rows(&tables, "m").unwrap();
-        let keys: std::collections::HashSet<_> = rows.iter().map(|r| r.0.clone()).collect();
+        let ids: std::collections::HashSet<_> =
+            rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
         assert_eq!(rows.len(), 500, "rows after resume");
-        assert_eq!(keys.len(), 500, "duplicate keys");
+        assert_eq!(ids.len(), 500, "duplicate rows (request key, variant)");
     }
 
     /// A real LLM: SmolLM2-135M served by llama.cpp (started by `.ci/smollm2.sh`, whose URL is in
@@ -971,6 +975,66 @@ mod responses {
         assert_eq!(
             server.requests.load(std::sync::atomic::Ordering::SeqCst),
             asked_before
+        );
+    }
+
+    /// The default run answers every variant for every model, also variants whose question text
+    /// equals another's (an M2 and an M3 draw of the same numbers, a repeated noise draw): each
+    /// has its own graded row, and no variant has two.
+    #[test]
+    fn default_run_grades_every_variant_of_every_model() {
+        let dir = tempfile::tempdir().unwrap();
+        advmath()
+            .arg("run")
+            .arg("--out")
+            .arg(dir.path())
+            .assert()
+            .success();
+        let engine = advmath::metrics::SqlEngine::open(&dir.path().join("tables")).unwrap();
+        let count = |sql: &str| -> Vec<(String, String, i64)> {
+            let t = engine.query_table(sql).unwrap();
+            (0..t.len())
+                .map(|r| {
+                    let s = |c: &str| t.get(r, c).and_then(|v| v.as_str()).unwrap().to_string();
+                    let n = t.get(r, "n").and_then(|v| v.as_i64()).unwrap();
+                    (s("model"), s("attack"), n)
+                })
+                .collect()
+        };
+        let unanswered = count(
+            "SELECT m.model, v.attack, COUNT(*) AS n \
+             FROM variants v CROSS JOIN (SELECT DISTINCT model FROM responses) m \
+             LEFT JOIN responses r ON r.model = m.model AND r.variant_id = v.variant_id \
+                 AND r.correct IS NOT NULL \
+             WHERE r.variant_id IS NULL GROUP BY m.model, v.attack ORDER BY m.model, v.attack",
+        );
+        assert_eq!(
+            unanswered,
+            Vec::new(),
+            "(model, attack, variants without a graded row)"
+        );
+        let doubled = count(
+            "SELECT model, attack, COUNT(*) AS n FROM ( \
+                 SELECT model, attack, variant_id FROM responses \
+                 GROUP BY model, attack, variant_id HAVING COUNT(*) > 1) d \
+             GROUP BY model, attack ORDER BY model, attack",
+        );
+        assert_eq!(
+            doubled,
+            Vec::new(),
+            "(model, attack, variants with two rows)"
+        );
+        // The case under test occurs in this run: some question is asked by two variants.
+        let shared = engine
+            .query_table(
+                "SELECT COUNT(*) AS n FROM (SELECT question FROM variants \
+                 GROUP BY question HAVING COUNT(*) > 1) q",
+            )
+            .unwrap();
+        let shared = shared.get(0, "n").and_then(|v| v.as_i64()).unwrap();
+        assert!(
+            shared > 0,
+            "no two variants share a question text in the default run"
         );
     }
 

@@ -24,6 +24,9 @@ pub struct TableLayout {
     pub partitions: &'static [&'static str],
     /// The expected file layout, for messages.
     pub pattern: &'static str,
+    /// Made only by some runs: when absent it is registered empty (its schema, no row), so a
+    /// metric over it gives no row instead of an error.
+    pub optional: Option<fn() -> SchemaRef>,
 }
 
 /// Every table advmath knows.
@@ -32,31 +35,43 @@ pub const TABLE_LAYOUTS: &[TableLayout] = &[
         name: "problems",
         partitions: &[],
         pattern: "problems/<dataset>__<split>.parquet",
+        optional: None,
     },
     TableLayout {
         name: "variants",
         partitions: &["dataset", "attack"],
         pattern: "variants/dataset=<d>/attack=<a>/part-N.parquet",
+        optional: None,
     },
     TableLayout {
         name: "generation_stats",
         partitions: &["dataset"],
         pattern: "generation_stats/dataset=<d>/part-0.parquet",
+        optional: None,
     },
     TableLayout {
         name: "responses",
         partitions: &[],
         pattern: "responses/<model-folder>/part-*.parquet",
+        optional: None,
     },
     TableLayout {
         name: "features",
         partitions: &["dataset", "attack"],
         pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
+        optional: None,
     },
     TableLayout {
         name: "coefficients",
         partitions: &[],
         pattern: "coefficients/part-0.parquet",
+        optional: None,
+    },
+    TableLayout {
+        name: "efficient_responses",
+        partitions: &[],
+        pattern: "efficient_responses/<target-folder>/part-*.parquet",
+        optional: Some(crate::schema::efficient_responses),
     },
 ];
 
@@ -222,6 +237,13 @@ impl SqlEngine {
                     }
                 }
             };
+            if let (Some(schema), false) = (
+                layout.optional,
+                matches!(state, TableState::Registered { .. }),
+            ) {
+                let empty = datafusion::datasource::MemTable::try_new(schema(), vec![vec![]])?;
+                ctx.register_table(layout.name, Arc::new(empty))?;
+            }
             statuses.push(TableStatus {
                 layout: *layout,
                 path,
@@ -278,6 +300,9 @@ impl SqlEngine {
         let Some(t) = self.tables.iter().find(|t| t.layout.name == name) else {
             return Ok(());
         };
+        if t.layout.optional.is_some() {
+            return Ok(());
+        }
         let available = {
             let r = self.registered();
             if r.is_empty() {

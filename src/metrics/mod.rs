@@ -18,6 +18,7 @@
 //! | features | `features/dataset=<d>/attack=<a>/part-0.parquet` (hive) |
 //! | coefficients | `coefficients/part-0.parquet` |
 //! | model_order | in memory, `(model, position)` from `--model-order` (Table 4's prefix order; empty: by name) |
+//! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
 
 mod engine;
 mod plots;

@@ -238,19 +238,16 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
             let model = config.model.clone().ok_or_else(|| {
                 Error::Usage("--model names the model the batch was run with".into())
             })?;
-            let items: HashMap<String, Item> = variant_items(&config.tables, &[], &[])?
-                .into_iter()
-                .map(|it| {
-                    (
-                        response_key(&model, &config.template, &config.decoding, &it.question),
-                        it,
-                    )
-                })
-                .collect();
+            // One request per distinct question: its reply answers every variant asking it.
+            let mut items: HashMap<String, Vec<Item>> = HashMap::new();
+            for it in variant_items(&config.tables, &[], &[])? {
+                let key = response_key(&model, &config.template, &config.decoding, &it.question);
+                items.entry(key).or_default().push(it);
+            }
             for (i, v) in jsonl_values(&config.input)? {
                 let where_ = format!("{}: line {}", config.input.display(), i + 1);
                 let key = v["custom_id"].as_str().unwrap_or("").to_string();
-                let Some(item) = items.get(&key) else {
+                let Some(asking) = items.get(&key) else {
                     eprintln!(
                         "warning: {where_}: custom_id {key} matches no variant with these settings"
                     );
@@ -258,9 +255,16 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                 };
                 let body = &v["response"]["body"];
                 let completions = body["object"].as_str() == Some("text_completion");
-                let parsed = super::client::parse_completion(&body.to_string(), completions);
-                let mut row = match &parsed {
-                    Ok((text, ..)) => ResponseRow::scored_by(
+                let (text, p, c, f) =
+                    match super::client::parse_completion(&body.to_string(), completions) {
+                        Ok(parsed) => parsed,
+                        Err(e) => {
+                            eprintln!("warning: {where_}: {e}");
+                            continue;
+                        }
+                    };
+                for item in asking {
+                    let mut row = ResponseRow::scored_by(
                         key.clone(),
                         &model,
                         &config.template.name,
@@ -268,18 +272,12 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
                         text.clone(),
                         "openai_batch",
                         config.extraction,
-                    ),
-                    Err(e) => {
-                        eprintln!("warning: {where_}: {e}");
-                        continue;
-                    }
-                };
-                if let Ok((_, p, c, f)) = parsed {
+                    );
                     row.prompt_tokens = p;
                     row.completion_tokens = c;
-                    row.finish_reason = f;
+                    row.finish_reason = f.clone();
+                    out.entry(model.clone()).or_default().push(row);
                 }
-                out.entry(model.clone()).or_default().push(row);
             }
         }
         OutsideFormat::LmEval => {

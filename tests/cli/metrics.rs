@@ -752,60 +752,6 @@ fn metrics_xie_figure3_transferability() {
 }
 
 #[test]
-fn metrics_xie_table5_efficient_attack() {
-    let (_dir, tables) = fixture();
-    let engine = SqlEngine::open(&tables).unwrap();
-    let t = metric(&engine, "xie_efficient");
-    let pair = |tg: &'static str, c: &'static str| {
-        row(&t, &[("dataset", "toy"), ("target", tg), ("cheap", c)])
-    };
-    // Targets: solved = 3 / 3 / 2, full requests = 20 variants each, full_broken = 2 / 1 / 2.
-    // Cheap adversarial examples: a 2, b 1, c 3. efficient_broken = problems with a variant that
-    // is adversarial for both: (a, b) p1, (a, c) p2, (b, a) p1, (b, c) none, (c, a) p2, (c, b) none.
-    // (target, cheap, solved, full_broken, eff_requests, eff_broken)
-    let expected = [
-        ("model-a", "model-b", 3, 2, 1, 1),
-        ("model-a", "sim-c", 3, 2, 3, 1),
-        ("model-b", "model-a", 3, 1, 2, 1),
-        ("model-b", "sim-c", 3, 1, 3, 0),
-        ("sim-c", "model-a", 2, 2, 2, 1),
-        ("sim-c", "model-b", 2, 2, 1, 0),
-    ];
-    for (tg, c, solved, full_broken, eff_req, eff_broken) in expected {
-        let r = pair(tg, c);
-        assert_eq!(num(&t, r, "solved"), solved as f64, "{tg} <- {c}");
-        assert_eq!(num(&t, r, "full_requests"), 20.0);
-        assert_eq!(num(&t, r, "full_broken"), full_broken as f64);
-        assert_close(&t, r, "full_asr", full_broken as f64 / solved as f64);
-        assert_eq!(
-            num(&t, r, "efficient_requests"),
-            eff_req as f64,
-            "{tg} <- {c}"
-        );
-        assert_eq!(
-            num(&t, r, "efficient_broken"),
-            eff_broken as f64,
-            "{tg} <- {c}"
-        );
-        assert_close(&t, r, "efficient_asr", eff_broken as f64 / solved as f64);
-        assert_close(&t, r, "requests_saved", 1.0 - eff_req as f64 / 20.0);
-        assert_close(
-            &t,
-            r,
-            "asr_retained",
-            eff_broken as f64 / full_broken as f64,
-        );
-    }
-    assert_eq!(
-        (0..t.len())
-            .filter(|&r| t.get(r, "dataset").and_then(Cell::as_str) == Some("toy"))
-            .count(),
-        6,
-        "ordered pairs of different models only"
-    );
-}
-
-#[test]
 fn metrics_xie_figure7_attack_curve() {
     let (_dir, tables) = fixture();
     let engine = SqlEngine::open(&tables).unwrap();
@@ -1331,6 +1277,7 @@ fn metrics_duckdb_parity() {
         return;
     }
     let (dir, tables) = full_fixture();
+    super::efficient::write_table5_fixture(&tables);
     let engine = SqlEngine::open(&tables).unwrap();
     let mut results = serde_json::Map::new();
     for (name, text) in EMBEDDED_SQL {

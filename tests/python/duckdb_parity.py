@@ -13,7 +13,8 @@ Usage:
 
 The views mirror advmath::metrics::SqlEngine: responses recursed over its model folders, hive
 partitions for variants, generation_stats and features (partition values kept as text), flat
-files for problems and coefficients. A table without Parquet files gets no view. Then, as
+files for problems, coefficients and efficient_responses. A table without Parquet files gets no
+view, except an optional one (efficient_responses), which gets an empty table of its schema. Then, as
 SqlEngine does, an empty `model_order(model, position)` table (no --model-order: models by name)
 and the shared views of SQL_DIR/views/*.sql, in file order, are created when `responses` exists.
 """
@@ -37,6 +38,23 @@ TABLES = {
     "responses": ("responses/**/*.parquet", False),
     "features": ("features/**/*.parquet", True),
     "coefficients": ("coefficients/**/*.parquet", False),
+    "efficient_responses": ("efficient_responses/**/*.parquet", False),
+}
+
+# Tables only some runs make: SqlEngine registers them empty (their schema, src/schema.rs) when
+# absent, and so does this script, so a metric over them gives no row instead of an error.
+RESPONSES_COLUMNS = (
+    "response_key VARCHAR, model VARCHAR, template VARCHAR, variant_id VARCHAR, problem_id VARCHAR, "
+    "dataset VARCHAR, attack VARCHAR, noise_level INTEGER, question VARCHAR, response VARCHAR, "
+    "extracted VARCHAR, extraction_rule VARCHAR, gold VARCHAR, correct BOOLEAN, correct_exact BOOLEAN, "
+    "latency_ms DOUBLE, prompt_tokens BIGINT, completion_tokens BIGINT, finish_reason VARCHAR, "
+    "source VARCHAR, simulated BOOLEAN, error VARCHAR"
+)
+OPTIONAL = {
+    "efficient_responses": RESPONSES_COLUMNS
+    + ", cheap_model VARCHAR, efficient_compat VARCHAR, top_problems INTEGER, per_problem INTEGER, "
+    "plan_attack VARCHAR, problem_rank INTEGER, step INTEGER, candidates INTEGER, "
+    "problem_variants INTEGER, attack_problems INTEGER, attack_variants INTEGER",
 }
 
 
@@ -45,6 +63,8 @@ def connect(tables_dir, sql_dir):
     for name, (pattern, hive) in TABLES.items():
         full = os.path.join(tables_dir, pattern)
         if not glob.glob(full, recursive=True):
+            if name in OPTIONAL:
+                con.execute(f"CREATE TABLE {name} ({OPTIONAL[name]})")
             continue
         options = "union_by_name = true"
         if hive:

@@ -37,6 +37,15 @@ impl Drop for Server {
 
 /// `plan(n)` decides the reply to the n-th request (0-based); `delay` is added to every OK.
 pub fn spawn(plan: impl Fn(usize) -> Reply + Send + Sync + 'static, delay: Duration) -> Server {
+    spawn_with(move |n, _| plan(n), delay)
+}
+
+/// As [`spawn`], with the request body too: `plan(n, body)` can answer by the prompt.
+#[allow(dead_code)]
+pub fn spawn_with(
+    plan: impl Fn(usize, &str) -> Reply + Send + Sync + 'static,
+    delay: Duration,
+) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let requests = Arc::new(AtomicUsize::new(0));
@@ -62,7 +71,7 @@ pub fn spawn(plan: impl Fn(usize) -> Reply + Send + Sync + 'static, delay: Durat
 
 fn serve(
     conn: TcpStream,
-    plan: &(dyn Fn(usize) -> Reply + Send + Sync),
+    plan: &(dyn Fn(usize, &str) -> Reply + Send + Sync),
     count: &AtomicUsize,
     delay: Duration,
 ) {
@@ -98,7 +107,7 @@ fn serve(
             out.write_all(head.as_bytes())
                 .and_then(|_| out.write_all(body.as_bytes()))
         };
-        let result = match plan(n) {
+        let result = match plan(n, &String::from_utf8_lossy(&body)) {
             Reply::Ok => {
                 if !delay.is_zero() {
                     std::thread::sleep(delay);

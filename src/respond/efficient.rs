@@ -1,0 +1,645 @@
+//! Xie et al. 2024's efficient attack (Table 5; the authors' `attack/efficient_attack.py`), run
+//! as a protocol against an expensive target: rank the problems of each (dataset, attack) by how
+//! many adversarial examples a cheap model has, take the top N, and send the target those
+//! examples one at a time per problem, in variant order, stopping a problem at its first success.
+//! Requests run concurrently across problems, never within one.
+//!
+//! The rows go to their own table, `efficient_responses/<target>/`, so that they never mix with
+//! the target's full run in the other metrics; `sql/xie_efficient.sql` reads them. A rerun with
+//! the same flags rebuilds the same plan, skips every row already stored and continues each
+//! problem where it stopped (identical questions are asked once per run).
+//!
+//! Protocol per problem (`paper`, the default): the target is first asked the original; a
+//! problem it gets wrong is not attacked (a wrong variant would be no adversarial example). Then
+//! the cheap model's adversarial examples (variants it answers wrongly although it solves the
+//! original), capped at `--per-problem`, until the target answers one wrongly. `reference`
+//! follows the authors' script instead: candidates are every variant the cheap model answers
+//! wrongly, and the target's original is not asked.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, StringArray};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::store::{part_files, recover_logs, Logged, Sink};
+use super::{
+    ask_endpoint, batch_to_rows, model_dir, progress_bar, read_rows, response_key, rows_to_batch,
+    variant_items, Backend, Extraction, Failures, Item, Offline, RespondConfig, RespondSummary,
+    ResponseRow,
+};
+use crate::error::{Error, Result};
+use crate::ingest::sanitize;
+use crate::table::{read_batches, write_batch};
+
+/// Which candidates the cheap model offers, and whether the target's original is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum EfficientCompat {
+    /// Adversarial examples as the paper defines them (the cheap model solves the original); the
+    /// target is asked the original first and attacked only when it solves it.
+    #[default]
+    Paper,
+    /// As the authors' script: every variant the cheap model answers wrongly; the target's
+    /// original is not asked, so every selected problem is attacked.
+    Reference,
+}
+
+impl EfficientCompat {
+    pub fn name(self) -> &'static str {
+        match self {
+            EfficientCompat::Paper => "paper",
+            EfficientCompat::Reference => "reference",
+        }
+    }
+}
+
+/// The efficient attack's settings (`respond --efficient-from`).
+#[derive(Clone, Debug)]
+pub struct EfficientConfig {
+    /// The cheap model whose stored responses rank the problems and supply the candidates.
+    pub cheap: String,
+    /// Problems attacked per (dataset, attack): the paper takes 50.
+    pub top_problems: usize,
+    pub compat: EfficientCompat,
+}
+
+/// One row of `efficient_responses`: a response row, and where it sits in the protocol.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EfficientRow {
+    #[serde(flatten)]
+    pub row: ResponseRow,
+    pub cheap_model: String,
+    pub efficient_compat: String,
+    pub top_problems: i32,
+    pub per_problem: Option<i32>,
+    /// The attack whose plan the row belongs to (an original row is written for each plan).
+    pub plan_attack: String,
+    /// The problem's 1-based rank in that plan.
+    pub problem_rank: i32,
+    /// 0 for the original, k for the k-th candidate.
+    pub step: i32,
+    /// Candidates queued for the problem (after the cap).
+    pub candidates: i32,
+    /// The problem's variants of the attack: what a full attack would send for it.
+    pub problem_variants: i32,
+    /// Problems of the dataset with variants of the attack, and those variants: a full attack
+    /// on every problem.
+    pub attack_problems: i32,
+    pub attack_variants: i32,
+}
+
+/// Identifies a row: (run settings, plan attack, request key, variant).
+type RowId = (String, String, String, Option<String>);
+
+/// The settings that make a run: rows of another cheap model, protocol, N or cap are another run.
+fn run_tag(cheap: &str, compat: &str, top_problems: i32, per_problem: Option<i32>) -> String {
+    format!("{cheap}\u{0}{compat}\u{0}{top_problems}\u{0}{per_problem:?}")
+}
+
+impl EfficientRow {
+    fn run_tag(&self) -> String {
+        run_tag(
+            &self.cheap_model,
+            &self.efficient_compat,
+            self.top_problems,
+            self.per_problem,
+        )
+    }
+}
+
+impl Logged for EfficientRow {
+    type Id = RowId;
+    fn id(&self) -> RowId {
+        (
+            self.run_tag(),
+            self.plan_attack.clone(),
+            self.row.response_key.clone(),
+            self.row.variant_id.clone(),
+        )
+    }
+    fn batch(rows: &[Self]) -> Result<RecordBatch> {
+        efficient_batch(rows)
+    }
+}
+
+/// The folder of a target's efficient-attack rows.
+pub fn efficient_dir(tables: &Path, model: &str) -> PathBuf {
+    tables.join("efficient_responses").join(sanitize(model))
+}
+
+pub fn efficient_batch(rows: &[EfficientRow]) -> Result<RecordBatch> {
+    let base: Vec<ResponseRow> = rows.iter().map(|r| r.row.clone()).collect();
+    let mut columns: Vec<ArrayRef> = rows_to_batch(&base)?.columns().to_vec();
+    let text = |f: &dyn Fn(&EfficientRow) -> &str| -> ArrayRef {
+        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
+    };
+    let int = |f: &dyn Fn(&EfficientRow) -> Option<i32>| -> ArrayRef {
+        Arc::new(rows.iter().map(f).collect::<Int32Array>())
+    };
+    columns.extend([
+        text(&|r| &r.cheap_model),
+        text(&|r| &r.efficient_compat),
+        int(&|r| Some(r.top_problems)),
+        int(&|r| r.per_problem),
+        text(&|r| &r.plan_attack),
+        int(&|r| Some(r.problem_rank)),
+        int(&|r| Some(r.step)),
+        int(&|r| Some(r.candidates)),
+        int(&|r| Some(r.problem_variants)),
+        int(&|r| Some(r.attack_problems)),
+        int(&|r| Some(r.attack_variants)),
+    ]);
+    Ok(RecordBatch::try_new(
+        crate::schema::efficient_responses(),
+        columns,
+    )?)
+}
+
+/// Every stored row of a target's efficient attacks.
+pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRow>> {
+    let mut out = Vec::new();
+    for f in part_files(&efficient_dir(tables, model)) {
+        for b in read_batches(&f)? {
+            let base = batch_to_rows(&b, &f)?;
+            let text = |n: &str| crate::table::text_column(&b, n, &f);
+            let int = |n: &str| {
+                b.column_by_name(n)
+                    .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int32Type>().cloned())
+                    .ok_or_else(|| Error::invalid(f.display(), format!("no Int32 column {n}")))
+            };
+            let (cheap, compat, plan) = (
+                text("cheap_model")?,
+                text("efficient_compat")?,
+                text("plan_attack")?,
+            );
+            let (top, cap, rank, step, cands) = (
+                int("top_problems")?,
+                int("per_problem")?,
+                int("problem_rank")?,
+                int("step")?,
+                int("candidates")?,
+            );
+            let (pvars, aprobs, avars) = (
+                int("problem_variants")?,
+                int("attack_problems")?,
+                int("attack_variants")?,
+            );
+            for (i, row) in base.into_iter().enumerate() {
+                out.push(EfficientRow {
+                    row,
+                    cheap_model: cheap.value(i).to_string(),
+                    efficient_compat: compat.value(i).to_string(),
+                    top_problems: top.value(i),
+                    per_problem: (!cap.is_null(i)).then(|| cap.value(i)),
+                    plan_attack: plan.value(i).to_string(),
+                    problem_rank: rank.value(i),
+                    step: step.value(i),
+                    candidates: cands.value(i),
+                    problem_variants: pvars.value(i),
+                    attack_problems: aprobs.value(i),
+                    attack_variants: avars.value(i),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One attack's plan for a problem.
+#[derive(Clone, Debug)]
+struct Plan {
+    attack: String,
+    rank: i32,
+    candidates: Vec<Item>,
+    problem_variants: i32,
+    attack_problems: i32,
+    attack_variants: i32,
+}
+
+/// One problem of the run: its original and its plans (one per attack that selected it).
+#[derive(Clone, Debug)]
+struct Job {
+    original: Option<Item>,
+    plans: Vec<Plan>,
+}
+
+/// A problem id as text and number runs, so that `x/10` sorts after `x/9` (the authors sort
+/// their problems by integer index).
+fn natural_key(s: &str) -> Vec<(bool, u128, String)> {
+    let mut out = Vec::new();
+    let mut chars = s.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        let digit = c.is_ascii_digit();
+        let mut run = String::new();
+        while let Some(&c) = chars.peek() {
+            if c.is_ascii_digit() != digit {
+                break;
+            }
+            run.push(c);
+            chars.next();
+        }
+        match run.parse::<u128>() {
+            Ok(n) if digit => out.push((false, n, run)),
+            _ => out.push((true, 0, run)),
+        }
+    }
+    out
+}
+
+/// The plan: per (dataset, attack), the problems with at least one candidate, most candidates
+/// first (ties in problem order), the top `top_problems`, each with its candidates in variant
+/// order, at most `per_problem`.
+fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
+    let items = variant_items(&config.tables, &config.attacks, &config.datasets)?;
+    let cheap_dir = model_dir(&config.tables, &eff.cheap);
+    let cheap: Vec<ResponseRow> = read_rows(&cheap_dir)?
+        .into_iter()
+        .filter(|r| r.template == config.template.name)
+        .collect();
+    if cheap.is_empty() {
+        return Err(Error::invalid(
+            cheap_dir.display(),
+            format!(
+                "no responses of {} with template {} to rank the problems by (run `advmath respond --model {}` first)",
+                eff.cheap, config.template.name, eff.cheap
+            ),
+        ));
+    }
+    let mut cheap_solves: HashMap<&str, bool> = HashMap::new();
+    let mut cheap_wrong: HashSet<&str> = HashSet::new();
+    for r in &cheap {
+        let (Some(pid), Some(vid), Some(ok)) = (&r.problem_id, &r.variant_id, r.correct) else {
+            continue;
+        };
+        if r.attack.as_deref() == Some("original") {
+            let e = cheap_solves.entry(pid.as_str()).or_insert(true);
+            *e &= ok;
+        } else if !ok {
+            cheap_wrong.insert(vid.as_str());
+        }
+    }
+    let mut originals: HashMap<String, Item> = HashMap::new();
+    let mut groups: BTreeMap<(String, String), BTreeMap<String, Vec<Item>>> = BTreeMap::new();
+    for it in items {
+        let (Some(d), Some(a), Some(p)) = (&it.dataset, &it.attack, &it.problem_id) else {
+            continue;
+        };
+        if a == "original" {
+            originals.insert(p.clone(), it);
+        } else {
+            groups
+                .entry((d.clone(), a.clone()))
+                .or_default()
+                .entry(p.clone())
+                .or_default()
+                .push(it);
+        }
+    }
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut job_of: HashMap<String, usize> = HashMap::new();
+    for ((_, attack), problems) in groups {
+        let attack_problems = problems.len() as i32;
+        let attack_variants = problems.values().map(Vec::len).sum::<usize>() as i32;
+        let mut ranked: Vec<(String, Vec<Item>, i32)> = problems
+            .into_iter()
+            .filter_map(|(pid, mut variants)| {
+                let solves = cheap_solves.get(pid.as_str()) == Some(&true);
+                if eff.compat == EfficientCompat::Paper && !solves {
+                    return None;
+                }
+                variants.sort_by_key(|v| v.variant_index);
+                let total = variants.len() as i32;
+                let cands: Vec<Item> = variants
+                    .into_iter()
+                    .filter(|v| {
+                        v.variant_id
+                            .as_deref()
+                            .is_some_and(|id| cheap_wrong.contains(id))
+                    })
+                    .collect();
+                (!cands.is_empty()).then_some((pid, cands, total))
+            })
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.1.len()
+                .cmp(&a.1.len())
+                .then_with(|| natural_key(&a.0).cmp(&natural_key(&b.0)))
+        });
+        for (i, (pid, mut cands, total)) in ranked.into_iter().take(eff.top_problems).enumerate() {
+            if let Some(k) = config.per_problem {
+                cands.truncate(k);
+            }
+            let j = *job_of.entry(pid.clone()).or_insert_with(|| {
+                jobs.push(Job {
+                    original: originals.get(&pid).cloned(),
+                    plans: Vec::new(),
+                });
+                jobs.len() - 1
+            });
+            if eff.compat == EfficientCompat::Paper && jobs[j].original.is_none() {
+                return Err(Error::invalid(
+                    config.tables.join("variants").display(),
+                    format!("problem {pid} has no `original` variant to ask the target first"),
+                ));
+            }
+            jobs[j].plans.push(Plan {
+                attack: attack.clone(),
+                rank: i as i32 + 1,
+                candidates: cands,
+                problem_variants: total,
+                attack_problems,
+                attack_variants,
+            });
+        }
+    }
+    Ok(jobs)
+}
+
+/// What a job needs while it runs: the run's settings, its stored rows, the replies so far.
+struct Walk<'a> {
+    config: &'a RespondConfig,
+    eff: &'a EfficientConfig,
+    stored: &'a HashMap<(String, Option<String>), EfficientRow>,
+    replies: Mutex<HashMap<String, ResponseRow>>,
+    asked: AtomicUsize,
+}
+
+impl Walk<'_> {
+    fn row(&self, row: ResponseRow, plan: &Plan, step: i32) -> EfficientRow {
+        EfficientRow {
+            row,
+            cheap_model: self.eff.cheap.clone(),
+            efficient_compat: self.eff.compat.name().to_string(),
+            top_problems: self.eff.top_problems as i32,
+            per_problem: self.config.per_problem.map(|k| k as i32),
+            plan_attack: plan.attack.clone(),
+            problem_rank: plan.rank,
+            step,
+            candidates: plan.candidates.len() as i32,
+            problem_variants: plan.problem_variants,
+            attack_problems: plan.attack_problems,
+            attack_variants: plan.attack_variants,
+        }
+    }
+
+    /// The target's graded answer to `item` in `plan`: stored, or reused from an identical
+    /// question of this run, or asked now (and emitted).
+    fn answer(
+        &self,
+        item: &Item,
+        plan: &Plan,
+        step: i32,
+        ask: &(dyn Fn(&str, &Item) -> std::result::Result<ResponseRow, String> + Sync),
+        emit: &mut dyn FnMut(EfficientRow),
+    ) -> std::result::Result<Option<bool>, (Item, String)> {
+        if let Some(r) = self
+            .stored
+            .get(&(plan.attack.clone(), item.variant_id.clone()))
+        {
+            return Ok(r.row.correct);
+        }
+        let key = response_key(
+            &self.config.model,
+            &self.config.template,
+            &self.config.decoding,
+            &item.question,
+        );
+        let known = self
+            .replies
+            .lock()
+            .expect("replies lock")
+            .get(&key)
+            .cloned();
+        let row = match known {
+            Some(reply) => reply.reusing(item, Extraction::Standard),
+            None => {
+                self.asked.fetch_add(1, Ordering::Relaxed);
+                let row = ask(&key, item).map_err(|e| (item.clone(), e))?;
+                self.replies
+                    .lock()
+                    .expect("replies lock")
+                    .insert(key, row.clone());
+                row
+            }
+        };
+        let correct = row.correct;
+        emit(self.row(row, plan, step));
+        Ok(correct)
+    }
+
+    /// Run one problem: the original (paper protocol), then each plan's candidates in order
+    /// until the first wrong answer. Stops at the first request that fails for good.
+    fn job(
+        &self,
+        job: &Job,
+        ask: &(dyn Fn(&str, &Item) -> std::result::Result<ResponseRow, String> + Sync),
+        emit: &mut dyn FnMut(EfficientRow),
+    ) -> std::result::Result<(), (Item, String)> {
+        if self.eff.compat == EfficientCompat::Paper {
+            let original = job.original.as_ref().expect("checked by plan()");
+            let mut solved = true;
+            for plan in &job.plans {
+                solved &= self.answer(original, plan, 0, ask, emit)? == Some(true);
+            }
+            if !solved {
+                return Ok(());
+            }
+        }
+        for plan in &job.plans {
+            for (k, cand) in plan.candidates.iter().enumerate() {
+                if self.answer(cand, plan, k as i32 + 1, ask, emit)? == Some(false) {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Run the efficient attack of `config.efficient` against `config.model`.
+pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
+    let eff = config.efficient.as_ref().expect("an efficient run");
+    if eff.top_problems == 0 {
+        return Err(Error::Usage("--top-problems must be at least 1".into()));
+    }
+    let mut jobs = plan(config, eff)?;
+    if let Some(n) = config.limit {
+        jobs.truncate(n);
+    }
+    let dir = efficient_dir(&config.tables, &config.model);
+    let existing = read_efficient_rows(&config.tables, &config.model)?;
+    let mut done: HashSet<RowId> = existing.iter().map(Logged::id).collect();
+    let recovered: Vec<EfficientRow> = recover_logs(&dir, &mut done)?;
+    if !recovered.is_empty() {
+        eprintln!(
+            "recovered {} responses logged by an interrupted run",
+            recovered.len()
+        );
+    }
+    let tag = run_tag(
+        &eff.cheap,
+        eff.compat.name(),
+        eff.top_problems as i32,
+        config.per_problem.map(|k| k as i32),
+    );
+    let mut stored = HashMap::new();
+    let mut replies = HashMap::new();
+    for r in existing.into_iter().chain(recovered) {
+        if r.run_tag() != tag {
+            continue;
+        }
+        if r.row.response.is_some() {
+            replies
+                .entry(r.row.response_key.clone())
+                .or_insert_with(|| r.row.clone());
+        }
+        stored.insert((r.plan_attack.clone(), r.row.variant_id.clone()), r);
+    }
+    let mut summary = RespondSummary {
+        skipped_done: stored.len(),
+        ..RespondSummary::default()
+    };
+    let walk = Walk {
+        config,
+        eff,
+        stored: &stored,
+        replies: Mutex::new(replies),
+        asked: AtomicUsize::new(0),
+    };
+    match &config.backend {
+        Backend::Offline => {
+            let offline = Offline::open(config)?;
+            let ask = |key: &str, it: &Item| -> std::result::Result<ResponseRow, String> {
+                let (text, source) = offline
+                    .answer(it)
+                    .ok_or_else(|| "no solution tree to simulate an answer from".to_string())?;
+                Ok(ResponseRow::scored(
+                    key.to_string(),
+                    &config.model,
+                    &config.template.name,
+                    it,
+                    text,
+                    source,
+                ))
+            };
+            // Problems are independent here: each runs to its end in parallel, and the rows are
+            // written in plan order, so the part is the same byte for byte on every run.
+            let results: Vec<(Vec<EfficientRow>, bool)> = jobs
+                .par_iter()
+                .map(|job| {
+                    let mut rows = Vec::new();
+                    let ok = walk
+                        .job(job, &ask, &mut |r: EfficientRow| rows.push(r))
+                        .is_ok();
+                    (rows, ok)
+                })
+                .collect();
+            summary.failed = results.iter().filter(|(_, ok)| !ok).count();
+            let rows: Vec<EfficientRow> = results.into_iter().flat_map(|(r, _)| r).collect();
+            summary.correct = rows.iter().filter(|r| r.row.correct == Some(true)).count();
+            summary.written = rows.len();
+            if !rows.is_empty() {
+                fs::create_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
+                let path = dir.join(format!(
+                    "part-offline-{:05}.parquet",
+                    part_files(&dir).len()
+                ));
+                write_batch(&path, &efficient_batch(&rows)?)?;
+            }
+        }
+        Backend::Endpoint(endpoint) => {
+            run_endpoint(config, endpoint, &walk, jobs, &dir, &mut summary)?;
+        }
+    }
+    summary.asked = walk.asked.load(Ordering::Relaxed);
+    summary.reused = summary
+        .written
+        .saturating_sub(summary.asked - summary.failed);
+    Ok(summary)
+}
+
+enum Message {
+    Row(Box<EfficientRow>),
+    Failed(Item, String),
+    Done,
+}
+
+fn run_endpoint(
+    config: &RespondConfig,
+    endpoint: &super::Endpoint,
+    walk: &Walk<'_>,
+    jobs: Vec<Job>,
+    dir: &Path,
+    summary: &mut RespondSummary,
+) -> Result<()> {
+    let total = jobs.len();
+    let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
+    let agent = super::client::agent(endpoint.timeout, config.concurrency);
+    let bar = progress_bar(config, total);
+    let mut sink: Sink<EfficientRow> = Sink::new(dir)?;
+    let mut failures = Failures::default();
+    std::thread::scope(|scope| -> Result<()> {
+        let (tx, rx) = mpsc::channel::<Message>();
+        for w in 0..config.concurrency.max(1) {
+            let (tx, queue, agent) = (tx.clone(), &queue, agent.clone());
+            scope.spawn(move || loop {
+                let Some(job) = queue.lock().expect("queue lock").pop_front() else {
+                    break;
+                };
+                let ask = |key: &str, it: &Item| ask_endpoint(&agent, endpoint, config, key, it, w);
+                let mut emit = |r: EfficientRow| {
+                    let _ = tx.send(Message::Row(Box::new(r)));
+                };
+                let msg = match walk.job(&job, &ask, &mut emit) {
+                    Ok(()) => Message::Done,
+                    Err((item, reason)) => Message::Failed(item, reason),
+                };
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(Message::Row(row)) => {
+                    summary.correct += usize::from(row.row.correct == Some(true));
+                    sink.push(*row)?;
+                }
+                Ok(Message::Done) => bar.inc(1),
+                Ok(Message::Failed(item, reason)) => {
+                    summary.failed += 1;
+                    bar.inc(1);
+                    failures.add(&bar, item.variant_id.as_deref(), &reason);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if sink.due(config.flush_every, config.flush_seconds) {
+                sink.flush()?;
+            }
+        }
+        Ok(())
+    })?;
+    summary.written = sink.close()?;
+    bar.finish_and_clear();
+    failures.report();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_key;
+
+    #[test]
+    fn problem_ids_sort_by_their_numbers() {
+        let mut ids = vec!["d/test/10", "d/test/9", "d/test/100", "c/test/2"];
+        ids.sort_by_key(|s| natural_key(s));
+        assert_eq!(ids, ["c/test/2", "d/test/9", "d/test/10", "d/test/100"]);
+    }
+}

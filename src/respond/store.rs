@@ -1,0 +1,228 @@
+//! Where responses are kept: each model's folder of Parquet parts, read back for resume, and the
+//! write-ahead log that makes a run crash-safe. A finished response goes to the log at once (one
+//! JSON line, flushed), then every K responses or T seconds into an atomically written part,
+//! after which the log is emptied; a rerun folds a killed run's log into a part first.
+
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::hash::Hash;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use arrow::array::{Array, AsArray, RecordBatch, StringArray};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::rows::{batch_to_rows, rows_to_batch, ResponseRow};
+use crate::error::{Error, Result};
+use crate::ingest::sanitize;
+use crate::table::{read_batches, write_batch};
+
+/// A row the write-ahead log and the parts can hold.
+pub(crate) trait Logged: Serialize + DeserializeOwned {
+    /// What makes a row unique in its folder (recovery skips a row whose id is stored).
+    type Id: Eq + Hash;
+    fn id(&self) -> Self::Id;
+    fn batch(rows: &[Self]) -> Result<RecordBatch>;
+}
+
+impl Logged for ResponseRow {
+    type Id = (String, Option<String>);
+    fn id(&self) -> Self::Id {
+        self.row_id()
+    }
+    fn batch(rows: &[Self]) -> Result<RecordBatch> {
+        rows_to_batch(rows)
+    }
+}
+
+/// The folder of one model's responses.
+pub fn model_dir(tables: &Path, model: &str) -> PathBuf {
+    tables.join("responses").join(sanitize(model))
+}
+
+pub(crate) fn part_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// What resume and selection need of a stored response:
+/// (response_key, variant_id, attack, correct, problem_id).
+pub type StoredRow = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<bool>,
+    Option<String>,
+);
+
+/// Read the [`StoredRow`] of every stored response of a model.
+pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
+    let mut out = Vec::new();
+    for f in part_files(&model_dir(tables, model)) {
+        for b in read_batches(&f)? {
+            let col = |n: &str| b.column_by_name(n).map(|c| c.as_string::<i32>().clone());
+            let (Some(keys), Some(vids), Some(attacks), Some(pids)) = (
+                col("response_key"),
+                col("variant_id"),
+                col("attack"),
+                col("problem_id"),
+            ) else {
+                return Err(Error::invalid(f.display(), "not a responses table"));
+            };
+            let correct = b.column_by_name("correct").map(|c| c.as_boolean().clone());
+            for i in 0..b.num_rows() {
+                let opt = |a: &StringArray| (!a.is_null(i)).then(|| a.value(i).to_string());
+                let c = correct
+                    .as_ref()
+                    .and_then(|c| (!c.is_null(i)).then(|| c.value(i)));
+                out.push((
+                    keys.value(i).to_string(),
+                    opt(&vids),
+                    opt(&attacks),
+                    c,
+                    opt(&pids),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every stored row of a model folder, in part order.
+pub fn read_rows(dir: &Path) -> Result<Vec<ResponseRow>> {
+    let mut out = Vec::new();
+    for f in part_files(dir) {
+        for b in read_batches(&f)? {
+            out.extend(batch_to_rows(&b, &f)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Fold write-ahead logs of a killed run into a part, keeping only rows not yet stored; returns
+/// the rows recovered.
+pub(crate) fn recover_logs<R: Logged>(dir: &Path, done: &mut HashSet<R::Id>) -> Result<Vec<R>> {
+    let mut logs: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "wal"))
+                .collect()
+        })
+        .unwrap_or_default();
+    logs.sort();
+    let mut rows = Vec::new();
+    for log in &logs {
+        let f = File::open(log).map_err(|e| Error::file(log, e))?;
+        for line in BufReader::new(f).lines() {
+            let Ok(line) = line else { break };
+            // A kill mid-line leaves a torn last line: it was never acknowledged, skip it.
+            if let Ok(row) = serde_json::from_str::<R>(&line) {
+                if done.insert(row.id()) {
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    if !rows.is_empty() {
+        write_batch(&dir.join(part_name("recovered")), &R::batch(&rows)?)?;
+    }
+    for log in logs {
+        fs::remove_file(&log).map_err(|e| Error::file(&log, e))?;
+    }
+    Ok(rows)
+}
+
+pub(crate) fn part_name(tag: &str) -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    format!("part-{ms:014}-{}-{tag}.parquet", std::process::id())
+}
+
+/// Buffered, logged writer of one model's responses.
+pub(crate) struct Sink<R: Logged> {
+    dir: PathBuf,
+    log_path: PathBuf,
+    log: File,
+    buffer: Vec<R>,
+    seq: usize,
+    last_flush: Instant,
+    written: usize,
+}
+
+impl<R: Logged> Sink<R> {
+    pub(crate) fn new(dir: &Path) -> Result<Sink<R>> {
+        fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        let log_path = dir.join(format!(
+            "log-{}-{}.wal",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos()
+        ));
+        let log = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|e| Error::file(&log_path, e))?;
+        Ok(Sink {
+            dir: dir.to_path_buf(),
+            log_path,
+            log,
+            buffer: Vec::new(),
+            seq: 0,
+            last_flush: Instant::now(),
+            written: 0,
+        })
+    }
+
+    pub(crate) fn push(&mut self, row: R) -> Result<()> {
+        let mut line = serde_json::to_string(&row)?;
+        line.push('\n');
+        self.log
+            .write_all(line.as_bytes())
+            .map_err(|e| Error::file(&self.log_path, e))?;
+        self.buffer.push(row);
+        Ok(())
+    }
+
+    pub(crate) fn due(&self, every: usize, seconds: f64) -> bool {
+        self.buffer.len() >= every
+            || (!self.buffer.is_empty() && self.last_flush.elapsed().as_secs_f64() >= seconds)
+    }
+
+    /// Part first (atomic), then a fresh log: a kill in between only duplicates into the old
+    /// log, which recovery de-duplicates by key.
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        write_batch(
+            &self.dir.join(part_name(&format!("{:05}", self.seq))),
+            &R::batch(&self.buffer)?,
+        )?;
+        self.seq += 1;
+        self.written += self.buffer.len();
+        self.buffer.clear();
+        self.log
+            .set_len(0)
+            .map_err(|e| Error::file(&self.log_path, e))?;
+        self.last_flush = Instant::now();
+        Ok(())
+    }
+
+    pub(crate) fn close(mut self) -> Result<usize> {
+        self.flush()?;
+        drop(self.log);
+        let _ = fs::remove_file(&self.log_path);
+        Ok(self.written)
+    }
+}
