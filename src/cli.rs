@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use advmath::features::FeatureSet;
 use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::metrics::{MetricsConfig, OutputFormat, QuerySource, SqlConfig};
@@ -32,7 +33,7 @@ use advmath::respond::{
         advmath ingest gsm8k/test.jsonl            # problems + validated programs -> out/tables\n  \
         advmath generate --attack m3,punct         # variants\n  \
         advmath respond --model my-llm --endpoint http://127.0.0.1:8080\n  \
-        advmath features && advmath regress        # the 51-feature study\n  \
+        advmath features && advmath regress        # the feature study (Table 8, Figure 8)\n  \
         advmath metrics                            # both papers' tables -> out/metrics/report.md\n  \
         advmath publish --out hub                  # a folder for `hf upload`"
 )]
@@ -57,9 +58,11 @@ pub enum Command {
     /// Ask a model for solution programs of the problems that lack a valid one (paper appendix
     /// A.1); a program is kept only if it validates like a given one. Never executed.
     Programs(ProgramsArgs),
-    /// Compute the 51 features of every variant's solution tree (the `features` table).
-    Features(TablesArg),
-    /// Fit each model's correctness on the 51 features (logistic regression, Wald tests).
+    /// Compute the features of every variant's solution tree: the authors' feature family
+    /// (`features_xie2024`) and advmath's own 51 (`features`).
+    Features(FeaturesArgs),
+    /// Fit each model's correctness on a feature set, per prompt template (Xie et al. Table 8
+    /// logistic regression with Wald tests, Figure 8 plots).
     Regress(RegressArgs),
     /// Run every metric SQL file (both papers' tables and figures) into CSV, Markdown and a report.
     Metrics(MetricsArgs),
@@ -439,28 +442,43 @@ impl ProgramsArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct TablesArg {
-    /// Folder of the Parquet tables.
+pub struct FeaturesArgs {
+    /// Folder of the Parquet tables (reads problems and variants, writes the feature tables).
     #[arg(long, default_value = "out/tables")]
     pub tables: PathBuf,
+    /// Feature sets to compute, comma-separated: `xie2024` (the authors' feature family, table
+    /// `features_xie2024`), `advmath` (advmath's own 51, table `features`).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "advmath,xie2024"
+    )]
+    pub set: Vec<FeatureSet>,
 }
 
+/// Every default comes from [`RegressConfig::default`], which `advmath run` uses too.
 #[derive(Args, Debug)]
 pub struct RegressArgs {
     /// Folder of the Parquet tables (reads features and responses, writes coefficients).
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = RegressConfig::default().tables)]
     pub tables: PathBuf,
     /// Attacks whose variants enter the fit, comma-separated (the paper uses M3).
-    #[arg(long, value_delimiter = ',', default_value = "m3")]
+    #[arg(long, value_delimiter = ',', default_values_t = RegressConfig::default().attacks)]
     pub attack: Vec<String>,
-    /// L2 penalty weight (0 for plain maximum likelihood).
-    #[arg(long, default_value_t = 1.0)]
+    /// The feature set fitted: `xie2024` (the authors' family) or `advmath` (advmath's own 51).
+    #[arg(long, value_enum, default_value_t = RegressConfig::default().set)]
+    pub set: FeatureSet,
+    /// L2 penalty weight, scikit-learn's 1/C (0 for plain maximum likelihood).
+    #[arg(long, default_value_t = RegressConfig::default().alpha)]
     pub alpha: f64,
-    /// Standardise features, so coefficients are per standard deviation.
-    #[arg(long)]
+    /// Standardise features, so coefficients are per standard deviation (`--standardize` alone
+    /// means true).
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true",
+          default_value_t = RegressConfig::default().standardize)]
     pub standardize: bool,
     /// Folder for regression.md and the Figure 8 plots.
-    #[arg(long, default_value = "out/reports")]
+    #[arg(long, default_value_os_t = RegressConfig::default().report_dir)]
     pub report_dir: PathBuf,
 }
 
@@ -471,6 +489,7 @@ impl RegressArgs {
             attacks: self.attack.clone(),
             alpha: self.alpha,
             standardize: self.standardize,
+            set: self.set,
             report_dir: self.report_dir.clone(),
         }
     }
@@ -737,6 +756,7 @@ impl RunArgs {
             out: self.out.clone(),
             generation: self.generation.config(tables),
             responders,
+            regression: RunConfig::regression_for(&self.out),
         })
     }
 }

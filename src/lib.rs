@@ -21,7 +21,6 @@ pub mod prompt;
 pub mod publish;
 pub mod question;
 pub mod regress;
-pub mod regress_plots;
 pub mod respond;
 pub mod schema;
 pub mod seed;

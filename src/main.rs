@@ -140,20 +140,29 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             )?;
         }
         Command::Features(args) => {
-            let rows = advmath::features::build_features_table(&args.tables)?;
-            writeln!(stdout.lock(), "features\t{rows}")?;
+            let mut sets = args.set.clone();
+            sets.sort();
+            sets.dedup();
+            for set in sets {
+                let rows = advmath::features::build_feature_set_table(&args.tables, set)?;
+                writeln!(stdout.lock(), "{}\t{rows}", set.table())?;
+            }
         }
         Command::Regress(args) => {
             let config = args.config();
             let s = advmath::regress::regress(&config)?;
             let mut out = stdout.lock();
-            writeln!(out, "model\tn\taccuracy\tmost_positive\tmost_negative")?;
+            writeln!(
+                out,
+                "model\ttemplate\tn\taccuracy\tmost_positive\tmost_negative"
+            )?;
             for f in &s.fits {
                 let (top, bottom) = advmath::regress::extremes(f);
                 writeln!(
                     out,
-                    "{}\t{}\t{:.4}\t{}\t{}",
+                    "{}\t{}\t{}\t{:.4}\t{}\t{}",
                     f.model,
+                    f.template,
                     f.n,
                     f.accuracy,
                     top.join(","),

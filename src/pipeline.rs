@@ -140,6 +140,20 @@ pub struct RunConfig {
     pub generation: GenerateConfig,
     /// One respond config per model (offline models by default).
     pub responders: Vec<crate::respond::RespondConfig>,
+    /// The feature study: [`RunConfig::regression_for`] gives `advmath regress`'s defaults.
+    pub regression: crate::regress::RegressConfig,
+}
+
+impl RunConfig {
+    /// The feature study of a run into `out`: `advmath regress`'s defaults
+    /// ([`crate::regress::RegressConfig::default`]) on the run's tables and reports.
+    pub fn regression_for(out: &Path) -> crate::regress::RegressConfig {
+        crate::regress::RegressConfig {
+            tables: tables_dir(out),
+            report_dir: out.join("reports"),
+            ..Default::default()
+        }
+    }
 }
 
 /// What the default pipeline produced.
@@ -178,18 +192,14 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         responses.push((r.model.clone(), crate::respond::respond(r)?));
     }
     eprintln!("computing features ...");
-    crate::features::build_features_table(&tables_dir(&config.out))?;
+    for set in crate::features::FeatureSet::ALL {
+        crate::features::build_feature_set_table(&tables_dir(&config.out), set)?;
+    }
     let regression = if config.responders.is_empty() {
         None
     } else {
         eprintln!("fitting the feature study ...");
-        Some(crate::regress::regress(&crate::regress::RegressConfig {
-            tables: tables_dir(&config.out),
-            attacks: vec!["m3".into()],
-            alpha: 1.0,
-            standardize: true,
-            report_dir: config.out.join("reports"),
-        })?)
+        Some(crate::regress::regress(&config.regression)?)
     };
     eprintln!("computing metrics ...");
     let metrics = crate::metrics::run_metrics(

@@ -120,15 +120,48 @@ pub const GENERATION_STATS_DOC: &[(&str, &str)] = &[
 ];
 
 /// `features`: one row per variant, hive-partitioned like `variants` as
-/// `features/dataset=<d>/attack=<a>/part-0.parquet`. The 51 features of Xie et al. 2024
-/// (appendix J) in the fixed order of [`crate::features::FEATURE_NAMES`]; every feature is Float64,
-/// counts and 0/1 flags included, so that the table is one numeric matrix.
+/// `features/dataset=<d>/attack=<a>/part-0.parquet`. advmath's own 51 features (the `advmath`
+/// set, not the authors' list: see `src/features/mod.rs`) in the fixed order of
+/// [`crate::features::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
+/// that the table is one numeric matrix.
 pub fn features() -> SchemaRef {
     let mut fields = vec![utf8("variant_id", false)];
     for name in crate::features::FEATURE_NAMES {
         fields.push(Field::new(name, DataType::Float64, false));
     }
     Arc::new(Schema::new(fields))
+}
+
+/// `features_xie2024`: the `xie2024` set, the feature family of the authors' code
+/// (`src/features/xie2024.rs`), one row per variant, partitioned like `features` as
+/// `features_xie2024/dataset=<d>/attack=<a>/part-0.parquet`; columns in the fixed order of
+/// [`crate::features::xie2024::XIE2024_NAMES`], all Float64.
+pub fn features_xie2024() -> SchemaRef {
+    let mut fields = vec![utf8("variant_id", false)];
+    for name in crate::features::xie2024::XIE2024_NAMES {
+        fields.push(Field::new(name, DataType::Float64, false));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// Column descriptions of `features_xie2024`, partitions first, then schema order.
+pub fn features_xie2024_doc() -> Vec<(String, String)> {
+    let mut out = vec![
+        (
+            "dataset".to_string(),
+            "partition: source dataset".to_string(),
+        ),
+        (
+            "attack".to_string(),
+            "partition: the attack, as in `variants`".to_string(),
+        ),
+        (
+            "variant_id".to_string(),
+            "the variant (joins `variants`)".to_string(),
+        ),
+    ];
+    out.extend(crate::features::xie2024::column_docs());
+    out
 }
 
 /// Column descriptions of `features`, partitions first, then schema order. "Operations" are
@@ -287,11 +320,13 @@ pub const EFFICIENT_RESPONSES_DOC: &[(&str, &str)] = &[
     ("attack_variants", "their variants of the attack"),
 ];
 
-/// `coefficients`: one row per (model, term) of the feature study, the intercept included, at
-/// `coefficients/part-0.parquet`.
+/// `coefficients`: one row per (model, template, term) of the feature study, the intercept
+/// included, at `coefficients/part-0.parquet`.
 pub fn coefficients() -> SchemaRef {
     Arc::new(Schema::new(vec![
         utf8("model", false),
+        utf8("template", false),
+        utf8("feature_set", false),
         utf8("feature", false),
         Field::new("coefficient", DataType::Float64, true),
         Field::new("std_error", DataType::Float64, true),
@@ -306,7 +341,9 @@ pub fn coefficients() -> SchemaRef {
 
 pub const COEFFICIENTS_DOC: &[(&str, &str)] = &[
     ("model", "the model whose correctness is fitted"),
-    ("feature", "`intercept` or one of the 51 features"),
+    ("template", "the prompt template of its responses: each (model, template) is fitted on its own, never pooled"),
+    ("feature_set", "the feature set fitted: `xie2024` (the authors' family, table `features_xie2024`) or `advmath` (table `features`)"),
+    ("feature", "`intercept` or a column of that feature set"),
     ("coefficient", "fitted log-odds coefficient (per standard deviation when standardised); null when not estimable"),
     ("std_error", "Wald standard error, from the inverse Hessian at the fit"),
     ("z", "coefficient / std_error"),
@@ -342,6 +379,7 @@ mod tests {
             (generation_stats(), vec!["dataset"]),
             (responses(), vec![]),
             (features(), vec!["dataset", "attack"]),
+            (features_xie2024(), vec!["dataset", "attack"]),
             (coefficients(), vec![]),
             (efficient_only(), vec![]),
         ] {
@@ -374,6 +412,12 @@ mod tests {
             assert!(
                 readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),
                 "{name}"
+            );
+        }
+        for (name, doc) in features_xie2024_doc() {
+            assert!(
+                readme.contains(&format!("| {name} | {doc} |")),
+                "README lacks `| {name} | {doc} |`"
             );
         }
     }

@@ -391,7 +391,7 @@ fn an_error_cause_is_printed_once() {
 #[rstest::rstest]
 #[case::generate(&["generate"], "problems", "advmath ingest")]
 #[case::features(&["features"], "problems", "advmath ingest")]
-#[case::regress(&["regress"], "features", "advmath features")]
+#[case::regress(&["regress"], "features_xie2024", "advmath features")]
 #[case::respond(&["respond", "--model", "oracle"], "variants", "advmath generate")]
 fn a_stage_without_its_input_says_what_to_run(
     #[case] args: &[&str],

@@ -1,5 +1,14 @@
-//! The 51 problem features of Xie et al. 2024 (appendix J): one row per variant, computed from the
-//! problem's solution tree evaluated on that variant's numbers.
+//! advmath's own 51 problem features: one row per variant, computed from the problem's solution
+//! tree evaluated on that variant's numbers.
+//!
+//! They are advmath's design, not the authors' list. Xie et al. 2024 (section 5, Table 8, Figure 8)
+//! fit a logistic regression on features their code collects from the tree
+//! (`generation/feature_map.py`); that family is the `xie2024` set ([`xie2024`], table
+//! `features_xie2024`). The 51 here cover the same kinds of quantity with definitions of their
+//! own: every DAG node counted once (the authors count a value once per path from the answer),
+//! function calls among the operations, per-variant `//` classification, digit counts, tree
+//! depth, proper fractions, and base-4 range bins `[0,2) [2,8) ...` that are half-open and lump
+//! everything below 2 (the authors' bins are round(log4 |v|), −3..10), leaves without constants.
 //!
 //! The set and order are fixed by [`FEATURE_NAMES`] (never discovered from data); every value is an
 //! `f64` (counts are whole numbers, flags are 0 or 1), and the `features` table stores each as a
@@ -37,11 +46,16 @@ use std::fmt::{self, Write as _};
 use crate::num::{EvalError, Num};
 use crate::program::{BinOp, Node, Program};
 
+pub mod set;
 mod table;
 #[cfg(test)]
 mod tests;
+pub mod xie2024;
+#[cfg(test)]
+mod xie2024_tests;
 
-pub use table::build_features_table;
+pub use set::{compute_set_into, FeatureSet, SetScratch};
+pub use table::{build_feature_set_table, build_features_table};
 
 /// Number of features.
 pub const FEATURE_COUNT: usize = 51;
@@ -348,7 +362,7 @@ impl FeatureScratch {
     }
 }
 
-/// The 51 features of `program` evaluated on `slot_values` (one number per question slot).
+/// advmath's 51 features of `program` evaluated on `slot_values` (one number per question slot).
 pub fn compute(
     program: &Program,
     slot_values: &[Num],

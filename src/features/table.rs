@@ -1,5 +1,5 @@
-//! The `features` table: every variant of the `variants` table through [`super::compute_into`],
-//! batches in parallel, written in order.
+//! The feature tables (`features`, `features_xie2024`): every variant of the `variants` table
+//! through its set's computation, batches in parallel, written in order.
 
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -11,13 +11,13 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use rayon::prelude::*;
 
-use super::{compute_into, finite, slots_needed, FeatureScratch, FEATURE_COUNT};
+use super::set::{compute_set_into, FeatureSet, SetScratch};
+use super::{finite, slots_needed};
 use crate::error::{Error, Result};
 use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::Program;
-use crate::schema;
 use crate::table::AtomicParquet;
 
 /// Rows per batch read from the variants table.
@@ -28,16 +28,21 @@ struct Prepared<'a> {
     slots_needed: usize,
 }
 
-/// Compute the `features` table: for every `tables/variants/dataset=<d>/attack=<a>/part-*.parquet`
+/// Compute advmath's `features` table ([`build_feature_set_table`] with [`FeatureSet::Advmath`]).
+pub fn build_features_table(tables: &Path) -> Result<usize> {
+    build_feature_set_table(tables, FeatureSet::Advmath)
+}
+
+/// Compute the table of `set`: for every `tables/variants/dataset=<d>/attack=<a>/part-*.parquet`
 /// (parts in numeric order, rows in file order), write
-/// `tables/features/dataset=<d>/attack=<a>/part-0.parquet` with one row per variant. Batches are
+/// `tables/<set table>/dataset=<d>/attack=<a>/part-0.parquet` with one row per variant. Batches are
 /// computed in parallel and written in order, so the bytes do not depend on the thread count.
 /// Each dataset's partition is staged and then replaces the old one.
 ///
 /// A row whose problem is unknown or invalid, whose numbers do not parse (or are too few for the
 /// tree), or whose evaluation fails is skipped with a warning naming the variant. Returns the
 /// number of rows written.
-pub fn build_features_table(tables: &Path) -> Result<usize> {
+pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> {
     let records = read_problems(tables)?;
     let mut programs: HashMap<&str, Prepared> = HashMap::new();
     for r in &records {
@@ -74,20 +79,21 @@ pub fn build_features_table(tables: &Path) -> Result<usize> {
             "no dataset=<d> partitions (run `advmath generate` first)",
         ));
     }
-    let features = tables.join("features");
+    let features = tables.join(set.table());
     let mut totals = Totals::default();
     for (dataset, dataset_dir) in datasets {
         let staging = tables.join(format!(
-            ".staging-features-{dataset}-{}",
+            ".staging-{}-{dataset}-{}",
+            set.table(),
             std::process::id()
         ));
         let _ = fs::remove_dir_all(&staging);
         let outcome = (|| -> Result<()> {
             for (attack, attack_dir) in hive_dirs(&dataset_dir, "attack=")? {
                 let path = staging.join(&attack).join("part-0.parquet");
-                let mut writer = AtomicParquet::create(&path, schema::features())?;
+                let mut writer = AtomicParquet::create(&path, set.schema())?;
                 for part in part_files(&attack_dir)? {
-                    features_of_file(&part, &programs, &mut writer, &mut totals)?;
+                    features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
                 }
                 writer.finish()?;
             }
@@ -108,7 +114,8 @@ pub fn build_features_table(tables: &Path) -> Result<usize> {
     }
     if totals.skipped > 0 {
         eprintln!(
-            "warning: features: skipped {} of {} variants",
+            "warning: {}: skipped {} of {} variants",
+            set.table(),
             totals.skipped,
             totals.skipped + totals.written
         );
@@ -153,6 +160,7 @@ fn part_files(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 fn features_of_file(
+    set: FeatureSet,
     path: &Path,
     programs: &HashMap<&str, Prepared>,
     writer: &mut AtomicParquet,
@@ -177,7 +185,7 @@ fn features_of_file(
     let mut first_row = 0;
     for batch in reader {
         let batch = batch?;
-        let out = features_of_batch(&batch, programs, path, first_row, totals)?;
+        let out = features_of_batch(set, &batch, programs, path, first_row, totals)?;
         first_row += batch.num_rows();
         if out.num_rows() > 0 {
             writer.write(&out)?;
@@ -187,6 +195,7 @@ fn features_of_file(
 }
 
 fn features_of_batch(
+    set: FeatureSet,
     batch: &RecordBatch,
     programs: &HashMap<&str, Prepared>,
     path: &Path,
@@ -213,10 +222,11 @@ fn features_of_batch(
         .ok_or_else(|| bad("numbers"))?;
     let offsets = numbers.value_offsets();
 
-    let row = |scratch: &mut FeatureScratch,
+    let k = set.count();
+    let row = |scratch: &mut SetScratch,
                slots: &mut Vec<Num>,
                i: usize|
-     -> std::result::Result<[f64; FEATURE_COUNT], String> {
+     -> std::result::Result<Vec<f64>, String> {
         if ids.is_null(i) {
             return Err("variant_id is null".into());
         }
@@ -248,23 +258,21 @@ fn features_of_batch(
                 prepared.slots_needed - 1
             ));
         }
-        let mut out = [0.0; FEATURE_COUNT];
-        compute_into(scratch, prepared.program, slots, &mut out)
+        let mut out = vec![0.0; k];
+        compute_set_into(set, scratch, prepared.program, slots, &mut out)
             .map_err(|e| format!("the tree does not evaluate: {e}"))?;
         Ok(out)
     };
-    let rows: Vec<std::result::Result<[f64; FEATURE_COUNT], String>> = (0..batch.num_rows())
+    let rows: Vec<std::result::Result<Vec<f64>, String>> = (0..batch.num_rows())
         .into_par_iter()
         .map_init(
-            || (FeatureScratch::new(), Vec::new()),
+            || (SetScratch::default(), Vec::new()),
             |(scratch, slots), i| row(scratch, slots, i),
         )
         .collect();
 
     let mut kept_ids: Vec<&str> = Vec::with_capacity(rows.len());
-    let mut columns: Vec<Vec<f64>> = (0..FEATURE_COUNT)
-        .map(|_| Vec::with_capacity(rows.len()))
-        .collect();
+    let mut columns: Vec<Vec<f64>> = (0..k).map(|_| Vec::with_capacity(rows.len())).collect();
     for (i, r) in rows.iter().enumerate() {
         match r {
             Ok(values) => {
@@ -279,16 +287,16 @@ fn features_of_batch(
                 } else {
                     ids.value(i).to_string()
                 };
-                eprintln!("warning: features: skipped variant {name}: {reason}");
+                eprintln!("warning: {}: skipped variant {name}: {reason}", set.table());
                 totals.skipped += 1;
             }
         }
     }
     totals.written += kept_ids.len();
-    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(FEATURE_COUNT + 1);
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(k + 1);
     arrays.push(Arc::new(StringArray::from(kept_ids)));
     for c in columns {
         arrays.push(Arc::new(Float64Array::from(c)));
     }
-    Ok(RecordBatch::try_new(schema::features(), arrays)?)
+    Ok(RecordBatch::try_new(set.schema(), arrays)?)
 }

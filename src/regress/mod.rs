@@ -1,0 +1,325 @@
+//! The feature study of Xie et al. 2024 (section 5, Table 8 and Figure 8): per model and prompt
+//! template, a logistic regression of correctness on the features of the variants it answered,
+//! fitted with linfa-logistic ([`fit`]), and accuracy plotted against six features ([`plots`]).
+//!
+//! The defaults follow the authors' `generation/regression.py`: M3 variants, the authors' feature
+//! family (`xie2024`), scikit-learn's default penalty (L2, C = 1, i.e. alpha = 1) and raw,
+//! unstandardised features. [`RegressConfig::default`] holds them, once, for every caller.
+//!
+//! What the paper's table lacks is added: Wald standard errors, z and p-values from the inverse
+//! Hessian of the penalised log-likelihood at the fit. Constant columns of a fit's data carry no
+//! information and are reported as not estimable instead of breaking the fit.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray,
+};
+use ndarray::Array2;
+
+use crate::error::{Error, Result};
+use crate::features::FeatureSet;
+use crate::table::{read_batches, write_batch};
+
+mod fit;
+pub mod plots;
+mod report;
+#[cfg(test)]
+mod tests;
+
+pub use fit::{erfc, fit};
+pub use report::extremes;
+
+/// One fitted term.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    pub feature: String,
+    pub coefficient: Option<f64>,
+    pub std_error: Option<f64>,
+    pub z: Option<f64>,
+    pub p_value: Option<f64>,
+    pub estimable: bool,
+}
+
+/// The fit of one (model, template).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelFit {
+    pub model: String,
+    pub template: String,
+    pub n: usize,
+    pub accuracy: f64,
+    pub terms: Vec<Term>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegressConfig {
+    pub tables: PathBuf,
+    /// Attacks whose variants enter the fit (empty: all).
+    pub attacks: Vec<String>,
+    /// L2 penalty weight (scikit-learn's 1/C).
+    pub alpha: f64,
+    /// Standardise features, so coefficients are per standard deviation.
+    pub standardize: bool,
+    /// The feature set fitted.
+    pub set: FeatureSet,
+    /// Where the Markdown report and the plots go.
+    pub report_dir: PathBuf,
+}
+
+impl Default for RegressConfig {
+    /// The authors' setup (`generation/regression.py`): M3 variants, their feature family,
+    /// scikit-learn's `LogisticRegression()` defaults (L2 with C = 1), no standardisation.
+    fn default() -> Self {
+        RegressConfig {
+            tables: PathBuf::from("out/tables"),
+            attacks: vec!["m3".into()],
+            alpha: 1.0,
+            standardize: false,
+            set: FeatureSet::Xie2024,
+            report_dir: PathBuf::from("out/reports"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RegressSummary {
+    pub fits: Vec<ModelFit>,
+    /// (model, template) pairs that could not be fitted, with the reason.
+    pub skipped: Vec<(String, String, String)>,
+}
+
+/// A fitted unit: responses of one model under one prompt template.
+pub type GroupKey = (String, String);
+
+/// Rows of a feature table by variant_id, for the chosen attacks (empty: all); `None` when the
+/// table does not exist.
+fn read_feature_rows(
+    tables: &Path,
+    set: FeatureSet,
+    attacks: &[String],
+) -> Result<Option<HashMap<String, Vec<f64>>>> {
+    let root = tables.join(set.table());
+    if !root.is_dir() {
+        return Ok(None);
+    }
+    let mut out = HashMap::new();
+    for (p, parts) in crate::table::parquet_files_under(&root)? {
+        let attack = parts
+            .iter()
+            .find(|(k, _)| k == "attack")
+            .map(|(_, v)| v.as_str());
+        if !attacks.is_empty() && !attack.is_some_and(|a| attacks.iter().any(|x| x == a)) {
+            continue;
+        }
+        for b in read_batches(&p)? {
+            let ids = crate::table::text_column(&b, "variant_id", &p)?;
+            let cols: Vec<Float64Array> = set
+                .names()
+                .iter()
+                .map(|f| {
+                    b.column_by_name(f)
+                        .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Float64Type>())
+                        .cloned()
+                        .ok_or_else(|| {
+                            Error::invalid(p.display(), format!("no Float64 feature column {f}"))
+                        })
+                })
+                .collect::<Result<_>>()?;
+            for i in 0..b.num_rows() {
+                let row: Vec<f64> = cols.iter().map(|c| c.value(i)).collect();
+                out.insert(ids.value(i).to_string(), row);
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// One scored response, read by column name.
+struct Label {
+    model: String,
+    template: String,
+    variant_id: String,
+    correct: bool,
+    simulated: bool,
+}
+
+/// Every scored response about a variant.
+fn read_labels(tables: &Path) -> Result<Vec<Label>> {
+    let root = tables.join("responses");
+    let mut out = Vec::new();
+    for (p, _) in crate::table::parquet_files_under(&root)? {
+        for b in read_batches(&p)? {
+            let (Some(m), Some(t), Some(v), Some(c)) = (
+                b.column_by_name("model"),
+                b.column_by_name("template"),
+                b.column_by_name("variant_id"),
+                b.column_by_name("correct"),
+            ) else {
+                continue;
+            };
+            let bad =
+                |c: &str| Error::invalid(p.display(), format!("column {c} has the wrong type"));
+            let m = m.as_string_opt::<i32>().ok_or_else(|| bad("model"))?;
+            let t = t.as_string_opt::<i32>().ok_or_else(|| bad("template"))?;
+            let v = v.as_string_opt::<i32>().ok_or_else(|| bad("variant_id"))?;
+            let c = c.as_boolean_opt().ok_or_else(|| bad("correct"))?;
+            let sim = b
+                .column_by_name("simulated")
+                .and_then(|s| s.as_boolean_opt().cloned());
+            for i in 0..b.num_rows() {
+                if m.is_null(i) || t.is_null(i) || v.is_null(i) || c.is_null(i) {
+                    continue;
+                }
+                out.push(Label {
+                    model: m.value(i).to_string(),
+                    template: t.value(i).to_string(),
+                    variant_id: v.value(i).to_string(),
+                    correct: c.value(i),
+                    simulated: sim.as_ref().is_some_and(|s| s.value(i)),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What one (model, template) answered: the variants' ids and correctness, in reading order.
+#[derive(Default)]
+pub struct GroupData {
+    pub variant_ids: Vec<String>,
+    pub correct: Vec<bool>,
+    pub simulated: bool,
+}
+
+/// Fit every (model, template) on the configured feature set; write `coefficients/part-0.parquet`,
+/// the Table 8 report and the Figure 8 plots (with the plotted points as CSV beside each SVG).
+pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
+    let set = config.set;
+    let root = config.tables.join(set.table());
+    let features = read_feature_rows(&config.tables, set, &config.attacks)?
+        .filter(|f| !f.is_empty())
+        .ok_or_else(|| {
+            Error::invalid(
+                root.display(),
+                format!("no {} table (run `advmath features` first)", set.table()),
+            )
+        })?;
+    let mut groups: BTreeMap<GroupKey, GroupData> = BTreeMap::new();
+    for label in read_labels(&config.tables)? {
+        if !features.contains_key(&label.variant_id) {
+            continue;
+        }
+        let g = groups
+            .entry((label.model, label.template))
+            .or_insert_with(|| GroupData {
+                simulated: label.simulated,
+                ..Default::default()
+            });
+        g.variant_ids.push(label.variant_id);
+        g.correct.push(label.correct);
+    }
+    if groups.is_empty() {
+        return Err(Error::invalid(
+            config.tables.join("responses").display(),
+            "no response joins a features row (check --attack)",
+        ));
+    }
+    let names = set.names();
+    let mut summary = RegressSummary::default();
+    let mut simulated = HashMap::new();
+    for ((model, template), g) in &groups {
+        simulated.insert(model.clone(), g.simulated);
+        let n = g.variant_ids.len();
+        let rows: Vec<&Vec<f64>> = g.variant_ids.iter().map(|v| &features[v]).collect();
+        let x = Array2::from_shape_fn((n, names.len()), |(i, j)| rows[i][j]);
+        let accuracy = g.correct.iter().filter(|&&b| b).count() as f64 / n as f64;
+        match fit(&x, &g.correct, names, config.alpha, config.standardize) {
+            Ok(terms) => summary.fits.push(ModelFit {
+                model: model.clone(),
+                template: template.clone(),
+                n,
+                accuracy,
+                terms,
+            }),
+            Err(reason) => {
+                // The oracle answers from the tree, so it is always right by construction: not
+                // worth a warning on every default run.
+                let level = if model.starts_with("oracle") {
+                    "note"
+                } else {
+                    "warning"
+                };
+                eprintln!("{level}: {model} ({template}): {reason}");
+                summary
+                    .skipped
+                    .push((model.clone(), template.clone(), reason));
+            }
+        }
+    }
+    write_coefficients(&config.tables, set, &summary, &simulated)?;
+    fs::create_dir_all(&config.report_dir).map_err(|e| Error::file(&config.report_dir, e))?;
+    // Figure 8 reads both sets: its panels are defined on one or the other.
+    let mut by_set = HashMap::new();
+    by_set.insert(set, features);
+    for other in FeatureSet::ALL.into_iter().filter(|s| *s != set) {
+        if let Some(rows) = read_feature_rows(&config.tables, other, &config.attacks)? {
+            by_set.insert(other, rows);
+        }
+    }
+    let figure = plots::figure8(&config.report_dir, &groups, &by_set)?;
+    let md = report::report(config, &summary, &simulated, &figure);
+    crate::table::write_text(&config.report_dir.join("regression.md"), &md)?;
+    Ok(summary)
+}
+
+fn write_coefficients(
+    tables: &Path,
+    set: FeatureSet,
+    s: &RegressSummary,
+    simulated: &HashMap<String, bool>,
+) -> Result<()> {
+    let rows: Vec<(&ModelFit, &Term)> = s
+        .fits
+        .iter()
+        .flat_map(|f| f.terms.iter().map(move |t| (f, t)))
+        .collect();
+    let text = |f: fn(&ModelFit, &Term) -> String| -> ArrayRef {
+        Arc::new(
+            rows.iter()
+                .map(|(m, t)| Some(f(m, t)))
+                .collect::<StringArray>(),
+        )
+    };
+    let float = |f: fn(&ModelFit, &Term) -> Option<f64>| -> ArrayRef {
+        Arc::new(rows.iter().map(|(m, t)| f(m, t)).collect::<Float64Array>())
+    };
+    let set_name: ArrayRef = Arc::new(StringArray::from(vec![set.name(); rows.len()]));
+    let cols: Vec<ArrayRef> = vec![
+        text(|f, _| f.model.clone()),
+        text(|f, _| f.template.clone()),
+        set_name,
+        text(|_, t| t.feature.clone()),
+        float(|_, t| t.coefficient),
+        float(|_, t| t.std_error),
+        float(|_, t| t.z),
+        float(|_, t| t.p_value),
+        Arc::new(
+            rows.iter()
+                .map(|(_, t)| Some(t.estimable))
+                .collect::<BooleanArray>(),
+        ),
+        Arc::new(rows.iter().map(|(f, _)| f.n as i64).collect::<Int64Array>()),
+        float(|f, _| Some(f.accuracy)),
+        Arc::new(
+            rows.iter()
+                .map(|(f, _)| Some(simulated.get(&f.model).copied().unwrap_or(false)))
+                .collect::<BooleanArray>(),
+        ),
+    ];
+    let batch = RecordBatch::try_new(crate::schema::coefficients(), cols)?;
+    write_batch(&tables.join("coefficients").join("part-0.parquet"), &batch)?;
+    Ok(())
+}

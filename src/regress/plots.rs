@@ -1,0 +1,318 @@
+//! Figure 8 of Xie et al. 2024: accuracy on the M3 variants against six features, one line per
+//! (model, template), as SVG, with the plotted points written beside each plot as CSV
+//! (`fig8_<panel>.csv`: model, template, x, label, correct, total, accuracy).
+//!
+//! The panels follow the authors' `generation/question_parse.py` (`process_features`, which
+//! aggregates) and `generation/plot.py` (which pools and labels):
+//! - **multiplications** (`mult_count` of the `xie2024` set): 0, 1, 2, 3, then "4+" pooled;
+//! - **operations** (`operation_count` of `xie2024`: binary operations and unary minus): 0..5,
+//!   then "6+";
+//! - **answer length** (`answer_digits` of the `advmath` set) and **AST nodes** (`node_count` of
+//!   `advmath`): the paper's other two panels, which the released code does not draw; one point
+//!   per value;
+//! - **range of generated numbers** (`end_log_4_val_<k>`, question numbers and constants pooled,
+//!   as the authors do) and **answer range** (`final_log_4_val_<k>`): one point per log-4 bin,
+//!   where a variant counts once per number in the bin (the authors weight by the feature's
+//!   value), so accuracy is the share of numbers in the bin whose variant was answered correctly.
+//!   Bins are labelled and pooled as `plot.py` does: [0, 1/8) [1/8, 1/2) [1/2, 2) [2, 8) [8, 32)
+//!   [32, 128) [128, 512) [512, ~2k) [~2k, ~8k) >8k. `plot.py` sends bin −3 to ">8k" (it matches
+//!   no label it keeps); advmath puts it in "[0, 1/8)", which its label says it is.
+//!
+//! Every observed point is drawn (the paper's plot drops none); the CSV gives each point's total.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use super::{GroupData, GroupKey};
+use crate::error::{Error, Result};
+use crate::features::xie2024::{log4_column, LOG4_MAX, LOG4_MIN};
+use crate::features::FeatureSet;
+
+/// How a panel reads a variant's features: (category, weight) pairs.
+enum Measure {
+    /// The value of one column, pooled from `pool_at` up when set.
+    Count {
+        set: FeatureSet,
+        column: &'static str,
+        pool_at: Option<i64>,
+    },
+    /// Log-4 bins of one prefix of the `xie2024` set (0 final, 2 end), weighted by their counts.
+    Bins { prefix: usize },
+}
+
+struct Panel {
+    title: &'static str,
+    file: &'static str,
+    measure: Measure,
+}
+
+/// The six panels, in the paper's order.
+fn panels() -> Vec<Panel> {
+    let count = |set, column, pool_at| Measure::Count {
+        set,
+        column,
+        pool_at,
+    };
+    vec![
+        Panel {
+            title: "count of multiplications",
+            file: "fig8_multiplications",
+            measure: count(FeatureSet::Xie2024, "mult_count", Some(4)),
+        },
+        Panel {
+            title: "count of all operations",
+            file: "fig8_operations",
+            measure: count(FeatureSet::Xie2024, "operation_count", Some(6)),
+        },
+        Panel {
+            title: "answer length (digits)",
+            file: "fig8_answer_length",
+            measure: count(FeatureSet::Advmath, "answer_digits", None),
+        },
+        Panel {
+            title: "AST nodes",
+            file: "fig8_ast_nodes",
+            measure: count(FeatureSet::Advmath, "node_count", None),
+        },
+        Panel {
+            title: "range of generated numbers",
+            file: "fig8_number_range",
+            measure: Measure::Bins { prefix: 2 },
+        },
+        Panel {
+            title: "range of final answers",
+            file: "fig8_answer_range",
+            measure: Measure::Bins { prefix: 0 },
+        },
+    ]
+}
+
+/// The labels of `plot.py`'s range categories, in order.
+pub const RANGE_LABELS: [&str; 10] = [
+    "[0, 1/8)",
+    "[1/8, 1/2)",
+    "[1/2, 2)",
+    "[2, 8)",
+    "[8, 32)",
+    "[32, 128)",
+    "[128, 512)",
+    "[512, ~2k)",
+    "[~2k, ~8k)",
+    ">8k",
+];
+
+/// The range category of log-4 bin `k`.
+pub fn range_category(k: i32) -> i64 {
+    (k.clamp(-2, 7) + 2) as i64
+}
+
+impl Measure {
+    fn set(&self) -> FeatureSet {
+        match self {
+            Measure::Count { set, .. } => *set,
+            Measure::Bins { .. } => FeatureSet::Xie2024,
+        }
+    }
+
+    fn visit(&self, row: &[f64], mut add: impl FnMut(i64, f64)) {
+        match self {
+            Measure::Count {
+                set,
+                column,
+                pool_at,
+            } => {
+                let j = set.index(column).expect("a fixed column name");
+                let v = row[j].round() as i64;
+                add(pool_at.map_or(v, |p| v.min(p)), 1.0);
+            }
+            Measure::Bins { prefix } => {
+                for k in LOG4_MIN..=LOG4_MAX {
+                    let w = row[log4_column(*prefix, k)];
+                    if w > 0.0 {
+                        add(range_category(k), w);
+                    }
+                }
+            }
+        }
+    }
+
+    fn label(&self, category: i64) -> String {
+        match self {
+            Measure::Count {
+                pool_at: Some(p), ..
+            } if category >= *p => format!("{p}+"),
+            Measure::Count { .. } => category.to_string(),
+            Measure::Bins { .. } => RANGE_LABELS[category as usize].to_string(),
+        }
+    }
+}
+
+/// A drawn panel, or why it was not drawn.
+pub struct PanelOut {
+    pub title: String,
+    /// The SVG's file name, when drawn.
+    pub file: Option<String>,
+    pub note: Option<String>,
+}
+
+/// (correct, total) per (model, template) and category.
+type Series = BTreeMap<GroupKey, BTreeMap<i64, (f64, f64)>>;
+
+/// Write the panels into `dir`.
+pub fn figure8(
+    dir: &Path,
+    groups: &BTreeMap<GroupKey, GroupData>,
+    by_set: &HashMap<FeatureSet, HashMap<String, Vec<f64>>>,
+) -> Result<Vec<PanelOut>> {
+    let mut out = Vec::new();
+    for panel in panels() {
+        let title = format!("Accuracy vs {}", panel.title);
+        let set = panel.measure.set();
+        let Some(rows) = by_set.get(&set) else {
+            out.push(PanelOut {
+                title,
+                file: None,
+                note: Some(format!(
+                    "needs the `{set}` feature set (run `advmath features --set {set}`)"
+                )),
+            });
+            continue;
+        };
+        let mut series: Series = BTreeMap::new();
+        for (key, g) in groups {
+            let s = series.entry(key.clone()).or_default();
+            for (vid, &ok) in g.variant_ids.iter().zip(&g.correct) {
+                if let Some(row) = rows.get(vid) {
+                    panel.measure.visit(row, |c, w| {
+                        let e = s.entry(c).or_default();
+                        e.0 += if ok { w } else { 0.0 };
+                        e.1 += w;
+                    });
+                }
+            }
+        }
+        let categories: Vec<i64> = series
+            .values()
+            .flat_map(|s| s.keys().copied())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if categories.is_empty() {
+            out.push(PanelOut {
+                title,
+                file: None,
+                note: Some("no variant has this feature".into()),
+            });
+            continue;
+        }
+        let labels: Vec<String> = categories.iter().map(|&c| panel.measure.label(c)).collect();
+        let position = |c: i64| categories.iter().position(|&x| x == c).unwrap_or(0) as i32;
+        write_points(dir, &panel, &series, &labels, &position)?;
+        let svg = format!("{}.svg", panel.file);
+        draw(
+            &dir.join(&svg),
+            &title,
+            panel.title,
+            &series,
+            &labels,
+            &position,
+        )?;
+        out.push(PanelOut {
+            title,
+            file: Some(svg),
+            note: None,
+        });
+    }
+    Ok(out)
+}
+
+fn series_label((model, template): &GroupKey) -> String {
+    format!("{model} ({template})")
+}
+
+fn write_points(
+    dir: &Path,
+    panel: &Panel,
+    series: &Series,
+    labels: &[String],
+    position: &dyn Fn(i64) -> i32,
+) -> Result<()> {
+    let mut csv = String::from("model,template,x,label,correct,total,accuracy\n");
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    for ((model, template), points) in series {
+        for (&c, &(ok, total)) in points {
+            let x = position(c);
+            let _ = writeln!(
+                csv,
+                "{},{},{x},{},{ok},{total},{:.6}",
+                quote(model),
+                quote(template),
+                quote(&labels[x as usize]),
+                ok / total
+            );
+        }
+    }
+    crate::table::write_text(&dir.join(format!("{}.csv", panel.file)), &csv)
+}
+
+fn draw(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    series: &Series,
+    labels: &[String],
+    position: &dyn Fn(i64) -> i32,
+) -> Result<()> {
+    let last = (labels.len() as i32 - 1).max(1);
+    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let root = SVGBackend::new(path, (720, 420)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(45)
+            .build_cartesian_2d((0..last).into_segmented(), 0.0..100.0)?;
+        let label_of = |v: &SegmentValue<i32>| match v {
+            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
+                labels.get(*i as usize).cloned().unwrap_or_default()
+            }
+            SegmentValue::Last => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .x_labels(labels.len() + 1)
+            .x_label_formatter(&label_of)
+            .x_desc(x_desc)
+            .y_desc("accuracy %")
+            .draw()?;
+        for (i, (key, points)) in series.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let pts: Vec<(SegmentValue<i32>, f64)> = points
+                .iter()
+                .map(|(&c, &(ok, total))| (SegmentValue::CenterOf(position(c)), 100.0 * ok / total))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(pts.iter().cloned(), color.stroke_width(2)))?
+                .label(series_label(key))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
+            chart.draw_series(
+                pts.iter()
+                    .map(|p| Circle::new(p.clone(), 3, color.filled())),
+            )?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| Error::invalid(path.display(), format!("plot failed: {e}")))
+}

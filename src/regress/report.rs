@@ -1,0 +1,174 @@
+//! `regression.md`: the Table 8 summary (each fit's two most positive and two most negative
+//! features), every coefficient with its Wald test, and the Figure 8 panels.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::plots::PanelOut;
+use super::{ModelFit, RegressConfig, RegressSummary, Term};
+use crate::features::FeatureSet;
+
+/// The two most positive and two most negative estimable features of a fit.
+pub fn extremes(fit: &ModelFit) -> (Vec<String>, Vec<String>) {
+    let mut est: Vec<&Term> = fit
+        .terms
+        .iter()
+        .filter(|t| t.feature != "intercept" && t.coefficient.is_some())
+        .collect();
+    est.sort_by(|a, b| {
+        b.coefficient
+            .partial_cmp(&a.coefficient)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let top: Vec<String> = est
+        .iter()
+        .take(2)
+        .filter(|t| t.coefficient.unwrap_or(0.0) > 0.0)
+        .map(|t| t.feature.clone())
+        .collect();
+    let bottom: Vec<String> = est
+        .iter()
+        .rev()
+        .take(2)
+        .filter(|t| t.coefficient.unwrap_or(0.0) < 0.0)
+        .map(|t| t.feature.clone())
+        .collect();
+    (top, bottom)
+}
+
+fn set_sentence(set: FeatureSet) -> String {
+    match set {
+        FeatureSet::Xie2024 => format!(
+            "the {} columns of the `xie2024` set, the feature family of the authors' code \
+             (`generation/feature_map.py`; table `features_xie2024`)",
+            set.count()
+        ),
+        FeatureSet::Advmath => format!(
+            "advmath's own {} features (the `advmath` set, table `features`; not the authors' list, \
+             see `src/features/mod.rs`)",
+            set.count()
+        ),
+    }
+}
+
+pub(super) fn report(
+    config: &RegressConfig,
+    s: &RegressSummary,
+    simulated: &HashMap<String, bool>,
+    panels: &[PanelOut],
+) -> String {
+    let mut md = String::from("# Feature study: what makes a variant hard\n\n");
+    let label = |model: &str, template: &str| {
+        if simulated.get(model).copied().unwrap_or(false) {
+            format!("{model} ({template}, simulated)")
+        } else {
+            format!("{model} ({template})")
+        }
+    };
+    md.push_str("| model (template) | variants | accuracy | most positive | most negative | not estimable |\n|---|---:|---:|---|---|---:|\n");
+    for f in &s.fits {
+        let (top, bottom) = extremes(f);
+        let ne = f.terms.iter().filter(|t| !t.estimable).count();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1}% | {} | {} | {} |",
+            label(&f.model, &f.template),
+            f.n,
+            100.0 * f.accuracy,
+            top.join(", "),
+            bottom.join(", "),
+            ne
+        );
+    }
+    for (m, t, reason) in &s.skipped {
+        let _ = writeln!(md, "| {} | | | not fitted: {reason} | | |", label(m, t));
+    }
+    let _ = writeln!(
+        md,
+        "\nXie et al. 2024, Table 8: a logistic regression of correctness on {}, fitted per model and prompt \
+         template (never pooled across templates), attacks: {}, L2 alpha = {} (scikit-learn C = 1/alpha){}. \
+         A positive coefficient makes a correct answer more likely. **▲** marks a fit's two most positive features, **▼** its two most \
+         negative ones; standard errors and p-values are Wald's, from the inverse Hessian at the fit. A feature that is constant in a \
+         fit's data is not estimable (—). Simulated models (oracle, sim-*) are not LLMs: their rows show the method, not a finding.\n",
+        set_sentence(config.set),
+        if config.attacks.is_empty() { "all".to_string() } else { config.attacks.join(", ") },
+        config.alpha,
+        if config.standardize { ", features standardised (coefficients per standard deviation)" } else { ", raw features (the authors' setting)" }
+    );
+    if !s.fits.is_empty() {
+        coefficient_table(&mut md, s, &label, config.set);
+    }
+    md.push_str("## Accuracy against features (Figure 8)\n\n");
+    md.push_str(
+        "One line per model and template; beside each plot, `<name>.csv` holds its points. The two range panels \
+         count every number in a log-4 bin (round(log4 |v|)), question numbers and constants pooled, as the authors' code does.\n\n",
+    );
+    for p in panels {
+        match (&p.file, &p.note) {
+            (Some(file), _) => {
+                let _ = writeln!(md, "![{}]({file})\n", p.title);
+            }
+            (None, note) => {
+                let _ = writeln!(
+                    md,
+                    "{}: not drawn, {}.\n",
+                    p.title,
+                    note.as_deref().unwrap_or("no data")
+                );
+            }
+        }
+    }
+    md
+}
+
+fn coefficient_table(
+    md: &mut String,
+    s: &RegressSummary,
+    label: &dyn Fn(&str, &str) -> String,
+    set: FeatureSet,
+) {
+    md.push_str("| feature |");
+    for f in &s.fits {
+        let _ = write!(md, " {} |", label(&f.model, &f.template));
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---:|".repeat(s.fits.len()));
+    md.push('\n');
+    let marks: Vec<(Vec<String>, Vec<String>)> = s.fits.iter().map(extremes).collect();
+    for (j, name) in std::iter::once("intercept")
+        .chain(set.names().iter().copied())
+        .enumerate()
+    {
+        let _ = write!(md, "| {name} |");
+        for (fi, f) in s.fits.iter().enumerate() {
+            let t = &f.terms[j];
+            let cell = match (t.coefficient, t.p_value) {
+                (Some(c), p) => {
+                    let mark = if marks[fi].0.contains(&t.feature) {
+                        " **▲**"
+                    } else if marks[fi].1.contains(&t.feature) {
+                        " **▼**"
+                    } else {
+                        ""
+                    };
+                    let star = match p {
+                        Some(p) if p < 0.001 => "***",
+                        Some(p) if p < 0.01 => "**",
+                        Some(p) if p < 0.05 => "*",
+                        _ => "",
+                    };
+                    format!(
+                        "{c:.3}{star} ({}){mark}",
+                        t.std_error
+                            .map(|s| format!("{s:.3}"))
+                            .unwrap_or_else(|| "—".into())
+                    )
+                }
+                (None, _) => "—".to_string(),
+            };
+            let _ = write!(md, " {cell} |");
+        }
+        md.push('\n');
+    }
+    md.push_str("\nCells: coefficient, significance (* p < 0.05, ** p < 0.01, *** p < 0.001), (standard error).\n\n");
+}

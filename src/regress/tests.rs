@@ -1,0 +1,203 @@
+//! Tests of the feature study: the fit recovers known coefficients, and each (model, template) is
+//! fitted on its own.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+
+use super::*;
+use crate::features::{FEATURE_COUNT, FEATURE_NAMES};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+#[test]
+fn erfc_matches_known_values() {
+    assert!((erfc(0.0) - 1.0).abs() < 1e-7);
+    assert!((erfc(1.0) - 0.157_299_207).abs() < 1e-7);
+    assert!((erfc(-1.0) - 1.842_700_793).abs() < 1e-7);
+    // Two-sided p for z = 1.96 is 0.05.
+    assert!((erfc(1.96 / std::f64::consts::SQRT_2) - 0.05).abs() < 1e-4);
+}
+
+/// Parameter recovery: correctness drawn from a known logistic function of 51 features
+/// (fixed seed, 20,000 variants) is fitted back: every coefficient above 0.5 in magnitude has
+/// the right sign, and fitted and true coefficients correlate at r >= 0.95.
+#[test]
+fn recovers_known_coefficients() {
+    let mut rng = Pcg64Mcg::seed_from_u64(20_000);
+    let n = 20_000;
+    let truth: Vec<f64> = (0..FEATURE_COUNT)
+        .map(|_| rng.random_range(-1.2..1.2))
+        .collect();
+    let x = Array2::from_shape_fn((n, FEATURE_COUNT), |_| rng.random_range(-1.0..1.0f64) * 1.7);
+    let y: Vec<bool> = (0..n)
+        .map(|i| {
+            let eta: f64 = 0.3
+                + (0..FEATURE_COUNT)
+                    .map(|j| truth[j] * x[[i, j]])
+                    .sum::<f64>();
+            rng.random_bool(1.0 / (1.0 + (-eta).exp()))
+        })
+        .collect();
+    let terms = fit(&x, &y, &FEATURE_NAMES, 1e-3, false).unwrap();
+    let est: Vec<f64> = terms[1..].iter().map(|t| t.coefficient.unwrap()).collect();
+    for (t, e) in truth.iter().zip(&est) {
+        if t.abs() > 0.5 {
+            assert_eq!(t.signum(), e.signum(), "true {t} fitted {e}");
+        }
+    }
+    let r = pearson(&truth, &est);
+    assert!(r >= 0.95, "r = {r}");
+    assert!(
+        (terms[0].coefficient.unwrap() - 0.3).abs() < 0.15,
+        "intercept {:?}",
+        terms[0].coefficient
+    );
+    assert!(terms[1..]
+        .iter()
+        .all(|t| t.std_error.is_some_and(|s| s > 0.0 && s < 0.2)));
+}
+
+#[test]
+fn constant_columns_are_not_estimable_and_one_class_is_an_error() {
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let n = 500;
+    let x = Array2::from_shape_fn((n, 3), |(_, j)| {
+        if j == 1 {
+            4.0
+        } else {
+            rng.random_range(0.0..1.0)
+        }
+    });
+    let y: Vec<bool> = (0..n).map(|i| x[[i, 0]] > 0.5).collect();
+    let terms = fit(&x, &y, &["a", "b", "c"], 1.0, true).unwrap();
+    assert!(terms[1].coefficient.unwrap() > 0.0);
+    assert!(!terms[2].estimable && terms[2].coefficient.is_none());
+    assert!(terms[3].estimable);
+    let err = fit(&x, &vec![true; n], &["a", "b", "c"], 1.0, false).unwrap_err();
+    assert!(err.contains("all 500 answers are correct"), "{err}");
+}
+
+fn pearson(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+/// Writes a `features` table of `n` M3 variants (`add` = i mod 5, every other feature 0) and one
+/// responses part per (model, template, correctness rule).
+fn two_template_tables(dir: &Path, n: usize, answers: &[(&str, &str, fn(usize) -> bool)]) {
+    let ids: Vec<String> = (0..n).map(|i| format!("d/test/{i}/m3/0")).collect();
+    let mut cols: Vec<ArrayRef> = vec![Arc::new(StringArray::from(ids.clone()))];
+    for name in FEATURE_NAMES {
+        let v: Vec<f64> = (0..n)
+            .map(|i| if name == "add" { (i % 5) as f64 } else { 0.0 })
+            .collect();
+        cols.push(Arc::new(Float64Array::from(v)));
+    }
+    let batch = RecordBatch::try_new(crate::schema::features(), cols).unwrap();
+    write_batch(
+        &dir.join("features/dataset=d/attack=m3/part-0.parquet"),
+        &batch,
+    )
+    .unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("model", DataType::Utf8, false),
+        Field::new("template", DataType::Utf8, false),
+        Field::new("variant_id", DataType::Utf8, true),
+        Field::new("correct", DataType::Boolean, true),
+        Field::new("simulated", DataType::Boolean, false),
+    ]));
+    for (k, (model, template, rule)) in answers.iter().enumerate() {
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(vec![*model; n])),
+            Arc::new(StringArray::from(vec![*template; n])),
+            Arc::new(StringArray::from(ids.clone())),
+            Arc::new(BooleanArray::from((0..n).map(rule).collect::<Vec<_>>())),
+            Arc::new(BooleanArray::from(vec![true; n])),
+        ];
+        let batch = RecordBatch::try_new(schema.clone(), cols).unwrap();
+        write_batch(
+            &dir.join(format!("responses/{model}/part-{k}.parquet")),
+            &batch,
+        )
+        .unwrap();
+    }
+}
+
+/// One model answered the same 200 variants under two templates: under `up` a larger `add` makes
+/// a correct answer likelier, under `down` less likely. Fitted per (model, template), the two
+/// `add` coefficients have opposite signs and each fit has 200 rows; pooled, there would be one fit
+/// of 400 rows with a coefficient near 0. A template whose answers are all wrong is skipped on its
+/// own, without touching the other template's fit.
+#[test]
+fn two_templates_are_never_pooled() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = |i: usize| (i % 5 >= 2) != (i % 7 == 0);
+    let down = |i: usize| (i % 5 < 2) != (i % 7 == 0);
+    let never = |_: usize| false;
+    two_template_tables(
+        dir.path(),
+        200,
+        &[("m", "up", up), ("m", "down", down), ("m", "never", never)],
+    );
+    let config = RegressConfig {
+        tables: dir.path().to_path_buf(),
+        set: FeatureSet::Advmath,
+        report_dir: dir.path().join("reports"),
+        ..RegressConfig::default()
+    };
+    let s = regress(&config).unwrap();
+    let keys: Vec<(&str, &str, usize)> = s
+        .fits
+        .iter()
+        .map(|f| (f.model.as_str(), f.template.as_str(), f.n))
+        .collect();
+    assert_eq!(keys, vec![("m", "down", 200), ("m", "up", 200)]);
+    assert_eq!(s.skipped.len(), 1);
+    assert_eq!(
+        (s.skipped[0].0.as_str(), s.skipped[0].1.as_str()),
+        ("m", "never")
+    );
+    let add = |f: &ModelFit| {
+        f.terms[1 + FEATURE_NAMES.iter().position(|n| *n == "add").unwrap()]
+            .coefficient
+            .unwrap()
+    };
+    assert!(add(&s.fits[0]) < -0.3, "down: {}", add(&s.fits[0]));
+    assert!(add(&s.fits[1]) > 0.3, "up: {}", add(&s.fits[1]));
+
+    // The coefficients table names the template of every row.
+    let batches = read_batches(&dir.path().join("coefficients/part-0.parquet")).unwrap();
+    let templates: std::collections::BTreeSet<String> = batches
+        .iter()
+        .flat_map(|b| {
+            let t = b
+                .column_by_name("template")
+                .unwrap()
+                .as_string::<i32>()
+                .clone();
+            (0..t.len()).map(move |i| t.value(i).to_string())
+        })
+        .collect();
+    assert_eq!(
+        templates.into_iter().collect::<Vec<_>>(),
+        vec!["down".to_string(), "up".to_string()]
+    );
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 2 * (1 + FEATURE_COUNT));
+}
+
+/// The library's defaults are the authors' setup: M3, their feature family, C = 1, raw features.
+#[test]
+fn defaults_follow_the_authors_regression() {
+    let d = RegressConfig::default();
+    assert_eq!(d.attacks, vec!["m3".to_string()]);
+    assert_eq!(d.alpha, 1.0);
+    assert!(!d.standardize);
+    assert_eq!(d.set, FeatureSet::Xie2024);
+}
