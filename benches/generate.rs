@@ -10,6 +10,12 @@
 //!   problems through the real generation stage (goal: peak RSS under 1 GiB).
 //!
 //! `cargo bench --bench generate -- quick` skips the memory run.
+//!
+//! `cargo bench --profile dev --bench generate -- yields` recomputes only the yield columns of
+//! the report (valid problems, problems reaching 100 variants, valid-variant mean and median),
+//! which do not depend on the build profile or the thread count, through the same attack code,
+//! and rewrites those cells in `reports/generation_vs_reference.md`, leaving the speed and
+//! memory figures of the last full run in place and saying so.
 
 #[path = "common.rs"]
 #[allow(dead_code)] // each benchmark uses part of the shared helpers
@@ -44,6 +50,92 @@ fn load(data: &Path, dataset: &str) -> Vec<ProblemRecord> {
     build_records(&source, ProgramSource::Given)
 }
 
+/// Per valid problem of one dataset and method: (unique valid tuples, attempts, zero
+/// divisions, variants kept).
+type Outcome = (u64, u64, u64, usize);
+
+fn attack_one(r: &ProblemRecord, method: Method) -> Outcome {
+    let at = Attacker::new(r.tree.as_ref().unwrap(), r.slot_nums(), method, 6).unwrap();
+    let (drawn, stats) = attack(
+        &at,
+        stream_key(42, &r.problem_id, method.name()),
+        ATTEMPTS,
+        TARGET,
+    );
+    (
+        stats.unique,
+        stats.attempts,
+        stats.rejections[0],
+        drawn.len(),
+    )
+}
+
+/// The yield figures of one dataset and method.
+fn yields(results: &[Outcome]) -> Value {
+    let mut uniques: Vec<f64> = results.iter().map(|r| r.0 as f64).collect();
+    json!({
+        "problems_valid": results.len(),
+        "reached_target": results.iter().filter(|r| r.3 >= TARGET).count(),
+        "valid_mean": uniques.iter().sum::<f64>() / uniques.len().max(1) as f64,
+        "valid_median": common::median(&mut uniques),
+    })
+}
+
+/// `-- yields`: recompute the yield cells of the report in place (any build profile).
+fn yields_only(data: &Path) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/generation_vs_reference.md");
+    let report = std::fs::read_to_string(&path).expect("a report from an earlier full run");
+    let mut figures = BTreeMap::new();
+    for dataset in ["gsm8k", "multiarith"] {
+        let records = load(data, dataset);
+        let valid: Vec<&ProblemRecord> = records.iter().filter(|r| r.is_valid()).collect();
+        for (method, name) in methods() {
+            let results: Vec<Outcome> = valid.par_iter().map(|r| attack_one(r, method)).collect();
+            let y = yields(&results);
+            eprintln!("{dataset} {name}: {y}");
+            figures.insert((dataset, name), y);
+        }
+    }
+    let mut out = String::new();
+    let mut in_main_table = false;
+    for line in report.lines() {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let key = cells
+            .first()
+            .map(|c| c.trim_start_matches("| "))
+            .zip(cells.get(1).copied());
+        match key.and_then(|(d, m)| figures.iter().find(|((fd, fm), _)| *fd == d && *fm == m)) {
+            Some((_, y)) if cells.len() == 9 => {
+                in_main_table = true;
+                let half = |c: &str| c.split(" / ").next().unwrap_or("").to_string();
+                let mut new: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
+                new[2] = format!("{} / {}", half(cells[2]), y["problems_valid"]);
+                new[3] = format!("{} / {}", half(cells[3]), y["reached_target"]);
+                new[4] = format!("{} / {:.0}", half(cells[4]), f(y, "valid_mean"));
+                new[5] = format!("{} / {:.0}", half(cells[5]), f(y, "valid_median"));
+                let _ = writeln!(out, "{}", new.join(" | "));
+            }
+            _ => {
+                if in_main_table && line.trim().is_empty() {
+                    in_main_table = false;
+                    let _ = writeln!(
+                        out,
+                        "\nThe yield columns (valid problems, ≥100 valid variants, mean, median) were re-measured with \
+                         `cargo bench --profile dev --bench generate -- yields`: yields do not depend on the build profile \
+                         or the thread count. The speed and memory columns and sections are from the last full \
+                         `cargo bench --bench generate` run, which may predate the current generation code."
+                    );
+                }
+                if !line.starts_with("The yield columns") {
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+        }
+    }
+    advmath::table::write_text(&path, &out).unwrap();
+    println!("{out}");
+}
+
 /// Child process: attack every valid problem of one dataset with one method.
 fn worker(spec: &str) {
     let data = common::shared_data().expect("worker runs only with shared data");
@@ -56,40 +148,28 @@ fn worker(spec: &str) {
         .0;
     let records = load(&data, dataset);
     let valid: Vec<&ProblemRecord> = records.iter().filter(|r| r.is_valid()).collect();
-    let run = |r: &&ProblemRecord| {
-        let at = Attacker::new(r.tree.as_ref().unwrap(), r.slot_nums(), method, 6).unwrap();
-        let (drawn, stats) = attack(
-            &at,
-            stream_key(42, &r.problem_id, method.name()),
-            ATTEMPTS,
-            TARGET,
-        );
-        (
-            stats.unique,
-            stats.attempts,
-            stats.rejections[0],
-            drawn.len(),
-        )
-    };
+    let run = |r: &&ProblemRecord| attack_one(r, method);
     let cpu0 = common::cpu_time();
     let start = Instant::now();
-    let results: Vec<(u64, u64, u64, usize)> = if parallel {
+    let results: Vec<Outcome> = if parallel {
         valid.par_iter().map(run).collect()
     } else {
         valid.iter().map(run).collect()
     };
     let wall = start.elapsed().as_secs_f64();
     let cpu = (common::cpu_time() - cpu0).as_secs_f64();
+    let y = yields(&results);
     let mut uniques: Vec<f64> = results.iter().map(|r| r.0 as f64).collect();
+    uniques.sort_by(f64::total_cmp);
     let attempts: u64 = results.iter().map(|r| r.1).sum();
     let out = json!({
         "dataset": dataset,
         "method": method_name,
         "parallel": parallel,
-        "problems_valid": valid.len(),
-        "reached_target": results.iter().filter(|r| r.3 >= TARGET).count(),
-        "valid_mean": uniques.iter().sum::<f64>() / uniques.len().max(1) as f64,
-        "valid_median": common::median(&mut uniques),
+        "problems_valid": y["problems_valid"],
+        "reached_target": y["reached_target"],
+        "valid_mean": y["valid_mean"],
+        "valid_median": y["valid_median"],
         "valid_min": uniques.first().copied().unwrap_or(0.0),
         "valid_max": uniques.last().copied().unwrap_or(0.0),
         "zero_div": results.iter().map(|r| r.2).sum::<u64>(),
@@ -194,6 +274,10 @@ fn main() {
     let Some(data) = common::shared_data() else {
         return;
     };
+    if std::env::args().any(|a| a == "yields") {
+        yields_only(&data);
+        return;
+    }
     let quick = std::env::args().any(|a| a == "quick");
     let reference = reference(&data);
     let mut report = String::new();

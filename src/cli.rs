@@ -554,6 +554,11 @@ pub struct GenerationArgs {
     /// At most this many problems per attack (default: all that reach m variants).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub problems: Option<u32>,
+    /// Attack only n problems per dataset (the paper attacks 100 randomly selected ones): the n
+    /// valid problems with the lowest hash of (--seed, problem id), the same for every attack
+    /// and every invocation; originals are written for them only.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub sample_problems: Option<u32>,
     /// Significant digits for M1 draws (the paper's c).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=15))]
     pub digits: u32,
@@ -563,22 +568,18 @@ pub struct GenerationArgs {
     /// Noised copies per problem and noise level (ArithmAttack makes one).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub noise_variants: u32,
-    /// `paper`: round(p x words) insertions; `reference`: the original script's
-    /// randint(1, int(p x words + 1)).
-    #[arg(long, value_enum, default_value_t = Compat::Paper)]
-    pub compat: Compat,
+    /// Punctuation marks per question, words being the question split on single spaces:
+    /// `floor`: floor(p x words), the count of every noised question the ArithmAttack study
+    /// released; `round`: round(p x words), half to even; `randint`: the study's published
+    /// script, randint(1, int(p x words + 1)).
+    #[arg(long, value_enum, default_value_t = NoiseCount::Floor)]
+    pub noise_count: NoiseCount,
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Worker threads (default: all cores). The output does not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Compat {
-    Paper,
-    Reference,
 }
 
 impl GenerationArgs {
@@ -589,13 +590,11 @@ impl GenerationArgs {
             attempts: self.attempts,
             variants: self.variants as usize,
             problems: self.problems.map(|p| p as usize),
+            sample_problems: self.sample_problems.map(|p| p as usize),
             digits: self.digits,
             noise_levels: self.noise.clone(),
             noise_variants: self.noise_variants as usize,
-            noise_count: match self.compat {
-                Compat::Paper => NoiseCount::Paper,
-                Compat::Reference => NoiseCount::Reference,
-            },
+            noise_count: self.noise_count,
             seed: self.seed,
             threads: self.threads.map(|t| t as usize),
             progress: true,
@@ -641,6 +640,11 @@ pub struct SourceArgs {
     /// with a synthesised fallback.
     #[arg(long, value_enum, default_value_t = ProgramSource::Auto)]
     pub programs: ProgramSource,
+    /// A problem source (e.g. MultiArith.json) whose program or worked solution a problem
+    /// without one takes when their questions match, e.g. for the ArithmAttack study's MultiArith
+    /// test questions.
+    #[arg(long)]
+    pub programs_from: Option<PathBuf>,
 }
 
 impl SourceArgs {
@@ -656,6 +660,7 @@ impl SourceArgs {
                 program: self.program_col.clone(),
             },
             programs: self.programs,
+            programs_from: self.programs_from.clone(),
         }
     }
 }

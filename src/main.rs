@@ -74,6 +74,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 "{} attempts; {} invalid problems skipped",
                 summary.attempts, summary.skipped_invalid
             );
+            if summary.noise_only > 0 {
+                eprintln!(
+                    "{} problems without a valid program got punctuation noise only",
+                    summary.noise_only
+                );
+            }
             summary.write_table(&mut stdout.lock())?;
         }
         Command::Respond(args) => {

@@ -8,8 +8,8 @@ use crate::defaults::default_source;
 use crate::error::{Error, Result};
 use crate::generate::{generate, GenerateConfig, GenerateSummary};
 use crate::ingest::{
-    build_records, problems_path, read_source, records_to_batch, Coverage, IngestOptions,
-    ProblemRecord, Source,
+    borrow_programs, build_records, problems_path, read_source, records_to_batch, Coverage,
+    IngestOptions, ProblemRecord, Source,
 };
 use crate::table;
 
@@ -84,7 +84,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
         sources: Vec::new(),
         written: Vec::new(),
     };
-    let sources: Vec<Source> = if config.inputs.is_empty() {
+    let mut sources: Vec<Source> = if config.inputs.is_empty() {
         vec![default_source()?]
     } else {
         config
@@ -93,6 +93,17 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
             .map(|p| read_source(p, &config.options))
             .collect::<Result<_>>()?
     };
+    if let Some(from) = &config.options.programs_from {
+        let donor = read_source(from, &IngestOptions::default())?;
+        for source in &mut sources {
+            let n = borrow_programs(source, &donor);
+            eprintln!(
+                "{}: {n} problems took a program or worked solution from {}",
+                source.path.display(),
+                from.display()
+            );
+        }
+    }
     for source in &sources {
         let (records, path) = ingest_source(source, config)?;
         let c = Coverage::of(&records);

@@ -1,4 +1,5 @@
-//! Prompt templates: the two papers' prompts, verbatim, and user files with `{question}`.
+//! Prompt templates: the two papers' prompts, verbatim, and user files with `{question}`; and
+//! Xie et al.'s code-generation prompt.
 
 use std::path::Path;
 
@@ -14,8 +15,17 @@ pub const XIE2024: &str = "Solve a math problem. The solution ends with \"the an
 /// OpenAI-compatible server always adds: that difference is listed in `reports/paper_fidelity.md`.
 pub const ARITHMATTACK: &str = "\n                    Think step by step through the following problem and clearly show each step of your reasoning. Ensure the final answer is clearly indicated by ending with {The final answer is}.\n                    question:\n                    {question}\n                ";
 
-/// The prompt for the code-generation step (paper appendix A.1): a Python program for a problem.
-pub const XIE2024_PROGRAM: &str = "Write a Python program that solves the following math word problem. Define a variable for every number in the question, compute the answer step by step with arithmetic only (no loops, no if statements, no functions), and print the final answer.\nQuestion: {question}\nPython code:";
+/// The code-generation prompt of Xie et al. 2024 (section 3.1, appendix A.1), verbatim from the
+/// authors' `generation/gpt_code_prompt.py`: the model is given the problem and its final answer.
+/// The spaces before the line breaks are theirs.
+pub fn xie2024_program(question: &str, answer: &str) -> String {
+    format!(
+        "Write a Python script that contains a step-by-step solution for a given math problem and its answer. \
+         Start the script by defining variables corresponding to the quantities mentioned in the problem. Print \
+         the final answer at the end of the script. Do not use if-else statements and loops to solve the \
+         problem. \n\nGiven problem: \"{question}\" \nAnswer: \"{answer}\"\nPython script:"
+    )
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Template {
@@ -79,6 +89,17 @@ mod tests {
                 "\n{indent}Think step by step through the following problem and clearly show each step of your reasoning. Ensure the final answer is clearly indicated by ending with {{The final answer is}}.\n{indent}question:\n{indent}Q\n{}",
                 " ".repeat(16)
             )
+        );
+    }
+
+    #[test]
+    fn the_code_prompt_gives_problem_and_answer() {
+        assert_eq!(
+            xie2024_program("Tom has {answer} 3 apples.", "3"),
+            "Write a Python script that contains a step-by-step solution for a given math problem and its answer. \
+             Start the script by defining variables corresponding to the quantities mentioned in the problem. \
+             Print the final answer at the end of the script. Do not use if-else statements and loops to solve \
+             the problem. \n\nGiven problem: \"Tom has {answer} 3 apples.\" \nAnswer: \"3\"\nPython script:"
         );
     }
 

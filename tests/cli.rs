@@ -449,6 +449,8 @@ fn usage_errors_exit_2() {
         vec!["generate", "--attack", "m4"],
         vec!["generate", "--attack", "m3+noise"],
         vec!["generate", "--noise", "0"],
+        vec!["generate", "--noise-count", "ceil"],
+        vec!["generate", "--sample-problems", "0"],
     ] {
         advmath().args(&args).assert().code(2);
     }
@@ -495,6 +497,98 @@ fn generation_is_byte_identical_whatever_the_thread_count() {
     }
     assert!(outputs[0].len() >= 10);
     assert_eq!(outputs[0], outputs[1]);
+}
+
+/// The problems of each attack partition (and of `generation_stats`, per numeric attack) of a
+/// tables folder.
+fn problems_by_attack(
+    tables: &Path,
+) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let mut out: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for file in walk(&tables.join("variants")) {
+        let attack = file
+            .parent()
+            .and_then(|d| d.file_name())
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("attack="))
+            .unwrap()
+            .to_string();
+        for b in read_batches(&file).unwrap() {
+            let ids = advmath::table::text_column(&b, "problem_id", &file).unwrap();
+            let set = out.entry(attack.clone()).or_default();
+            set.extend(ids.iter().map(|s| s.unwrap().to_string()));
+        }
+    }
+    for file in walk(&tables.join("generation_stats")) {
+        for b in read_batches(&file).unwrap() {
+            let ids = advmath::table::text_column(&b, "problem_id", &file).unwrap();
+            let attacks = advmath::table::text_column(&b, "attack", &file).unwrap();
+            for i in 0..b.num_rows() {
+                out.entry(format!("stats:{}", attacks.value(i)))
+                    .or_default()
+                    .insert(ids.value(i).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `--sample-problems n`: one seeded sample of n problems per dataset, shared by every attack
+/// whatever the attacks requested, their order, the invocation or the thread count; the
+/// originals are written for the sample only. Another seed draws another sample.
+#[test]
+fn sample_problems_is_one_sample_for_every_attack() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let run = |attacks: &str, threads: &str, seed: &str| {
+        advmath()
+            .args([
+                "generate",
+                "--sample-problems",
+                "10",
+                "--attempts",
+                "1000",
+                "--variants",
+                "5",
+                "--attack",
+                attacks,
+                "--threads",
+                threads,
+                "--seed",
+                seed,
+                "--tables",
+            ])
+            .arg(&tables)
+            .assert()
+            .success();
+        problems_by_attack(&tables)
+    };
+    let together = run("m1,m2,m3,punct", "2", "7");
+    let sample = together["original"].clone();
+    assert_eq!(sample.len(), 10, "{sample:?}");
+    for attack in ["punct10", "punct30", "punct50", "stats:m1", "stats:m2", "stats:m3"] {
+        assert_eq!(together[attack], sample, "{attack}");
+    }
+    for attack in ["m1", "m2", "m3"] {
+        assert!(together[attack].is_subset(&sample), "{attack}");
+    }
+    // Separate invocations, other orders and thread counts: the same sample.
+    for (attacks, threads) in [("m3", "1"), ("punct,m2", "1"), ("m1", "2")] {
+        let alone = run(attacks, threads, "7");
+        assert_eq!(alone["original"], sample, "{attacks}");
+        for (attack, problems) in alone.iter().filter(|(a, _)| *a != "original") {
+            assert_eq!(problems, &together[attack], "{attacks}: {attack}");
+        }
+    }
+    let other = run("m1,m2,m3,punct", "2", "8");
+    assert_eq!(other["original"].len(), 10);
+    assert_ne!(other["original"], sample, "another seed, another sample");
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -715,6 +809,8 @@ mod metrics;
 
 #[path = "cli/efficient.rs"]
 mod efficient;
+#[path = "cli/noise.rs"]
+mod noise;
 
 #[path = "support/server.rs"]
 mod server;

@@ -1,20 +1,23 @@
-//! The generation stage: attack every valid problem, render the variants, and stream them to the
-//! hive-partitioned `variants` table with a `generation_stats` row per (problem, numeric attack).
+//! The generation stage: attack every valid problem (or a seeded sample of them, [`select`]),
+//! render the variants, and stream them to the hive-partitioned `variants` table with a
+//! `generation_stats` row per (problem, numeric attack).
+//!
+//! Numeric attacks need a validated solution program; punctuation noise needs only the question
+//! and its gold answer, so without a problem sample it also noises problems that have no valid
+//! program (ArithmAttack noises every question of a test set). A problem gets an `original` row
+//! whenever it takes part in the run, so that clean and attacked rows cover the same problems.
 //!
 //! Problems are processed in chunks: a chunk is attacked in parallel, then written in problem
 //! order, so memory is bounded by the chunk and the bytes do not depend on the thread count.
 
 pub mod sample;
+pub mod select;
+mod write;
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use arrow::array::{
-    ArrayRef, BooleanArray, Int32Array, Int64Array, ListBuilder, RecordBatch, StringArray,
-    StringBuilder, UInt64Array,
-};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
@@ -23,14 +26,14 @@ use crate::ingest::{read_problems, sanitize, ProblemRecord};
 use crate::noise::{add_noise, NoiseCount};
 use crate::num::Num;
 use crate::program::tree::num_text;
+use crate::program::ErrorKind;
 use crate::question::{find_slots, format_like, render, Slot};
-use crate::schema;
 use crate::seed::{draw_seed, stream_key};
-use crate::table::AtomicParquet;
 
 pub use sample::{
     attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES,
 };
+use write::{rows_to_batch, stats_to_batch, DatasetWriters, Row, StatRow};
 
 /// One requested attack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -77,6 +80,9 @@ pub struct GenerateConfig {
     pub attempts: u64,
     pub variants: usize,
     pub problems: Option<usize>,
+    /// Attack only this many problems per dataset, one seeded sample shared by every attack
+    /// (see [`select`]).
+    pub sample_problems: Option<usize>,
     pub digits: u32,
     pub noise_levels: Vec<u32>,
     pub noise_variants: usize,
@@ -97,10 +103,11 @@ impl GenerateConfig {
             attempts: 30_000,
             variants: 100,
             problems: None,
+            sample_problems: None,
             digits: 6,
             noise_levels: vec![10, 30, 50],
             noise_variants: 1,
-            noise_count: NoiseCount::Paper,
+            noise_count: NoiseCount::Floor,
             seed: 42,
             threads: None,
             progress: false,
@@ -125,6 +132,9 @@ impl GenerateConfig {
                 "--noise levels must be percentages between 1 and 100".into(),
             ));
         }
+        if self.sample_problems == Some(0) {
+            return Err(Error::Usage("--sample-problems must be at least 1".into()));
+        }
         if self.threads == Some(0) {
             return Err(Error::Usage("--threads must be at least 1".into()));
         }
@@ -138,104 +148,11 @@ pub struct GenerateSummary {
     /// (dataset, attack) -> (problems with variants, rows).
     pub rows: BTreeMap<(String, String), (usize, usize)>,
     pub attempts: u64,
+    /// Problems no requested attack could use (no valid program, and no punctuation noise or no
+    /// usable gold answer).
     pub skipped_invalid: usize,
-}
-
-struct Row {
-    variant_id: String,
-    problem_id: String,
-    noise_level: i32,
-    variant_index: i32,
-    question: String,
-    answer: String,
-    answer_exact: String,
-    numbers: Vec<String>,
-    seed: u64,
-}
-
-struct StatRow {
-    problem_id: String,
-    attack: String,
-    stats: AttackStats,
-    emitted: usize,
-    reached: bool,
-}
-
-fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
-    let s = |f: &dyn Fn(&Row) -> &str| -> ArrayRef {
-        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
-    };
-    let mut numbers = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(
-        arrow::datatypes::Field::new("item", arrow::datatypes::DataType::Utf8, false),
-    ));
-    for r in rows {
-        for n in &r.numbers {
-            numbers.values().append_value(n);
-        }
-        numbers.append(true);
-    }
-    Ok(RecordBatch::try_new(
-        schema::variants(),
-        vec![
-            s(&|r| &r.variant_id),
-            s(&|r| &r.problem_id),
-            Arc::new(rows.iter().map(|r| r.noise_level).collect::<Int32Array>()),
-            Arc::new(rows.iter().map(|r| r.variant_index).collect::<Int32Array>()),
-            s(&|r| &r.question),
-            s(&|r| &r.answer),
-            s(&|r| &r.answer_exact),
-            Arc::new(numbers.finish()),
-            Arc::new(rows.iter().map(|r| r.seed).collect::<UInt64Array>()),
-        ],
-    )?)
-}
-
-fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
-    let mut cols: Vec<ArrayRef> = vec![
-        Arc::new(
-            rows.iter()
-                .map(|r| Some(r.problem_id.as_str()))
-                .collect::<StringArray>(),
-        ),
-        Arc::new(
-            rows.iter()
-                .map(|r| Some(r.attack.as_str()))
-                .collect::<StringArray>(),
-        ),
-        Arc::new(
-            rows.iter()
-                .map(|r| r.stats.attempts as i64)
-                .collect::<Int64Array>(),
-        ),
-        Arc::new(
-            rows.iter()
-                .map(|r| r.stats.valid as i64)
-                .collect::<Int64Array>(),
-        ),
-        Arc::new(
-            rows.iter()
-                .map(|r| r.stats.unique as i64)
-                .collect::<Int64Array>(),
-        ),
-        Arc::new(
-            rows.iter()
-                .map(|r| r.emitted as i64)
-                .collect::<Int64Array>(),
-        ),
-        Arc::new(
-            rows.iter()
-                .map(|r| Some(r.reached))
-                .collect::<BooleanArray>(),
-        ),
-    ];
-    for k in 0..REJECT_NAMES.len() {
-        cols.push(Arc::new(
-            rows.iter()
-                .map(|r| r.stats.rejections[k] as i64)
-                .collect::<Int64Array>(),
-        ));
-    }
-    Ok(RecordBatch::try_new(schema::generation_stats(), cols)?)
+    /// Problems without a valid program that got punctuation noise only.
+    pub noise_only: usize,
 }
 
 /// A problem ready to attack: its record, slots with their formatting, and slot values.
@@ -312,11 +229,10 @@ struct ProblemOutput {
 
 fn attack_problem(p: &Prepared, config: &GenerateConfig, methods: &[Method]) -> ProblemOutput {
     let mut out = ProblemOutput::default();
-    let program = p
-        .record
-        .tree
-        .as_ref()
-        .expect("only valid problems are attacked");
+    // A problem without a valid program is here for punctuation noise only.
+    let Some(program) = p.record.tree.as_ref().filter(|_| p.record.is_valid()) else {
+        return out;
+    };
     for &m in methods {
         let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
             Ok(a) => a,
@@ -334,64 +250,17 @@ fn attack_problem(p: &Prepared, config: &GenerateConfig, methods: &[Method]) -> 
     out
 }
 
-/// Writers for one dataset's partitions, created on first use, in a staging folder.
-struct DatasetWriters {
-    staging: PathBuf,
-    variants: BTreeMap<String, AtomicParquet>,
-    stats: Option<AtomicParquet>,
-}
-
-impl DatasetWriters {
-    fn variants(&mut self, attack: &str) -> Result<&mut AtomicParquet> {
-        if !self.variants.contains_key(attack) {
-            let path = self
-                .staging
-                .join("variants")
-                .join(format!("attack={attack}"))
-                .join("part-0.parquet");
-            self.variants.insert(
-                attack.to_string(),
-                AtomicParquet::create(&path, schema::variants())?,
-            );
-        }
-        Ok(self.variants.get_mut(attack).expect("just inserted"))
-    }
-
-    fn stats(&mut self) -> Result<&mut AtomicParquet> {
-        if self.stats.is_none() {
-            let path = self.staging.join("generation_stats").join("part-0.parquet");
-            self.stats = Some(AtomicParquet::create(&path, schema::generation_stats())?);
-        }
-        Ok(self.stats.as_mut().expect("just created"))
-    }
-
-    /// Close every file, then move the staged partitions over the old ones.
-    fn publish(self, tables: &Path, dataset: &str) -> Result<()> {
-        for (_, w) in self.variants {
-            w.finish()?;
-        }
-        if let Some(w) = self.stats {
-            w.finish()?;
-        }
-        let part = format!("dataset={}", sanitize(dataset));
-        for table in ["variants", "generation_stats"] {
-            let staged = self.staging.join(table);
-            let target = tables.join(table).join(&part);
-            if target.exists() {
-                fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
-            }
-            if staged.exists() {
-                fs::create_dir_all(tables.join(table))
-                    .map_err(|e| Error::file(tables.join(table), e))?;
-                fs::rename(&staged, &target).map_err(|e| Error::file(&target, e))?;
-            }
-        }
-        let _ = fs::remove_dir_all(&self.staging);
-        Ok(())
-    }
-}
-
 const CHUNK: usize = 64;
+
+/// Can punctuation noise use a problem that has no valid program? It needs a question and a
+/// numeric gold answer to grade responses by.
+fn noise_usable(r: &ProblemRecord) -> bool {
+    !r.question.trim().is_empty()
+        && r.answer.as_deref().and_then(Num::parse_decimal).is_some()
+        && r.error
+            .as_ref()
+            .is_none_or(|e| e.kind != ErrorKind::BadInput)
+}
 
 /// Where the settings of the last generation run of a dataset are kept (read by `publish`).
 pub fn run_record_path(tables: &Path, dataset: &str) -> PathBuf {
@@ -418,13 +287,11 @@ fn run_record(config: &GenerateConfig, dataset: &str) -> String {
         "attempts": config.attempts,
         "variants": config.variants,
         "problems": config.problems,
+        "sample_problems": config.sample_problems,
         "digits": config.digits,
         "noise_levels": config.noise_levels,
         "noise_variants": config.noise_variants,
-        "noise_count": match config.noise_count {
-            NoiseCount::Paper => "paper",
-            NoiseCount::Reference => "reference",
-        },
+        "noise_count": config.noise_count.name(),
         "seed": config.seed,
     });
     serde_json::to_string_pretty(&value).expect("JSON values serialise")
@@ -452,8 +319,15 @@ pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
 fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Result<GenerateSummary> {
     let mut summary = GenerateSummary::default();
     let mut by_dataset: BTreeMap<&str, Vec<&ProblemRecord>> = BTreeMap::new();
+    // A sample is drawn from the problems every attack can use, so program-less problems (usable
+    // by punctuation noise alone) join only unsampled runs.
+    let noise_only =
+        config.sample_problems.is_none() && config.attacks.iter().any(|a| *a == AttackSpec::Punct);
     for r in records {
         if r.is_valid() {
+            by_dataset.entry(&r.dataset).or_default().push(r);
+        } else if noise_only && noise_usable(r) {
+            summary.noise_only += 1;
             by_dataset.entry(&r.dataset).or_default().push(r);
         } else {
             summary.skipped_invalid += 1;
@@ -464,6 +338,11 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             config.tables.join("problems").display(),
             "no valid problems to attack",
         ));
+    }
+    if let Some(n) = config.sample_problems {
+        for problems in by_dataset.values_mut() {
+            *problems = select::sample(problems, n, config.seed);
+        }
     }
     let mut methods: Vec<Method> = config.attacks.iter().filter_map(|a| a.method()).collect();
     methods.sort();
@@ -546,12 +425,11 @@ fn write_chunk(
             continue;
         }
         let Ok(p) = p else { continue };
-        let original_answer = p
-            .record
-            .tree
-            .as_ref()
-            .and_then(|t| t.eval(&p.values).ok())
-            .unwrap_or(Num::ZERO);
+        let original_answer = match &p.record.tree {
+            Some(t) => t.eval(&p.values).ok(),
+            None => p.record.answer.as_deref().and_then(Num::parse_decimal),
+        }
+        .unwrap_or(Num::ZERO);
         rows.entry("original".into()).or_default().push(p.row(
             "original",
             0,
@@ -576,7 +454,9 @@ fn write_chunk(
                     }
                 }
                 AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
-                    let (drawn, _) = &out.numeric[&m];
+                    let Some((drawn, _)) = out.numeric.get(&m) else {
+                        continue; // no valid program: noised only
+                    };
                     let reached = drawn.len() >= config.variants;
                     let quota_left = config
                         .problems

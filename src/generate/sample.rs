@@ -4,7 +4,9 @@
 //!
 //! Each leaf value is written h = a * 10^b with a not divisible by 10.
 //! - M1 (free): a' ~ U(1, 10^c); a leaf that divides (right operand of `/`, `//`, `%`) draws from
-//!   U(1, 10^(c/2)). Decimal leaves keep their scale (h' = a' * 10^min(b, 0)).
+//!   U(1, 10^(c/2)); h' = a' * 10^b, so 3000 (3 * 10^3) can become up to 10^9 and 0.25 keeps its
+//!   two decimals. (The authors' code drops b >= 0 and draws integers without their zeros; the
+//!   paper writes h' = a' * 10^b for every method, which is followed here.)
 //! - M2 (same digit count): an integer with d digits draws from U(10^(d-1), 10^d - 1), one-digit
 //!   values from U(1, 99); a decimal keeps its scale and draws its mantissa the same way
 //!   (1.25 -> 125 -> 473 -> 4.73), redrawing mantissas that end in 0 so the digit count stays.
@@ -137,7 +139,7 @@ impl Draw {
                 Draw::Uniform {
                     lo: 1,
                     hi: 10i64.pow(cap.max(1)),
-                    exp: b.min(0),
+                    exp: b,
                     no_trailing_zero: false,
                 }
             }
@@ -485,6 +487,41 @@ mod tests {
                     d.slots
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// M1 keeps a leaf's power of ten: 3000 = 3 * 10^3 becomes a' * 10^3 with a' up to 10^c,
+        /// so values above 10^6 appear, every one a multiple of 1000 and at most 10^9.
+        #[test]
+        fn m1_keeps_the_power_of_ten(seed: u64) {
+            let (p, orig) = program("A truck carries 3000 kg and 7 boxes.", "print(3000 + 7)", "3007");
+            let at = Attacker::new(&p, orig, Method::M1, 6).unwrap();
+            let (drawn, _) = attack(&at, seed, 200, 50);
+            proptest::prop_assert_eq!(drawn.len(), 50);
+            let mut above = 0;
+            for d in &drawn {
+                let v = d.slots[0].as_integer().unwrap();
+                proptest::prop_assert!(v % 1000 == 0 && (1000..=1_000_000_000).contains(&v), "{}", v);
+                above += usize::from(v > 1_000_000);
+            }
+            proptest::prop_assert!(above > 0, "no M1 draw of 3000 above 10^6");
+        }
+    }
+
+    #[test]
+    fn m1_decimals_keep_their_scale() {
+        let (p, orig) = program(
+            "A pen costs 0.25 dollars; he buys 4.",
+            "print(0.25 * 4)",
+            "1",
+        );
+        let at = Attacker::new(&p, orig, Method::M1, 6).unwrap();
+        let (drawn, _) = attack(&at, 3, 500, 20);
+        assert!(!drawn.is_empty());
+        for d in drawn {
+            let (_, b) = decompose(d.slots[0]).unwrap();
+            assert!(b >= -2, "{:?}", d.slots[0]);
         }
     }
 

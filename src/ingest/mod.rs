@@ -19,9 +19,11 @@ use crate::question::{find_slots, template};
 use crate::schema;
 use crate::synth;
 
+mod borrow;
 mod read;
 pub mod robustmath;
 
+pub use borrow::borrow_programs;
 pub use read::{detect_format, read_source};
 pub use robustmath::{ingest_robustmath, is_robustmath, RobustMathSummary};
 
@@ -85,6 +87,9 @@ pub struct IngestOptions {
     pub split: Option<String>,
     pub columns: Columns,
     pub programs: ProgramSource,
+    /// A source whose programs or worked solutions problems without one take, matched by
+    /// question text (see [`borrow_programs`]).
+    pub programs_from: Option<PathBuf>,
 }
 
 /// A worked solution a program can be synthesised from.

@@ -291,16 +291,22 @@ fn read_xie(json: &Path, code_dir: &Path) -> Result<Vec<RawProblem>> {
                 _ => None,
             });
             let code_path = code_dir.join(format!("{index}.py"));
-            let program = match fs::read(&code_path) {
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(s) => Ok(s),
-                    Err(e) => Err(format!(
-                        "{}: not valid UTF-8 (byte {})",
-                        code_path.display(),
-                        e.utf8_error().valid_up_to()
-                    )),
-                },
-                Err(e) => Err(format!("{}: {e}", code_path.display())),
+            // A question list with no code folder beside it gives no programs (they can be
+            // borrowed with --programs-from); a release with one file missing records that file.
+            let program = if !code_dir.is_dir() {
+                None
+            } else {
+                Some(match fs::read(&code_path) {
+                    Ok(bytes) => match String::from_utf8(bytes) {
+                        Ok(s) => Ok(s),
+                        Err(e) => Err(format!(
+                            "{}: not valid UTF-8 (byte {})",
+                            code_path.display(),
+                            e.utf8_error().valid_up_to()
+                        )),
+                    },
+                    Err(e) => Err(format!("{}: {e}", code_path.display())),
+                })
             };
             let worked = v
                 .get("answer")
@@ -311,7 +317,7 @@ fn read_xie(json: &Path, code_dir: &Path) -> Result<Vec<RawProblem>> {
                 source_index: index,
                 question: q.to_string(),
                 answer,
-                program: Some(program),
+                program,
                 worked,
                 ..Default::default()
             }

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::ingest::{batch_to_records, records_to_batch, ProblemRecord};
 use crate::num::Num;
 use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
-use crate::prompt::XIE2024_PROGRAM;
+use crate::prompt::xie2024_program;
 use crate::question::find_slots;
 use crate::seed::fnv1a;
 use crate::table::{read_batches, write_batch};
@@ -107,9 +107,17 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
         asked: todo.len(),
         ..Default::default()
     };
+    // The paper's prompt gives the model the problem and its final answer.
     let jobs: Vec<(usize, usize, String)> = todo
         .iter()
-        .map(|&(t, i)| (t, i, tables[t].1[i].question.clone()))
+        .map(|&(t, i)| {
+            let r = &tables[t].1[i];
+            let answer = r
+                .answer
+                .as_deref()
+                .expect("only problems with an answer are asked");
+            (t, i, xie2024_program(&r.question, answer))
+        })
         .collect();
     let queue = Arc::new(Mutex::new(jobs.into_iter().collect::<VecDeque<_>>()));
     let agent = client::agent(config.endpoint.timeout, config.concurrency);
@@ -124,12 +132,16 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
             config.decoding.clone(),
         );
         workers.push(std::thread::spawn(move || loop {
-            let Some((t, i, q)) = queue.lock().expect("queue lock").pop_front() else {
+            let Some((t, i, prompt)) = queue.lock().expect("queue lock").pop_front() else {
                 break;
             };
-            let prompt = XIE2024_PROGRAM.replace("{question}", &q);
-            let reply =
-                client::complete(&agent, &endpoint, &prompt, &decoding, fnv1a(q.as_bytes()));
+            let reply = client::complete(
+                &agent,
+                &endpoint,
+                &prompt,
+                &decoding,
+                fnv1a(prompt.as_bytes()),
+            );
             if tx.send((t, i, reply)).is_err() {
                 break;
             }
