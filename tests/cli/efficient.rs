@@ -344,7 +344,13 @@ fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
             int(&t, r, "solved"),
             int(&t, r, "broken"),
         );
-        assert!(requests < full_sel, "{attack}: {requests} >= {full_sel}");
+        // Punctuation attacks have one variant per problem here, so stopping early saves
+        // nothing on them; every numeric attack (many variants per problem) must save.
+        if attack.starts_with("punct") {
+            assert!(requests <= full_sel, "{attack}: {requests} > {full_sel}");
+        } else {
+            assert!(requests < full_sel, "{attack}: {requests} >= {full_sel}");
+        }
         assert!(full_sel <= full_all, "{attack}");
         total = (total.0 + requests, total.1 + full_sel, total.2 + full_all);
     }
@@ -352,6 +358,7 @@ fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
         "all attacks: requests {} full(selected) {} full(all) {}",
         total.0, total.1, total.2
     );
+    assert!(total.0 < total.1, "{total:?}");
 }
 
 /// Two efficient runs written by hand (the metrics' Xie fixture as the protocol would answer
