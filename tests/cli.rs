@@ -572,7 +572,9 @@ fn sample_problems_is_one_sample_for_every_attack() {
     let together = run("m1,m2,m3,punct", "2", "7");
     let sample = together["original"].clone();
     assert_eq!(sample.len(), 10, "{sample:?}");
-    for attack in ["punct10", "punct30", "punct50", "stats:m1", "stats:m2", "stats:m3"] {
+    for attack in [
+        "punct10", "punct30", "punct50", "stats:m1", "stats:m2", "stats:m3",
+    ] {
         assert_eq!(together[attack], sample, "{attack}");
     }
     for attack in ["m1", "m2", "m3"] {
