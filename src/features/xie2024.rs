@@ -34,7 +34,9 @@
 //! Bin -3 holds everything below 2^-5, bin 10 everything from 2^19 up.
 //!
 //! One extension: `**` (which advmath accepts and the authors' parser rejects) counts as
-//! `power_count` and an operation.
+//! `power_count` and an operation. One difference: `float()` is the identity on advmath's exact
+//! numbers and is dropped when the program is lowered to a tree, so `float_count` is always 0
+//! here, where the authors count each `float(...)` call of the program.
 
 use crate::num::{EvalError, Num};
 use crate::program::{BinOp, Func, Node, Program};

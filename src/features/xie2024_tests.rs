@@ -241,12 +241,12 @@ fn every_function_has_its_count() {
     );
     let got = compute(&p, &nums(&["10", "4"])).unwrap();
     let col = |n: &str| got[xie2024_index(n).unwrap()];
-    for f in [
-        "round", "int", "float", "min", "max", "floor", "sqrt", "pow",
-    ] {
+    for f in ["round", "int", "min", "max", "floor", "sqrt", "pow"] {
         assert_eq!(col(&format!("{f}_count")), 1.0, "{f}");
     }
-    for f in ["abs", "ceil"] {
+    // `float()` is the identity on exact numbers and is not kept in advmath's tree, so its count
+    // stays 0 (a documented difference from the authors' walk of the Python AST).
+    for f in ["abs", "ceil", "float"] {
         assert_eq!(col(&format!("{f}_count")), 0.0, "{f}");
     }
     // Additions: x + y, + z, + w, and inside z and w: 5; the division a / 3: 1.

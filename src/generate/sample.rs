@@ -512,9 +512,9 @@ mod tests {
     #[test]
     fn m1_decimals_keep_their_scale() {
         let (p, orig) = program(
-            "A pen costs 0.25 dollars; he buys 4.",
-            "print(0.25 * 4)",
-            "1",
+            "A pen costs 1.25 dollars and a cap 4 dollars.",
+            "print(1.25 + 4)",
+            "5.25",
         );
         let at = Attacker::new(&p, orig, Method::M1, 6).unwrap();
         let (drawn, _) = attack(&at, 3, 500, 20);

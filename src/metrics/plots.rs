@@ -213,7 +213,7 @@ pub(crate) fn bar_chart(
     let width = (200 + 110 * n as u32).max(520);
     let root = SVGBackend::new(path, (width, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let labels: Vec<String> = bars.iter().map(|(name, _)| short(name, 18)).collect();
+    let labels: Vec<String> = bars.iter().map(|(name, _)| short(name, 24)).collect();
     let label_of = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
         _ => String::new(),
