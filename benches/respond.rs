@@ -65,6 +65,7 @@ fn main() {
             datasets: Vec::new(),
             efficient: None,
             per_problem: None,
+            extraction: Default::default(),
             limit: Some(20_000),
             concurrency: 64,
             flush_every: 1000,

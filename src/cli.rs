@@ -180,6 +180,11 @@ pub struct RespondArgs {
     /// At most k variants per problem (efficient attack: at most k candidates per problem).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub per_problem: Option<u32>,
+    /// How answers are read: advmath's rules (standard: the stated answer, then the last number),
+    /// Xie et al.'s scorer (xie2024: the last match of their digit pattern, no sign) or the
+    /// ArithmAttack study's (last-number), each to reproduce that paper's grading.
+    #[arg(long, value_enum, default_value_t = Extraction::Standard)]
+    pub extraction: Extraction,
     /// At most n questions, or with --efficient-from n problems (for a quick look).
     #[arg(long)]
     pub limit: Option<usize>,
@@ -223,6 +228,7 @@ impl RespondArgs {
                 compat: self.efficient_compat,
             }),
             per_problem: self.per_problem.map(|k| k as usize),
+            extraction: self.extraction,
             limit: self.limit,
             concurrency: self.concurrency as usize,
             flush_every: self.flush_every.max(1),
@@ -748,6 +754,7 @@ impl RunArgs {
                     top_problems: 50,
                     efficient_compat: EfficientCompat::Paper,
                     per_problem: None,
+                    extraction: Extraction::Standard,
                     limit: None,
                     flush_every: 200,
                     flush_seconds: 10.0,

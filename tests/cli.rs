@@ -1156,6 +1156,52 @@ mod responses {
             carry.len()
         );
     }
+
+    /// `--extraction xie2024` grades with Xie et al.'s scorer: every row of the run says so.
+    #[test]
+    fn respond_grades_with_the_chosen_extraction() {
+        let dir = tempfile::tempdir().unwrap();
+        small_run(dir.path());
+        let tables = dir.path().join("tables");
+        std::fs::remove_dir_all(tables.join("responses").join("sim-careful")).unwrap();
+        advmath()
+            .args([
+                "respond",
+                "--model",
+                "sim-careful",
+                "--extraction",
+                "xie2024",
+                "--tables",
+            ])
+            .arg(&tables)
+            .assert()
+            .success();
+        let out = advmath()
+            .args([
+                "sql",
+                "SELECT extraction_rule, COUNT(*) AS n FROM responses \
+                 WHERE model = 'sim-careful' GROUP BY extraction_rule ORDER BY extraction_rule",
+                "--format",
+                "csv",
+                "--tables",
+            ])
+            .arg(&tables)
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let rules: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap())
+            .collect();
+        assert!(rules.contains(&"xie2024_pattern"), "{text}");
+        assert!(
+            rules
+                .iter()
+                .all(|r| ["xie2024_pattern", "miss"].contains(r)),
+            "{text}"
+        );
+    }
 }
 
 mod properties {

@@ -30,8 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::store::{part_files, recover_logs, Logged, Sink};
 use super::{
     ask_endpoint, batch_to_rows, model_dir, progress_bar, read_rows, response_key, rows_to_batch,
-    variant_items, Backend, Extraction, Failures, Item, Offline, RespondConfig, RespondSummary,
-    ResponseRow,
+    variant_items, Backend, Failures, Item, Offline, RespondConfig, RespondSummary, ResponseRow,
 };
 use crate::error::{Error, Result};
 use crate::ingest::sanitize;
@@ -416,7 +415,7 @@ impl Walk<'_> {
             .get(&key)
             .cloned();
         let row = match known {
-            Some(reply) => reply.reusing(item, Extraction::Standard),
+            Some(reply) => reply.reusing(item, self.config.extraction),
             None => {
                 self.asked.fetch_add(1, Ordering::Relaxed);
                 let row = ask(&key, item).map_err(|e| (item.clone(), e))?;
@@ -518,13 +517,14 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
                 let (text, source) = offline
                     .answer(it)
                     .ok_or_else(|| "no solution tree to simulate an answer from".to_string())?;
-                Ok(ResponseRow::scored(
+                Ok(ResponseRow::scored_by(
                     key.to_string(),
                     &config.model,
                     &config.template.name,
                     it,
                     text,
                     source,
+                    config.extraction,
                 ))
             };
             // Problems are independent here: each runs to its end in parallel, and the rows are

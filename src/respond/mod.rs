@@ -115,6 +115,8 @@ pub struct RespondConfig {
     pub efficient: Option<EfficientConfig>,
     /// At most k variants per problem (with `efficient`: at most k of the cheap model's examples).
     pub per_problem: Option<usize>,
+    /// How answers are read from the replies (advmath's rules, or a paper's own scorer).
+    pub extraction: Extraction,
     pub limit: Option<usize>,
     pub concurrency: usize,
     pub flush_every: usize,
@@ -184,7 +186,7 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
             continue;
         }
         if let Some(reply) = replies.get(&key) {
-            reused.push(reply.reusing(&it, Extraction::Standard));
+            reused.push(reply.reusing(&it, config.extraction));
             continue;
         }
         match slot.get(&key) {
@@ -272,17 +274,18 @@ fn respond_offline(
         .map(|(key, items)| {
             // One reply per question, simulated for its first variant, as one request would be.
             let (text, source) = offline.answer(&items[0])?;
-            let first = ResponseRow::scored(
+            let first = ResponseRow::scored_by(
                 key.clone(),
                 &config.model,
                 &config.template.name,
                 &items[0],
                 text,
                 source,
+                config.extraction,
             );
             let mut rows: Vec<ResponseRow> = items[1..]
                 .iter()
-                .map(|it| first.reusing(it, Extraction::Standard))
+                .map(|it| first.reusing(it, config.extraction))
                 .collect();
             rows.insert(0, first);
             Some(rows)
@@ -341,13 +344,14 @@ pub(crate) fn ask_endpoint(
     let prompt = config.template.render(&item.question);
     let jitter = mix(fnv1a(key.as_bytes()) ^ worker as u64);
     let c = client::complete(agent, endpoint, &prompt, &config.decoding, jitter)?;
-    let mut row = ResponseRow::scored(
+    let mut row = ResponseRow::scored_by(
         key.to_string(),
         &config.model,
         &config.template.name,
         item,
         c.text,
         "endpoint",
+        config.extraction,
     );
     row.latency_ms = Some(c.latency_ms);
     row.prompt_tokens = c.prompt_tokens;
@@ -424,7 +428,7 @@ fn respond_endpoint(
                 Ok(first) => {
                     let mut rows: Vec<ResponseRow> = items[1..]
                         .iter()
-                        .map(|it| first.reusing(it, Extraction::Standard))
+                        .map(|it| first.reusing(it, config.extraction))
                         .collect();
                     rows.insert(0, first);
                     Ok(rows)
