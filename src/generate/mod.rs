@@ -322,7 +322,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
     // A sample is drawn from the problems every attack can use, so program-less problems (usable
     // by punctuation noise alone) join only unsampled runs.
     let noise_only =
-        config.sample_problems.is_none() && config.attacks.iter().any(|a| *a == AttackSpec::Punct);
+        config.sample_problems.is_none() && config.attacks.contains(&AttackSpec::Punct);
     for r in records {
         if r.is_valid() {
             by_dataset.entry(&r.dataset).or_default().push(r);

@@ -34,7 +34,7 @@ use std::time::Instant;
 
 pub use engine::{QueryOutput, SqlEngine, TableLayout, TableState, TableStatus, TABLE_LAYOUTS};
 use report::{asr_bar_plots, attack_curve_plots, noise_plots, report_markdown, transfer_plots};
-pub use result::{Cell, ResultTable};
+pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use sql::*;
 pub use stats::{
     arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,

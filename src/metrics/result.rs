@@ -108,7 +108,7 @@ fn markdown_escape(s: &str) -> String {
 }
 
 /// Columns that name a model; each gets a simulated flag.
-pub(crate) const MODEL_COLUMNS: &[&str] = &[
+pub const MODEL_COLUMNS: &[&str] = &[
     "model",
     "model_a",
     "model_b",

@@ -90,7 +90,10 @@ fn pearson(a: &[f64], b: &[f64]) -> f64 {
 
 /// Writes a `features` table of `n` M3 variants (`add` = i mod 5, every other feature 0) and one
 /// responses part per (model, template, correctness rule).
-fn two_template_tables(dir: &Path, n: usize, answers: &[(&str, &str, fn(usize) -> bool)]) {
+/// (model, template, whether the i-th variant is answered correctly).
+type Answers<'a> = (&'a str, &'a str, fn(usize) -> bool);
+
+fn two_template_tables(dir: &Path, n: usize, answers: &[Answers]) {
     let ids: Vec<String> = (0..n).map(|i| format!("d/test/{i}/m3/0")).collect();
     let mut cols: Vec<ArrayRef> = vec![Arc::new(StringArray::from(ids.clone()))];
     for name in FEATURE_NAMES {

@@ -395,7 +395,7 @@ impl Walk<'_> {
         step: i32,
         ask: &(dyn Fn(&str, &Item) -> std::result::Result<ResponseRow, String> + Sync),
         emit: &mut dyn FnMut(EfficientRow),
-    ) -> std::result::Result<Option<bool>, (Item, String)> {
+    ) -> std::result::Result<Option<bool>, Box<(Item, String)>> {
         if let Some(r) = self
             .stored
             .get(&(plan.attack.clone(), item.variant_id.clone()))
@@ -438,7 +438,7 @@ impl Walk<'_> {
         job: &Job,
         ask: &(dyn Fn(&str, &Item) -> std::result::Result<ResponseRow, String> + Sync),
         emit: &mut dyn FnMut(EfficientRow),
-    ) -> std::result::Result<(), (Item, String)> {
+    ) -> std::result::Result<(), Box<(Item, String)>> {
         if self.eff.compat == EfficientCompat::Paper {
             let original = job.original.as_ref().expect("checked by plan()");
             let mut solved = true;
@@ -565,7 +565,7 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
 
 enum Message {
     Row(Box<EfficientRow>),
-    Failed(Item, String),
+    Failed(Box<(Item, String)>),
     Done,
 }
 
@@ -597,7 +597,7 @@ fn run_endpoint(
                 };
                 let msg = match walk.job(&job, &ask, &mut emit) {
                     Ok(()) => Message::Done,
-                    Err((item, reason)) => Message::Failed(item, reason),
+                    Err(failure) => Message::Failed(failure),
                 };
                 if tx.send(msg).is_err() {
                     break;
@@ -612,7 +612,8 @@ fn run_endpoint(
                     sink.push(*row)?;
                 }
                 Ok(Message::Done) => bar.inc(1),
-                Ok(Message::Failed(item, reason)) => {
+                Ok(Message::Failed(failure)) => {
+                    let (item, reason) = *failure;
                     summary.failed += 1;
                     bar.inc(1);
                     failures.add(&bar, item.variant_id.as_deref(), &reason);

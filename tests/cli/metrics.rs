@@ -310,7 +310,8 @@ fn write_generation_stats(tables: &Path) {
         ("toy/test/1", "m3", 100, 20, 6, 5, true),
     ];
     let schema = advmath::schema::generation_stats();
-    let ints = |f: &dyn Fn(&(&str, &str, i64, i64, i64, i64, bool)) -> i64| -> ArrayRef {
+    type StatsRow<'a> = (&'a str, &'a str, i64, i64, i64, i64, bool);
+    let ints = |f: &dyn Fn(&StatsRow) -> i64| -> ArrayRef {
         Arc::new(Int64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
     };
     let mut columns: Vec<ArrayRef> = vec![
@@ -994,18 +995,9 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
         assert_eq!(csv.lines().count(), m.rows + 1, "{}", m.name);
         // Tables that name models flag the simulated ones in the CSV and mark them in Markdown.
         let header = csv.lines().next().unwrap();
-        let names_models = header.split(',').any(|c| {
-            [
-                "model",
-                "model_a",
-                "model_b",
-                "source",
-                "target",
-                "cheap",
-                "added_model",
-            ]
-            .contains(&c)
-        });
+        let names_models = header
+            .split(',')
+            .any(|c| metrics::MODEL_COLUMNS.contains(&c));
         assert_eq!(
             names_models,
             header.contains("simulated"),
