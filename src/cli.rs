@@ -125,6 +125,14 @@ fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String>> {
     }
 }
 
+/// `respond`'s arguments on their own, so that `run` builds its responders from the same
+/// defaults as the `respond` command.
+#[derive(Parser, Debug)]
+struct RespondDefaults {
+    #[command(flatten)]
+    args: RespondArgs,
+}
+
 #[derive(Args, Debug)]
 pub struct RespondArgs {
     /// Folder of the Parquet tables (reads variants, writes responses/<model>/).
@@ -730,36 +738,13 @@ impl RunArgs {
             .models
             .iter()
             .map(|m| {
-                RespondArgs {
-                    tables: tables.clone(),
-                    model: m.clone(),
-                    endpoint: self.endpoint.clone(),
-                    completions: false,
-                    api_key_env: self.api_key_env.clone(),
-                    prompt: PromptArgs {
-                        template: "xie2024".into(),
-                        temperature: 0.0,
-                        top_p: None,
-                        max_tokens: 512,
-                        decode_seed: None,
-                        stop: Vec::new(),
-                    },
-                    concurrency: 8,
-                    timeout: 120.0,
-                    attempts: 6,
-                    backoff: 0.5,
-                    attack: Vec::new(),
-                    dataset: Vec::new(),
-                    efficient_from: None,
-                    top_problems: 50,
-                    efficient_compat: EfficientCompat::Paper,
-                    per_problem: None,
-                    extraction: Extraction::Standard,
-                    limit: None,
-                    flush_every: 200,
-                    flush_seconds: 10.0,
-                }
-                .config()
+                // The stage's own defaults, exactly as `advmath respond --model M` would have them.
+                let mut args =
+                    RespondDefaults::try_parse_from(["respond", "--model", m.as_str()])?.args;
+                args.tables = tables.clone();
+                args.endpoint = self.endpoint.clone();
+                args.api_key_env = self.api_key_env.clone();
+                args.config()
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         Ok(RunConfig {
