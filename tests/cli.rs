@@ -811,6 +811,8 @@ mod metrics;
 
 #[path = "cli/efficient.rs"]
 mod efficient;
+#[path = "cli/feature_study.rs"]
+mod feature_study;
 #[path = "cli/noise.rs"]
 mod noise;
 

@@ -3,30 +3,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use advmath::features::FeatureSet;
 use advmath::table::{parquet_files_under, read_batches};
 use arrow::array::AsArray;
 use arrow::datatypes::Float64Type;
-use assert_cmd::Command;
 
-fn advmath() -> Command {
-    Command::cargo_bin("advmath").expect("binary built")
-}
-
-/// See `tests/cli.rs`: a missing prerequisite skips, unless ADVMATH_REQUIRE_ALL_TESTS is set.
-fn data() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if p.is_dir() {
-        return Some(p);
-    }
-    if std::env::var_os("ADVMATH_REQUIRE_ALL_TESTS").is_some() {
-        panic!("ADVMATH_REQUIRE_ALL_TESTS is set, but ../shared/data is absent");
-    }
-    eprintln!("SKIPPED: ../shared/data is absent");
-    None
-}
+use super::advmath;
+use super::shared::data;
 
 /// Per column of a feature table (attack `m3`): (min, max, rows).
 fn column_ranges(tables: &Path, set: FeatureSet) -> (Vec<(f64, f64)>, usize) {
