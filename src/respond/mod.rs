@@ -12,6 +12,7 @@
 
 pub mod client;
 pub mod efficient;
+mod efficient_rows;
 pub mod outside;
 pub mod programs;
 mod rows;
