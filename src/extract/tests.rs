@@ -1,3 +1,4 @@
+use super::turn::strip_special_tokens;
 use super::*;
 use proptest::prelude::*;
 use rstest::rstest;

@@ -1,0 +1,317 @@
+//! The command-line types of the stages that talk to models: prompts and decoding, `respond`
+//! (with the efficient attack), `export-batch`, `ingest-responses` and `programs`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser};
+
+use advmath::prompt::Template;
+use advmath::respond::outside::{OutsideConfig, OutsideFormat};
+use advmath::respond::programs::ProgramsConfig;
+use advmath::respond::{
+    Backend, Decoding, EfficientCompat, EfficientConfig, Endpoint, Extraction, RespondConfig,
+};
+
+/// Prompt and decoding settings (they are part of every response's resume key).
+#[derive(Args, Debug, Clone)]
+pub struct PromptArgs {
+    /// Prompt template: xie2024 (the paper's zero-shot CoT), arithmattack, or a file with {question}.
+    #[arg(long, default_value = "xie2024")]
+    pub template: String,
+    /// Sampling temperature. The default 0 (greedy) makes reruns reproducible; it is neither
+    /// paper's setting: Xie et al. sampled at 0.1 with 512 tokens, ArithmAttack at the model's
+    /// default temperature with up to 2000 new tokens.
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f64,
+    /// Nucleus sampling: keep the smallest token set with this probability mass.
+    #[arg(long)]
+    pub top_p: Option<f64>,
+    /// Most tokens a reply may have; a reply cut here has finish reason `length`.
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: u32,
+    /// Sampling seed sent to the server.
+    #[arg(long)]
+    pub decode_seed: Option<u64>,
+    /// Stop sequences (repeatable).
+    #[arg(long)]
+    pub stop: Vec<String>,
+}
+
+impl PromptArgs {
+    pub fn template(&self) -> anyhow::Result<Template> {
+        Ok(Template::resolve(&self.template)?)
+    }
+
+    pub fn decoding(&self) -> Decoding {
+        Decoding {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens: self.max_tokens,
+            seed: self.decode_seed,
+            stop: self.stop.clone(),
+        }
+    }
+}
+
+/// The API key held by the environment variable `var` names; read once, never logged.
+fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String>> {
+    match var {
+        Some(var) => std::env::var(var).map(Some).map_err(|_| {
+            advmath::Error::Usage(format!("environment variable {var} is not set")).into()
+        }),
+        None => Ok(None),
+    }
+}
+
+/// `respond`'s arguments on their own, so that `run` builds its responders from the same
+/// defaults as the `respond` command.
+#[derive(Parser, Debug)]
+pub(crate) struct RespondDefaults {
+    #[command(flatten)]
+    pub(crate) args: RespondArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct RespondArgs {
+    /// Folder of the Parquet tables (reads variants, writes responses/<model>/).
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Model name: sent to the endpoint, or an offline model (oracle, sim-careful, sim-carry,
+    /// sim-divweak, sim-distracted) when --endpoint is absent.
+    #[arg(long)]
+    pub model: String,
+    /// Base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama, OpenAI).
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// Use /v1/completions instead of /v1/chat/completions.
+    #[arg(long)]
+    pub completions: bool,
+    /// Environment variable holding the API key (never logged, never stored).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// Per-request timeout, seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Attempts per request (429, 5xx, timeouts and dropped connections are retried with
+    /// exponential backoff and jitter, honouring Retry-After).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=50))]
+    pub attempts: u32,
+    /// First backoff step, seconds.
+    #[arg(long, default_value_t = 0.5)]
+    pub backoff: f64,
+    /// Only these attacks (originals are always included), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub attack: Vec<String>,
+    /// Only these datasets, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub dataset: Vec<String>,
+    /// Efficient attack (Xie et al. Table 5): rank the problems by this cheaper model's
+    /// adversarial examples and send the target only those, one at a time per problem, stopping
+    /// a problem at its first success. Rows go to efficient_responses/<model>/.
+    #[arg(long)]
+    pub efficient_from: Option<String>,
+    /// Efficient attack: problems attacked per dataset and attack (the paper's 50).
+    #[arg(long, default_value_t = 50, requires = "efficient_from", value_parser = clap::value_parser!(u32).range(1..))]
+    pub top_problems: u32,
+    /// Efficient attack: `paper` asks the target the original first and attacks only what it
+    /// solves; `reference` is the authors' script (every variant the cheap model gets wrong, no
+    /// original asked).
+    #[arg(long, value_enum, default_value_t = EfficientCompat::Paper, requires = "efficient_from")]
+    pub efficient_compat: EfficientCompat,
+    /// At most k variants per problem (efficient attack: at most k candidates per problem).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub per_problem: Option<u32>,
+    /// How answers are read: advmath's rules (standard: the stated answer, then the last number),
+    /// Xie et al.'s scorer (xie2024: the last match of their digit pattern, no sign) or the
+    /// ArithmAttack study's (last-number), each to reproduce that paper's grading.
+    #[arg(long, value_enum, default_value_t = Extraction::Standard)]
+    pub extraction: Extraction,
+    /// At most n questions, or with --efficient-from n problems (for a quick look).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Write a Parquet part every K responses ...
+    #[arg(long, default_value_t = 200)]
+    pub flush_every: usize,
+    /// ... or every T seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub flush_seconds: f64,
+}
+
+impl RespondArgs {
+    pub fn config(&self) -> anyhow::Result<RespondConfig> {
+        let backend = match &self.endpoint {
+            None => Backend::Offline,
+            Some(url) => {
+                let api_key = api_key_from(&self.api_key_env)?;
+                Backend::Endpoint(Endpoint {
+                    url: url.clone(),
+                    model: self.model.clone(),
+                    completions: self.completions,
+                    api_key,
+                    timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
+                    max_attempts: self.attempts,
+                    backoff_base: std::time::Duration::from_secs_f64(self.backoff.max(0.0)),
+                    backoff_cap: std::time::Duration::from_secs(30),
+                })
+            }
+        };
+        Ok(RespondConfig {
+            tables: self.tables.clone(),
+            model: self.model.clone(),
+            template: self.prompt.template()?,
+            decoding: self.prompt.decoding(),
+            backend,
+            attacks: self.attack.clone(),
+            datasets: self.dataset.clone(),
+            efficient: self.efficient_from.as_ref().map(|cheap| EfficientConfig {
+                cheap: cheap.clone(),
+                top_problems: self.top_problems as usize,
+                compat: self.efficient_compat,
+            }),
+            per_problem: self.per_problem.map(|k| k as usize),
+            extraction: self.extraction,
+            limit: self.limit,
+            concurrency: self.concurrency as usize,
+            flush_every: self.flush_every.max(1),
+            flush_seconds: self.flush_seconds,
+            progress: true,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ExportBatchArgs {
+    /// Folder of the Parquet tables (reads `variants/`).
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// The JSONL file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Model name written into every request (and into the response keys).
+    #[arg(long)]
+    pub model: String,
+    /// Requests for `/v1/completions` instead of `/v1/chat/completions`.
+    #[arg(long)]
+    pub completions: bool,
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    /// Only these attacks (originals are always included), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub attack: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct IngestResponsesArgs {
+    /// The file or folder to read.
+    pub input: PathBuf,
+    /// Layout of the input.
+    #[arg(long, value_enum)]
+    pub format: OutsideFormat,
+    /// Folder of the Parquet tables: reads `variants/` to match rows, writes `responses/`.
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Model name (required unless the layout carries it: ArithmAttack folders, GSM8K solutions).
+    #[arg(long)]
+    pub model: Option<String>,
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    /// Generic layout: column holding the question (matched to variants by its text).
+    #[arg(long, default_value = "question")]
+    pub question_col: String,
+    /// Generic layout: column holding the model's raw reply.
+    #[arg(long, default_value = "response")]
+    pub response_col: String,
+    /// Generic layout: column holding the gold answer, for rows that match no variant.
+    #[arg(long)]
+    pub gold_col: Option<String>,
+    /// Noise level of a single ArithmAttack or generic file.
+    #[arg(long)]
+    pub noise_level: Option<i32>,
+    /// How to read answers: advmath's rules (standard), the last number of the reply as the
+    /// ArithmAttack study scored (last-number), or Xie et al.'s scorer (xie2024: the last match of
+    /// their digit pattern, no sign), each to reproduce that paper's figures.
+    #[arg(long, value_enum, default_value_t = Extraction::Standard)]
+    pub extraction: Extraction,
+}
+
+impl IngestResponsesArgs {
+    pub fn config(&self) -> anyhow::Result<OutsideConfig> {
+        Ok(OutsideConfig {
+            tables: self.tables.clone(),
+            input: self.input.clone(),
+            format: self.format,
+            model: self.model.clone(),
+            template: self.prompt.template()?,
+            decoding: self.prompt.decoding(),
+            question_col: self.question_col.clone(),
+            response_col: self.response_col.clone(),
+            gold_col: self.gold_col.clone(),
+            noise_level: self.noise_level,
+            extraction: self.extraction,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ProgramsArgs {
+    /// Folder of the Parquet tables: reads and rewrites `problems/`.
+    #[arg(long, default_value = "out/tables")]
+    pub tables: PathBuf,
+    /// Model to ask for programs (the paper used GPT-4).
+    #[arg(long)]
+    pub model: String,
+    /// Base URL of an OpenAI-compatible server.
+    #[arg(long)]
+    pub endpoint: String,
+    /// Use `/v1/completions` instead of `/v1/chat/completions`.
+    #[arg(long)]
+    pub completions: bool,
+    /// Name of the environment variable holding the API key (never logged, never stored).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Per-request timeout, seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Most tokens a reply may have.
+    #[arg(long, default_value_t = 1024)]
+    pub max_tokens: u32,
+    /// At most n problems.
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+impl ProgramsArgs {
+    pub fn config(&self) -> anyhow::Result<ProgramsConfig> {
+        let api_key = api_key_from(&self.api_key_env)?;
+        Ok(ProgramsConfig {
+            tables: self.tables.clone(),
+            endpoint: Endpoint {
+                url: self.endpoint.clone(),
+                model: self.model.clone(),
+                completions: self.completions,
+                api_key,
+                timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
+                max_attempts: 6,
+                backoff_base: std::time::Duration::from_millis(500),
+                backoff_cap: std::time::Duration::from_secs(30),
+            },
+            decoding: Decoding {
+                temperature: 0.0,
+                top_p: None,
+                max_tokens: self.max_tokens,
+                seed: None,
+                stop: Vec::new(),
+            },
+            concurrency: self.concurrency.max(1),
+            limit: self.limit,
+        })
+    }
+}

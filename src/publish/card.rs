@@ -1,0 +1,265 @@
+//! The dataset card of a published folder: YAML front matter the Hub validates (licences derived
+//! from the sources, configs, features and row counts) and a body a stranger can use.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use arrow::datatypes::{DataType, Field, SchemaRef};
+
+use super::{published_variants_schema, PublishConfig, PublishSummary};
+use crate::schema;
+
+/// Source datasets: licence id, how the card names the source, its citation key.
+pub(super) fn source_info(dataset: &str) -> (&'static str, &'static str) {
+    if dataset.starts_with("gsm8k") {
+        (
+            "mit",
+            "GSM8K (Cobbe et al. 2021, openai/grade-school-math), MIT",
+        )
+    } else if dataset.starts_with("xie2024") {
+        (
+            "apache-2.0",
+            "the Xie et al. 2024 release (ruoyuxie/adversarial_mwps_generation), Apache-2.0",
+        )
+    } else if dataset.starts_with("multiarith") {
+        (
+            "unknown",
+            "MultiArith (Roy & Roth 2015), licence not declared by its distribution",
+        )
+    } else if dataset == "default" {
+        (
+            "mit",
+            "the advmath default dataset, written for advmath, MIT",
+        )
+    } else {
+        ("unknown", "a user-supplied source, licence not declared")
+    }
+}
+
+pub(super) fn size_category(rows: usize) -> &'static str {
+    match rows {
+        0..=999 => "n<1K",
+        1_000..=9_999 => "1K<n<10K",
+        10_000..=99_999 => "10K<n<100K",
+        100_000..=999_999 => "100K<n<1M",
+        1_000_000..=9_999_999 => "1M<n<10M",
+        10_000_000..=99_999_999 => "10M<n<100M",
+        _ => "100M<n<1B",
+    }
+}
+
+/// The Hub's dtype name for an Arrow type (`datasets` feature YAML).
+fn feature_yaml(field: &Field, indent: &str) -> String {
+    let name = field.name();
+    match field.data_type() {
+        DataType::List(item) => format!(
+            "{indent}- name: {name}\n{indent}  list: {}\n",
+            dtype(item.data_type())
+        ),
+        other => format!(
+            "{indent}- name: {name}\n{indent}  dtype: {}\n",
+            dtype(other)
+        ),
+    }
+}
+
+fn dtype(t: &DataType) -> &'static str {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 => "string",
+        DataType::Int32 => "int32",
+        DataType::Int64 => "int64",
+        DataType::UInt64 => "uint64",
+        DataType::Float64 => "float64",
+        DataType::Float32 => "float32",
+        DataType::Boolean => "bool",
+        _ => "string",
+    }
+}
+
+pub(super) fn read_runs(tables: &Path, sources: &BTreeSet<String>) -> Vec<serde_json::Value> {
+    sources
+        .iter()
+        .filter_map(|d| {
+            let text = fs::read_to_string(crate::generate::run_record_path(tables, d)).ok()?;
+            serde_json::from_str(&text).ok()
+        })
+        .collect()
+}
+
+fn yaml_str(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialise")
+}
+
+pub(super) fn dataset_card(
+    config: &PublishConfig,
+    summary: &PublishSummary,
+    schemas: &BTreeMap<String, SchemaRef>,
+    sources: &BTreeSet<String>,
+    runs: &[serde_json::Value],
+) -> String {
+    let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
+    let total: usize = summary.configs.values().flat_map(|s| s.values()).sum();
+    let mut y = String::from("---\n");
+    let _ = writeln!(y, "pretty_name: {}", yaml_str(&config.name));
+    if licences.len() == 1 {
+        let _ = writeln!(
+            y,
+            "license: {}",
+            licences.iter().next().expect("one licence")
+        );
+    } else {
+        let _ = writeln!(y, "license: other");
+        let _ = writeln!(y, "license_name: mixed-source-licences");
+        let _ = writeln!(y, "license_link: LICENSE.md");
+    }
+    y.push_str("language:\n- en\ntask_categories:\n- question-answering\n- text-generation\n");
+    let _ = writeln!(y, "size_categories:\n- {}", size_category(total));
+    y.push_str("tags:\n- math\n- math-word-problems\n- adversarial\n- robustness\n- advmath\n");
+    y.push_str("source_datasets:\n");
+    for d in sources {
+        // The default dataset was written for advmath: it is an original source, not an extension.
+        let source = if d == "default" {
+            "original".to_string()
+        } else {
+            format!("extended|{d}")
+        };
+        let _ = writeln!(y, "- {}", yaml_str(&source));
+    }
+    y.push_str("configs:\n");
+    let default = if summary.configs.contains_key("m3") {
+        "m3"
+    } else {
+        summary
+            .configs
+            .keys()
+            .next()
+            .map(String::as_str)
+            .unwrap_or("")
+    };
+    for (name, splits) in &summary.configs {
+        let _ = writeln!(y, "- config_name: {}", yaml_str(name));
+        if name == default {
+            y.push_str("  default: true\n");
+        }
+        y.push_str("  data_files:\n");
+        for split in splits.keys() {
+            let _ = writeln!(
+                y,
+                "  - split: {split}\n    path: {}",
+                yaml_str(&format!("data/{name}/{split}-*.parquet"))
+            );
+        }
+    }
+    y.push_str("dataset_info:\n");
+    for (name, splits) in &summary.configs {
+        let _ = writeln!(y, "- config_name: {}", yaml_str(name));
+        y.push_str("  features:\n");
+        for f in schemas[name].fields() {
+            y.push_str(&feature_yaml(f, "  "));
+        }
+        y.push_str("  splits:\n");
+        for (split, rows) in splits {
+            let bytes = summary.bytes[name][split];
+            let _ = writeln!(
+                y,
+                "  - name: {split}\n    num_bytes: {bytes}\n    num_examples: {rows}"
+            );
+        }
+    }
+    y.push_str("---\n\n");
+
+    let mut b = String::new();
+    let _ = writeln!(b, "# {}\n", config.name);
+    let _ = writeln!(
+        b,
+        "Adversarial variants of grade-school math word problems, made with [advmath](https://crates.io/crates/advmath) {}. \
+         Each problem's solution program is parsed into a tree of operations over the numbers of the question; the numbers are \
+         re-sampled under the constraints of the original (every intermediate result keeps being an integer, positive, or a \
+         proper fraction when it was), the answer is recomputed exactly, and the question is re-rendered. Punctuation-noise \
+         configs insert marks before random words and keep the answer.\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    b.push_str("## Configs\n\n| config | split | rows |\n|---|---|---:|\n");
+    for (name, splits) in &summary.configs {
+        for (split, rows) in splits {
+            let _ = writeln!(b, "| {name} | {split} | {rows} |");
+        }
+    }
+    b.push_str("\n`original` holds the unmodified problems, so accuracy on the originals and on the variants can be compared \
+        problem by problem (`problem_id`).\n\n## How the variants were made\n\n");
+    b.push_str("- **M1** (free): new numbers drawn uniformly with up to c significant digits (divisors up to c/2).\n");
+    b.push_str("- **M2** (same digit count): each number keeps its number of digits (one-digit numbers draw from 1-99).\n");
+    b.push_str("- **M3** (same significant digits): one-digit leading parts draw from 1-9, larger ones from a Poisson around the original.\n");
+    b.push_str("- **punctNN** (ArithmAttack): one of `. , ! ? ; :` inserted before NN% of the words; `m3_punctNN` noises M3 variants.\n\n");
+    if runs.is_empty() {
+        b.push_str("Generation settings were not recorded with these tables.\n\n");
+    } else {
+        b.push_str("| source | attacks | attempts per problem (N) | variants per problem (m) | digits (c) | noise levels | seed | advmath |\n|---|---|---:|---:|---:|---|---:|---|\n");
+        for r in runs {
+            let list = |k: &str| {
+                r[k].as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|v| v.to_string().trim_matches('"').to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default()
+            };
+            let _ = writeln!(
+                b,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                r["dataset"].as_str().unwrap_or(""),
+                list("attacks"),
+                r["attempts"],
+                r["variants"],
+                r["digits"],
+                list("noise_levels"),
+                r["seed"],
+                r["advmath_version"].as_str().unwrap_or("")
+            );
+        }
+        b.push('\n');
+    }
+    b.push_str("## Fields\n\n| field | type | meaning |\n|---|---|---|\n");
+    let vschema = published_variants_schema();
+    for f in vschema.fields() {
+        let doc = schema::VARIANTS_DOC
+            .iter()
+            .find(|(n, _)| n == f.name())
+            .map(|(_, d)| *d)
+            .unwrap_or("");
+        let _ = writeln!(b, "| {} | {} | {} |", f.name(), dtype_label(f), doc);
+    }
+    let _ = writeln!(
+        b,
+        "\n## Usage\n\n```python\nfrom datasets import load_dataset\n\nds = load_dataset(\"<user>/{}\", \"m3\", split=\"{}\")\nprint(ds[0][\"question\"], ds[0][\"answer\"])\n```\n",
+        config.name,
+        summary.configs.get(default).and_then(|s| s.keys().next()).map(String::as_str).unwrap_or("test")
+    );
+    b.push_str("## Limitations\n\n- Variants keep the structure of the solution program, not necessarily the realism of the story: a new \
+        number can be implausible for its context (a group of 97 friends, a 1-year-old father) even though every constraint holds.\n\
+        - Programs were given (written by GPT-4 in the Xie et al. release) or synthesised from worked solutions; a program that \
+        misreads its problem yields variants whose answers follow the program, not the text. Problems whose program could not \
+        be validated are excluded.\n- Numbers are rendered with at most 3 decimals (money keeps 2); answers may be fractions shown \
+        to 6 decimals (`answer_exact` has the exact value).\n- English only.\n\n");
+    b.push_str("## Licences of the sources\n\n");
+    for d in sources {
+        let _ = writeln!(b, "- `{d}`: {}", source_info(d).1);
+    }
+    if licences.len() > 1 {
+        b.push_str("\nThe sources carry different licences (`license: other`); each row's `dataset` column names its source, and \
+            the licence of that source applies to the row.\n");
+    }
+    b.push_str("\n## Citation\n\n```bibtex\n@inproceedings{xie2024adversarial,\n  title     = {Adversarial Math Word Problem Generation},\n  author    = {Xie, Roy and Huang, Chengxuan and Wang, Junlin and Dhingra, Bhuwan},\n  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2024},\n  year      = {2024},\n  note      = {arXiv:2402.17916}\n}\n\n@article{abedin2025arithmattack,\n  title   = {ArithmAttack: Evaluating Robustness of LLMs to Noisy Context in Math Problem Solving},\n  author  = {Abedin, Zain Ul and Qamar, Shahzeb and Flek, Lucie and Karimi, Akbar},\n  year    = {2025}\n}\n```\n");
+    y + &b
+}
+
+fn dtype_label(f: &Field) -> String {
+    match f.data_type() {
+        DataType::List(item) => format!("list of {}", dtype(item.data_type())),
+        t => dtype(t).to_string(),
+    }
+}
