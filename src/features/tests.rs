@@ -11,7 +11,7 @@ use crate::question::find_slots;
 use crate::schema;
 use arrow::array::{Int32Array, ListBuilder, StringBuilder, UInt64Array};
 
-fn program(question: &str, src: &str, gold: &str) -> Program {
+pub(super) fn program(question: &str, src: &str, gold: &str) -> Program {
     validate_program(
         src,
         question,
@@ -22,10 +22,10 @@ fn program(question: &str, src: &str, gold: &str) -> Program {
     .unwrap_or_else(|e| panic!("{question}: {e}"))
 }
 
-fn nums(texts: &[&str]) -> Vec<Num> {
+pub(super) fn nums(texts: &[&str]) -> Vec<Num> {
     texts
         .iter()
-        .map(|t| Num::parse_decimal(t).unwrap())
+        .map(|t| Num::parse_decimal(t).unwrap_or_else(|| panic!("{t}")))
         .collect()
 }
 

@@ -3,28 +3,10 @@
 //! and the int / float / zero / negative / log-4 classes of the answer, the intermediate results
 //! and the leaves with constants, ties of round() included.
 
+use super::tests::{nums, program};
 use super::xie2024::*;
 use crate::num::Num;
-use crate::program::{validate_program, AlignMode, Program};
-use crate::question::find_slots;
-
-fn program(question: &str, src: &str, gold: &str) -> Program {
-    validate_program(
-        src,
-        question,
-        &find_slots(question),
-        Num::parse_decimal(gold),
-        AlignMode::Given,
-    )
-    .unwrap_or_else(|e| panic!("{question}: {e}"))
-}
-
-fn nums(texts: &[&str]) -> Vec<Num> {
-    texts
-        .iter()
-        .map(|t| Num::parse_decimal(t).unwrap_or_else(|| panic!("{t}")))
-        .collect()
-}
+use crate::program::Program;
 
 /// The expected row: the listed columns, every other one 0.
 fn expected(nonzero: &[(&str, f64)]) -> [f64; XIE2024_COUNT] {
