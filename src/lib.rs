@@ -8,23 +8,18 @@
 pub mod coverage;
 pub mod defaults;
 pub mod error;
-pub mod extract;
 pub mod features;
 pub mod generate;
 pub mod ingest;
 pub mod metrics;
-pub mod noise;
-pub mod num;
 pub mod pipeline;
-pub mod program;
 pub mod prompt;
 pub mod publish;
-pub mod question;
 pub mod regress;
 pub mod respond;
 pub mod schema;
-pub mod seed;
-pub mod synth;
 pub mod table;
+
+pub use advmath_core::{extract, num, program, question, seed, synth, vocab};
 
 pub use error::{Error, Result};

@@ -2,8 +2,8 @@
 //! found is graded without panicking.
 #![no_main]
 
-use advmath_fuzz::extract::{extract, extract_last_number, is_correct, is_correct_exact, Rule};
-use advmath_fuzz::num::Num;
+use advmath_core::extract::{extract, extract_last_number, is_correct, is_correct_exact, Rule};
+use advmath_core::num::Num;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

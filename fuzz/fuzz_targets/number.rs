@@ -3,7 +3,7 @@
 //! (only a value whose rounding does not fit 38 digits is printed through f64, approximately).
 #![no_main]
 
-use advmath_fuzz::num::Num;
+use advmath_core::num::Num;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,7 +15,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let printed = n.to_string();
     let back = Num::parse_decimal(&printed);
-    assert!(back.is_some(), "{text:?} printed as {printed:?}, which does not parse");
+    assert!(
+        back.is_some(),
+        "{text:?} printed as {printed:?}, which does not parse"
+    );
     let expected = if n.decimal_parts(12).is_some() {
         Some(n)
     } else {

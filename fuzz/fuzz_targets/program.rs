@@ -2,8 +2,8 @@
 //! an accepted program evaluates on its own numbers and survives a JSON round trip.
 #![no_main]
 
-use advmath_fuzz::program::{validate_program, AlignMode, Program};
-use advmath_fuzz::question::find_slots;
+use advmath_core::program::{validate_program, AlignMode, Program};
+use advmath_core::question::find_slots;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

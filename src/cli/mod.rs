@@ -8,10 +8,10 @@ mod respond;
 pub use respond::*;
 
 use advmath::features::FeatureSet;
+use advmath::generate::noise::NoiseCount;
 use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::metrics::{MetricsConfig, OutputFormat, QuerySource, SqlConfig};
-use advmath::noise::NoiseCount;
 use advmath::pipeline::{IngestConfig, RunConfig};
 use advmath::publish::PublishConfig;
 use advmath::regress::RegressConfig;

@@ -11,7 +11,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use rayon::prelude::*;
 
-use super::set::{compute_set_into, FeatureSet, SetScratch};
+use super::{compute_set_into, FeatureSet, SetScratch};
 use super::{finite, slots_needed};
 use crate::error::{Error, Result};
 use crate::ingest::read_problems;
@@ -19,6 +19,14 @@ use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::Program;
 use crate::table::AtomicParquet;
+
+/// The Arrow schema of a feature set's table.
+pub fn set_schema(set: FeatureSet) -> arrow::datatypes::SchemaRef {
+    match set {
+        FeatureSet::Advmath => crate::schema::features(),
+        FeatureSet::Xie2024 => crate::schema::features_xie2024(),
+    }
+}
 
 /// Rows per batch read from the variants table.
 const BATCH_ROWS: usize = 8192;
@@ -91,7 +99,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
         let outcome = (|| -> Result<()> {
             for (attack, attack_dir) in hive_dirs(&dataset_dir, "attack=")? {
                 let path = staging.join(&attack).join("part-0.parquet");
-                let mut writer = AtomicParquet::create(&path, set.schema())?;
+                let mut writer = AtomicParquet::create(&path, set_schema(set))?;
                 for part in part_files(&attack_dir)? {
                     features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
                 }
@@ -298,5 +306,5 @@ fn features_of_batch(
     for c in columns {
         arrays.push(Arc::new(Float64Array::from(c)));
     }
-    Ok(RecordBatch::try_new(set.schema(), arrays)?)
+    Ok(RecordBatch::try_new(set_schema(set), arrays)?)
 }

@@ -10,7 +10,6 @@
 //! Problems are processed in chunks: a chunk is attacked in parallel, then written in problem
 //! order, so memory is bounded by the chunk and the bytes do not depend on the thread count.
 
-pub mod sample;
 pub mod select;
 mod write;
 
@@ -23,54 +22,20 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::ingest::{read_problems, sanitize, ProblemRecord};
-use crate::noise::{add_noise, NoiseCount};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
 use crate::question::{find_slots, format_like, render, Slot};
 use crate::seed::{draw_seed, stream_key};
+pub use advmath_core::generate::noise::{self, add_noise, NoiseCount};
+pub use advmath_core::generate::sample;
+use advmath_core::vocab::Attack;
+pub use advmath_core::vocab::AttackSpec;
 
 pub use sample::{
     attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES,
 };
 use write::{rows_to_batch, stats_to_batch, DatasetWriters, Row, StatRow};
-
-/// One requested attack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum AttackSpec {
-    Numeric(Method),
-    Punct,
-    /// Punctuation noise on the variants of a numeric attack (`m3+punct`).
-    NumericPunct(Method),
-}
-
-impl AttackSpec {
-    pub fn parse(text: &str) -> std::result::Result<AttackSpec, String> {
-        let method = |s: &str| match s {
-            "m1" => Ok(Method::M1),
-            "m2" => Ok(Method::M2),
-            "m3" => Ok(Method::M3),
-            other => Err(format!(
-                "unknown attack {other:?} (expected m1, m2, m3, punct, or e.g. m3+punct)"
-            )),
-        };
-        let t = text.trim().to_ascii_lowercase();
-        if t == "punct" {
-            return Ok(AttackSpec::Punct);
-        }
-        if let Some(m) = t.strip_suffix("+punct") {
-            return Ok(AttackSpec::NumericPunct(method(m)?));
-        }
-        Ok(AttackSpec::Numeric(method(&t)?))
-    }
-
-    pub fn method(self) -> Option<Method> {
-        match self {
-            AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => Some(m),
-            AttackSpec::Punct => None,
-        }
-    }
-}
 
 /// A checked generation config.
 #[derive(Clone, Debug)]
@@ -271,15 +236,7 @@ pub fn run_record_path(tables: &Path, dataset: &str) -> PathBuf {
 
 /// The settings that made a dataset's variants, as JSON (no timestamp: reruns stay identical).
 fn run_record(config: &GenerateConfig, dataset: &str) -> String {
-    let attacks: Vec<String> = config
-        .attacks
-        .iter()
-        .map(|a| match a {
-            AttackSpec::Numeric(m) => m.name().to_string(),
-            AttackSpec::Punct => "punct".to_string(),
-            AttackSpec::NumericPunct(m) => format!("{}+punct", m.name()),
-        })
-        .collect();
+    let attacks: Vec<String> = config.attacks.iter().map(|a| a.to_string()).collect();
     let value = serde_json::json!({
         "dataset": dataset,
         "advmath_version": env!("CARGO_PKG_VERSION"),
@@ -430,8 +387,8 @@ fn write_chunk(
             None => p.record.answer.as_deref().and_then(Num::parse_decimal),
         }
         .unwrap_or(Num::ZERO);
-        rows.entry("original".into()).or_default().push(p.row(
-            "original",
+        rows.entry(Attack::ORIGINAL.into()).or_default().push(p.row(
+            Attack::ORIGINAL,
             0,
             0,
             p.record.question.clone(),
@@ -443,7 +400,7 @@ fn write_chunk(
             match *attack {
                 AttackSpec::Punct => {
                     for &level in &config.noise_levels {
-                        let name = format!("punct{level}");
+                        let name = Attack::Punct(level).to_string();
                         let stream = stream_key(config.seed, &p.record.problem_id, &name);
                         for i in 0..config.noise_variants {
                             let seed = draw_seed(stream, i as u64);
@@ -468,7 +425,7 @@ fn write_chunk(
                         let question = render(&p.record.question_template, &p.slot_texts(&d.slots));
                         if let AttackSpec::NumericPunct(_) = attack {
                             for &level in &config.noise_levels {
-                                let name = format!("{}+punct{level}", m.name());
+                                let name = Attack::NumericPunct(m, level).to_string();
                                 let seed = draw_seed(
                                     stream_key(config.seed, &p.record.problem_id, &name),
                                     i as u64,

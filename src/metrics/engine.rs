@@ -13,8 +13,9 @@ use datafusion::datasource::MemTable;
 use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-use super::{is_simulated_name, Cell, ResultTable, EMBEDDED_VIEWS};
+use super::{Cell, ResultTable, EMBEDDED_VIEWS};
 use crate::error::{Error, Result};
+use crate::vocab::is_simulated;
 
 /// How a table is laid out under `tables/`.
 #[derive(Debug, Clone, Copy)]
@@ -431,7 +432,7 @@ impl SqlEngine {
             .iter()
             .filter_map(|r| {
                 let model = r[0].as_str()?;
-                let flagged = r[1].as_i64() == Some(1) || is_simulated_name(model);
+                let flagged = r[1].as_i64() == Some(1) || is_simulated(model);
                 flagged.then(|| model.to_string())
             })
             .collect())

@@ -211,11 +211,6 @@ pub fn metrics_from_dir(dir: &Path) -> Result<Vec<MetricSql>> {
     Ok(out)
 }
 
-/// A model name advmath reserves for simulated models.
-pub fn is_simulated_name(model: &str) -> bool {
-    model.starts_with("sim-") || model.starts_with("oracle")
-}
-
 /// Options of [`run_metrics_with`] (the CLI's `advmath metrics`).
 #[derive(Debug, Clone)]
 pub struct MetricsConfig {

@@ -247,7 +247,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
             Err(reason) => {
                 // The oracle answers from the tree, so it is always right by construction: not
                 // worth a warning on every default run.
-                let level = if model.starts_with("oracle") {
+                let level = if model == crate::vocab::ORACLE {
                     "note"
                 } else {
                     "warning"

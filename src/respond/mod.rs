@@ -253,8 +253,8 @@ impl Offline {
             &nums,
             it.noise_level.unwrap_or(0),
         )?;
-        let source = if self.model == "oracle" {
-            "oracle"
+        let source = if self.model == crate::vocab::ORACLE {
+            crate::vocab::ORACLE
         } else {
             "simulated"
         };

@@ -20,17 +20,7 @@ use crate::num::{pow10, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{fnv1a, mix};
 
-pub const SIMULATED: [&str; 5] = [
-    "oracle",
-    "sim-careful",
-    "sim-carry",
-    "sim-divweak",
-    "sim-distracted",
-];
-
-pub fn is_simulated(model: &str) -> bool {
-    model == "oracle" || model.starts_with("sim-")
-}
+pub use advmath_core::vocab::{is_simulated, SIMULATED_MODELS as SIMULATED};
 
 /// A simulated answer: the text, for a variant's numbers and noise level.
 pub fn simulate(

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use advmath::noise::{insertion_count, is_mark, strip_marks, words, NoiseCount};
+use advmath::generate::noise::{insertion_count, is_mark, strip_marks, words, NoiseCount};
 use advmath::respond::outside::read_csv;
 use rand::SeedableRng;
 

@@ -16,7 +16,8 @@ use rand_pcg::Pcg64Mcg;
 pub const MARKS: [char; 6] = ['.', ',', '!', '?', ';', ':'];
 
 /// How many marks a question of n words gets at p% noise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum NoiseCount {
     /// floor(p * words): the count of every noised question the study released.
     #[default]

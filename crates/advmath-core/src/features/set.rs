@@ -3,15 +3,14 @@
 
 use std::fmt;
 
-use arrow::datatypes::SchemaRef;
-
 use super::xie2024::{self, Xie2024Scratch, XIE2024_COUNT, XIE2024_NAMES};
 use super::{FeatureScratch, FEATURE_COUNT, FEATURE_NAMES};
 use crate::num::{EvalError, Num};
 use crate::program::Program;
 
 /// A feature set: a fixed list of Float64 columns computed from a variant's tree and numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum FeatureSet {
     /// advmath's 51 features (`src/features/mod.rs`), table `features`.
     Advmath,
@@ -47,13 +46,6 @@ impl FeatureSet {
 
     pub fn count(self) -> usize {
         self.names().len()
-    }
-
-    pub fn schema(self) -> SchemaRef {
-        match self {
-            FeatureSet::Advmath => crate::schema::features(),
-            FeatureSet::Xie2024 => crate::schema::features_xie2024(),
-        }
     }
 
     pub fn index(self, name: &str) -> Option<usize> {

@@ -28,52 +28,7 @@ use crate::num::{pow10, EvalError, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{draw_seed, mix};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Method {
-    M1,
-    M2,
-    M3,
-}
-
-impl Method {
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::M1 => "m1",
-            Method::M2 => "m2",
-            Method::M3 => "m3",
-        }
-    }
-}
-
-/// Why an attempt was discarded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reject {
-    DivisionByZero,
-    Domain,
-    NotInteger,
-    NotPositive,
-    NotProperFraction,
-    /// The attempt reproduced the original numbers.
-    Original,
-    /// A valid tuple already drawn.
-    Duplicate,
-}
-
-pub const REJECT_NAMES: [&str; 7] = [
-    "division_by_zero",
-    "domain",
-    "not_integer",
-    "not_positive",
-    "not_proper_fraction",
-    "original",
-    "duplicate",
-];
-
-impl Reject {
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+pub use crate::vocab::{Method, Reject, REJECT_NAMES};
 
 const INT: u8 = 1;
 const POS: u8 = 2;

@@ -1,0 +1,243 @@
+//! The names every table shares, parsed and printed in one place: the attacks (the `attack`
+//! column and hive partition: `original`, `m1`–`m3`, `punct10`, `m3+punct10`, `rephrase`), the
+//! attack families a user asks `generate` for (`m1`, `punct`, `m3+punct`), the reasons a sampled
+//! attempt is discarded (the `generation_stats` columns) and which models are simulated.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One of Xie et al.'s numeric attack methods (section 3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Method {
+    M1,
+    M2,
+    M3,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::M1, Method::M2, Method::M3];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::M1 => "m1",
+            Method::M2 => "m2",
+            Method::M3 => "m3",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == text)
+    }
+}
+
+/// The attack a variant (and every row about it) belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Attack {
+    /// The problem as given.
+    Original,
+    Numeric(Method),
+    /// ArithmAttack's punctuation noise at a level in percent of the words.
+    Punct(u32),
+    /// Punctuation noise on the variants of a numeric attack.
+    NumericPunct(Method, u32),
+    /// The RobustMath rephrasing baseline of the Xie et al. release.
+    Rephrase,
+}
+
+impl Attack {
+    /// The name of the unattacked problems.
+    pub const ORIGINAL: &'static str = "original";
+
+    pub fn is_original(name: &str) -> bool {
+        name == Self::ORIGINAL
+    }
+
+    /// The punctuation noise level in percent (0 when none).
+    pub fn noise_level(self) -> u32 {
+        match self {
+            Attack::Punct(level) | Attack::NumericPunct(_, level) => level,
+            _ => 0,
+        }
+    }
+}
+
+impl fmt::Display for Attack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Attack::Original => f.write_str(Attack::ORIGINAL),
+            Attack::Numeric(m) => f.write_str(m.name()),
+            Attack::Punct(level) => write!(f, "punct{level}"),
+            Attack::NumericPunct(m, level) => write!(f, "{}+punct{level}", m.name()),
+            Attack::Rephrase => f.write_str("rephrase"),
+        }
+    }
+}
+
+/// An attack name that is none of the known ones.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown attack {0:?}")]
+pub struct UnknownAttack(pub String);
+
+impl FromStr for Attack {
+    type Err = UnknownAttack;
+
+    fn from_str(text: &str) -> Result<Attack, UnknownAttack> {
+        let level = |s: &str| s.strip_prefix("punct").and_then(|n| n.parse::<u32>().ok());
+        let attack = match text {
+            Attack::ORIGINAL => Some(Attack::Original),
+            "rephrase" => Some(Attack::Rephrase),
+            _ => match text.split_once('+') {
+                Some((m, p)) => Method::parse(m)
+                    .zip(level(p))
+                    .map(|(m, l)| Attack::NumericPunct(m, l)),
+                None => Method::parse(text)
+                    .map(Attack::Numeric)
+                    .or_else(|| level(text).map(Attack::Punct)),
+            },
+        };
+        attack.ok_or_else(|| UnknownAttack(text.to_string()))
+    }
+}
+
+/// An attack family as `generate` is asked for it: the noise levels come from the config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AttackSpec {
+    Numeric(Method),
+    Punct,
+    /// Punctuation noise on the variants of a numeric attack (`m3+punct`).
+    NumericPunct(Method),
+}
+
+impl AttackSpec {
+    pub fn parse(text: &str) -> Result<AttackSpec, String> {
+        let method = |s: &str| {
+            Method::parse(s).ok_or_else(|| {
+                format!("unknown attack {s:?} (expected m1, m2, m3, punct, or e.g. m3+punct)")
+            })
+        };
+        let t = text.trim().to_ascii_lowercase();
+        if t == "punct" {
+            return Ok(AttackSpec::Punct);
+        }
+        if let Some(m) = t.strip_suffix("+punct") {
+            return Ok(AttackSpec::NumericPunct(method(m)?));
+        }
+        Ok(AttackSpec::Numeric(method(&t)?))
+    }
+
+    pub fn method(self) -> Option<Method> {
+        match self {
+            AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => Some(m),
+            AttackSpec::Punct => None,
+        }
+    }
+
+    /// The attack of this family's rows at a noise level (ignored by a numeric attack).
+    pub fn at_level(self, level: u32) -> Attack {
+        match self {
+            AttackSpec::Numeric(m) => Attack::Numeric(m),
+            AttackSpec::Punct => Attack::Punct(level),
+            AttackSpec::NumericPunct(m) => Attack::NumericPunct(m, level),
+        }
+    }
+}
+
+impl fmt::Display for AttackSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttackSpec::Numeric(m) => f.write_str(m.name()),
+            AttackSpec::Punct => f.write_str("punct"),
+            AttackSpec::NumericPunct(m) => write!(f, "{}+punct", m.name()),
+        }
+    }
+}
+
+/// Why a sampled attempt was discarded; [`REJECT_NAMES`] are the `generation_stats` columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reject {
+    DivisionByZero,
+    Domain,
+    NotInteger,
+    NotPositive,
+    NotProperFraction,
+    /// The attempt reproduced the original numbers.
+    Original,
+    /// A valid tuple already drawn.
+    Duplicate,
+}
+
+pub const REJECT_NAMES: [&str; 7] = [
+    "division_by_zero",
+    "domain",
+    "not_integer",
+    "not_positive",
+    "not_proper_fraction",
+    "original",
+    "duplicate",
+];
+
+impl Reject {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The offline model that always answers right (from the solution tree).
+pub const ORACLE: &str = "oracle";
+
+/// The offline models advmath ships, which answer from the solution tree instead of a network.
+pub const SIMULATED_MODELS: [&str; 5] = [
+    ORACLE,
+    "sim-careful",
+    "sim-carry",
+    "sim-divweak",
+    "sim-distracted",
+];
+
+/// Whether a model is simulated: the oracle and every `sim-*` model. Reports set their answers
+/// apart from real models'.
+pub fn is_simulated(model: &str) -> bool {
+    model == ORACLE || model.starts_with("sim-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attack_names_round_trip() {
+        for name in [
+            "original",
+            "m1",
+            "m2",
+            "m3",
+            "punct10",
+            "punct50",
+            "m3+punct30",
+            "rephrase",
+        ] {
+            let attack: Attack = name.parse().unwrap();
+            assert_eq!(attack.to_string(), name);
+        }
+        for bad in ["", "m4", "punct", "punctx", "m1+m2", "m1+punct", "Original"] {
+            assert!(bad.parse::<Attack>().is_err(), "{bad:?} parsed");
+        }
+        assert_eq!("m2+punct10".parse::<Attack>().unwrap().noise_level(), 10);
+    }
+
+    #[test]
+    fn attack_specs_parse_and_print() {
+        for (text, shown) in [("m1", "m1"), (" M3+punct ", "m3+punct"), ("punct", "punct")] {
+            assert_eq!(AttackSpec::parse(text).unwrap().to_string(), shown);
+        }
+        assert!(AttackSpec::parse("m4").unwrap_err().contains("m4"));
+        let spec = AttackSpec::parse("m2+punct").unwrap();
+        assert_eq!(spec.at_level(30).to_string(), "m2+punct30");
+    }
+
+    #[test]
+    fn simulated_models() {
+        assert!(SIMULATED_MODELS.iter().all(|m| is_simulated(m)));
+        assert!(!is_simulated("gpt-4o") && !is_simulated("oracle-2") && !is_simulated("simple"));
+    }
+}
