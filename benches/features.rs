@@ -32,7 +32,7 @@ use advmath::program::tree::num_text;
 use advmath::program::Program;
 use advmath::schema;
 use advmath::seed::stream_key;
-use advmath::table::{write_batch, AtomicParquet};
+use advmath::store::{write_batch, AtomicParquet};
 use arrow::array::{
     ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array,
 };

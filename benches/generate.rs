@@ -132,7 +132,7 @@ fn yields_only(data: &Path) {
             }
         }
     }
-    advmath::table::write_text(&path, &out).unwrap();
+    advmath::store::write_text(&path, &out).unwrap();
     println!("{out}");
 }
 
@@ -342,7 +342,7 @@ fn main() {
     }
     let _ = writeln!(report, "\n{}", include_str!("generation_notes.md"));
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/generation_vs_reference.md");
-    advmath::table::write_text(&path, &report).unwrap();
+    advmath::store::write_text(&path, &report).unwrap();
     println!("{report}");
     println!(
         "per-core speed-up >= 100x on every row: {}",

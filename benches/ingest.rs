@@ -25,7 +25,7 @@ fn main() {
             problems += records.len();
             valid += records.iter().filter(|r| r.is_valid()).count();
             let path = problems_path(dir.path(), &source.dataset, &source.split);
-            advmath::table::write_batch(&path, &records_to_batch(&records).unwrap()).unwrap();
+            advmath::store::write_batch(&path, &records_to_batch(&records).unwrap()).unwrap();
         }
         let secs = start.elapsed().as_secs_f64();
         eprintln!("ingest: {problems} problems ({valid} valid) in {secs:.3} s");

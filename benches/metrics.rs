@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use advmath::seed::{fnv1a, mix};
-use advmath::table::AtomicParquet;
+use advmath::store::AtomicParquet;
 use arrow::array::{
     ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
 };
@@ -105,7 +105,7 @@ fn batch(model: &str, simulated: bool, rows: &[Row]) -> RecordBatch {
         Arc::new(BooleanArray::from(vec![simulated; n])),
         Arc::new(StringArray::from(vec![None::<&str>; n])),
     ];
-    RecordBatch::try_new(advmath::schema::responses(), columns).expect("responses schema")
+    RecordBatch::try_new(advmath::store::responses::schema(), columns).expect("responses schema")
 }
 
 /// Write `models` files of `problems` x 25 rows under `tables/responses/`; returns the row count.
@@ -116,7 +116,7 @@ fn write_responses(tables: &Path, models: usize, problems: usize) -> usize {
         let simulated = m < 2;
         let skill = 0.55 + 0.4 * m as f64 / (models.max(2) - 1) as f64;
         let path = tables.join("responses").join(&model).join("part-0.parquet");
-        let mut w = AtomicParquet::create(&path, advmath::schema::responses()).unwrap();
+        let mut w = AtomicParquet::create(&path, advmath::store::responses::schema()).unwrap();
         let mut rows = Vec::with_capacity(BATCH);
         for p in 0..problems {
             let problem_id = format!("synth/test/{p}");

@@ -17,8 +17,7 @@ pub mod prompt;
 pub mod publish;
 pub mod regress;
 pub mod respond;
-pub mod schema;
-pub mod table;
+pub mod store;
 
 pub use advmath_core::{extract, num, program, question, seed, synth, vocab};
 

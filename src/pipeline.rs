@@ -11,7 +11,7 @@ use crate::ingest::{
     borrow_programs, build_records, problems_path, read_source, records_to_batch, Coverage,
     IngestOptions, ProblemRecord, Source,
 };
-use crate::table;
+use crate::store;
 
 /// `advmath ingest`: the inputs, how to read them, where the tables go.
 #[derive(Clone, Debug)]
@@ -75,7 +75,7 @@ pub fn ingest_source(
         );
     }
     let path = problems_path(&config.tables, &source.dataset, &source.split);
-    table::write_batch(&path, &records_to_batch(&records)?)?;
+    store::write_batch(&path, &records_to_batch(&records)?)?;
     Ok((records, path))
 }
 
@@ -119,7 +119,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
         summary.written.push(path);
     }
     if let Some(report) = &config.report {
-        table::write_text(report, &coverage::markdown(&summary.sources))?;
+        store::write_text(report, &coverage::markdown(&summary.sources))?;
         eprintln!("coverage report -> {}", report.display());
     }
     if summary.total_valid() == 0 {

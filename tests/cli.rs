@@ -6,7 +6,7 @@ use std::path::Path;
 
 use advmath::ingest::{batch_to_records, ProblemRecord};
 use advmath::program::ErrorKind;
-use advmath::table::read_batches;
+use advmath::store::read_batches;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -123,7 +123,7 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
             continue;
         }
         for batch in read_batches(&part).unwrap() {
-            let text = |name: &str| advmath::table::text_column(&batch, name, &part).unwrap();
+            let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
             let (pid, question, answer) =
                 (text("problem_id"), text("question"), text("answer_exact"));
             let numbers = batch
@@ -515,15 +515,15 @@ fn problems_by_attack(
             .unwrap()
             .to_string();
         for b in read_batches(&file).unwrap() {
-            let ids = advmath::table::text_column(&b, "problem_id", &file).unwrap();
+            let ids = advmath::store::text_column(&b, "problem_id", &file).unwrap();
             let set = out.entry(attack.clone()).or_default();
             set.extend(ids.iter().map(|s| s.unwrap().to_string()));
         }
     }
     for file in walk(&tables.join("generation_stats")) {
         for b in read_batches(&file).unwrap() {
-            let ids = advmath::table::text_column(&b, "problem_id", &file).unwrap();
-            let attacks = advmath::table::text_column(&b, "attack", &file).unwrap();
+            let ids = advmath::store::text_column(&b, "problem_id", &file).unwrap();
+            let attacks = advmath::store::text_column(&b, "attack", &file).unwrap();
             for i in 0..b.num_rows() {
                 out.entry(format!("stats:{}", attacks.value(i)))
                     .or_default()

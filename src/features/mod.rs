@@ -7,4 +7,4 @@ mod table;
 #[cfg(test)]
 mod table_tests;
 
-pub use table::{build_feature_set_table, build_features_table, set_schema};
+pub use table::{build_feature_set_table, build_features_table};

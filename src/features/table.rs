@@ -18,15 +18,7 @@ use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::Program;
-use crate::table::AtomicParquet;
-
-/// The Arrow schema of a feature set's table.
-pub fn set_schema(set: FeatureSet) -> arrow::datatypes::SchemaRef {
-    match set {
-        FeatureSet::Advmath => crate::schema::features(),
-        FeatureSet::Xie2024 => crate::schema::features_xie2024(),
-    }
-}
+use crate::store::AtomicParquet;
 
 /// Rows per batch read from the variants table.
 const BATCH_ROWS: usize = 8192;
@@ -99,7 +91,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
         let outcome = (|| -> Result<()> {
             for (attack, attack_dir) in hive_dirs(&dataset_dir, "attack=")? {
                 let path = staging.join(&attack).join("part-0.parquet");
-                let mut writer = AtomicParquet::create(&path, set_schema(set))?;
+                let mut writer = AtomicParquet::create(&path, crate::store::features::schema(set))?;
                 for part in part_files(&attack_dir)? {
                     features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
                 }
@@ -306,5 +298,8 @@ fn features_of_batch(
     for c in columns {
         arrays.push(Arc::new(Float64Array::from(c)));
     }
-    Ok(RecordBatch::try_new(set_schema(set), arrays)?)
+    Ok(RecordBatch::try_new(
+        crate::store::features::schema(set),
+        arrays,
+    )?)
 }

@@ -10,18 +10,20 @@ use arrow::array::{Int32Array, ListBuilder, StringBuilder, UInt64Array};
 use super::*;
 use crate::ingest::{build_record, problems_path, records_to_batch, ProgramSource, RawProblem};
 use crate::num::Num;
-use crate::schema;
 
 #[test]
 fn schema_and_docs_follow_the_names() {
-    let fields: Vec<String> = schema::features()
+    let fields: Vec<String> = crate::store::features::advmath_schema()
         .fields()
         .iter()
         .map(|f| f.name().clone())
         .collect();
     assert_eq!(fields[0], "variant_id");
     assert_eq!(&fields[1..], &FEATURE_NAMES.map(String::from)[..]);
-    let documented: Vec<&str> = schema::FEATURES_DOC.iter().map(|(n, _)| *n).collect();
+    let documented: Vec<&str> = crate::store::features::ADVMATH_DOC
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     assert_eq!(documented[..2], ["dataset", "attack"]);
     assert_eq!(
         documented[2..],
@@ -43,7 +45,7 @@ fn variants_batch(rows: &[(&str, &str, &[&str])]) -> RecordBatch {
         Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
     };
     RecordBatch::try_new(
-        schema::variants(),
+        crate::store::variants::schema(),
         vec![
             text(|r| r.0.to_string()),
             text(|r| r.1.to_string()),
@@ -62,8 +64,8 @@ fn variants_batch(rows: &[(&str, &str, &[&str])]) -> RecordBatch {
 fn read_features(path: &Path) -> (Vec<String>, Vec<[f64; FEATURE_COUNT]>) {
     let mut ids = Vec::new();
     let mut rows = Vec::new();
-    for b in crate::table::read_batches(path).unwrap() {
-        assert_eq!(b.schema(), schema::features());
+    for b in crate::store::read_batches(path).unwrap() {
+        assert_eq!(b.schema(), crate::store::features::advmath_schema());
         let id = b.column(0).as_string::<i32>();
         for i in 0..b.num_rows() {
             ids.push(id.value(i).to_string());
@@ -123,7 +125,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
         ),
     ];
     assert!(records[0].is_valid() && records[1].is_valid() && !records[2].is_valid());
-    crate::table::write_batch(
+    crate::store::write_batch(
         &problems_path(tables, "toy", "test"),
         &records_to_batch(&records).unwrap(),
     )
@@ -135,7 +137,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
             .join(format!("part-{n}.parquet"))
     };
     let (pie, boxes, bad) = ("toy/test/0", "toy/test/1", "toy/test/2");
-    crate::table::write_batch(
+    crate::store::write_batch(
         &part("original", 0),
         &variants_batch(&[
             ("toy/test/0/original/0", pie, &["8", "3"]),
@@ -145,12 +147,12 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
     )
     .unwrap();
     // Parts are read in numeric order: part-2 before part-10.
-    crate::table::write_batch(
+    crate::store::write_batch(
         &part("m1", 10),
         &variants_batch(&[("toy/test/1/m1/1", boxes, &["25", "640"])]),
     )
     .unwrap();
-    crate::table::write_batch(
+    crate::store::write_batch(
         &part("m1", 2),
         &variants_batch(&[
             ("toy/test/0/m1/0", pie, &["4", "20"]),
@@ -229,7 +231,7 @@ fn a_missing_variants_table_is_an_error() {
         ..Default::default()
     };
     let records = vec![build_record(&raw, "toy", "test", ProgramSource::Given)];
-    crate::table::write_batch(
+    crate::store::write_batch(
         &problems_path(dir.path(), "toy", "test"),
         &records_to_batch(&records).unwrap(),
     )

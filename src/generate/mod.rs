@@ -11,17 +11,15 @@
 //! order, so memory is bounded by the chunk and the bytes do not depend on the thread count.
 
 pub mod select;
-mod write;
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::ingest::{read_problems, sanitize, ProblemRecord};
+use crate::ingest::{read_problems, ProblemRecord};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
@@ -32,10 +30,12 @@ pub use advmath_core::generate::sample;
 use advmath_core::vocab::Attack;
 pub use advmath_core::vocab::AttackSpec;
 
+use crate::store::generation_stats::{stats_to_batch, StatRow};
+use crate::store::variants::{rows_to_batch, DatasetWriters, Row};
+use crate::store::{runs, write_text};
 pub use sample::{
     attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES,
 };
-use write::{rows_to_batch, stats_to_batch, DatasetWriters, Row, StatRow};
 
 /// A checked generation config.
 #[derive(Clone, Debug)]
@@ -227,13 +227,6 @@ fn noise_usable(r: &ProblemRecord) -> bool {
             .is_none_or(|e| e.kind != ErrorKind::BadInput)
 }
 
-/// Where the settings of the last generation run of a dataset are kept (read by `publish`).
-pub fn run_record_path(tables: &Path, dataset: &str) -> PathBuf {
-    tables
-        .join("runs")
-        .join(format!("generate__{}.json", sanitize(dataset)))
-}
-
 /// The settings that made a dataset's variants, as JSON (no timestamp: reruns stay identical).
 fn run_record(config: &GenerateConfig, dataset: &str) -> String {
     let attacks: Vec<String> = config.attacks.iter().map(|a| a.to_string()).collect();
@@ -318,17 +311,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         .progress_chars("=> "),
     );
     for (dataset, problems) in by_dataset {
-        let staging = config.tables.join(format!(
-            ".staging-{}-{}",
-            sanitize(dataset),
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&staging);
-        let mut writers = DatasetWriters {
-            staging,
-            variants: BTreeMap::new(),
-            stats: None,
-        };
+        let mut writers = DatasetWriters::new(&config.tables, dataset);
         let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
         for chunk in problems.chunks(CHUNK) {
             let prepared: Vec<std::result::Result<Prepared, String>> =
@@ -355,8 +338,8 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             bar.inc(chunk.len() as u64);
         }
         writers.publish(&config.tables, dataset)?;
-        crate::table::write_text(
-            &run_record_path(&config.tables, dataset),
+        write_text(
+            &runs::generate_record(&config.tables, dataset),
             &run_record(config, dataset),
         )?;
     }

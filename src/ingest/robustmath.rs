@@ -25,7 +25,6 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
-use crate::schema;
 
 /// The dataset name of the rephrasing attack.
 pub const DATASET: &str = "robustmath";
@@ -221,7 +220,7 @@ fn batch(rows: &[Row]) -> Result<RecordBatch> {
         Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
     };
     Ok(RecordBatch::try_new(
-        schema::variants(),
+        crate::store::variants::schema(),
         vec![
             text(&|r| format!("{}/{}/{}", r.problem_id, r.attack, r.index)),
             text(&|r| r.problem_id.clone()),
@@ -296,7 +295,7 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
         let file = target
             .join(format!("attack={attack}"))
             .join("part-0.parquet");
-        written.push(crate::table::write_batch(&file, &batch(rows)?)?);
+        written.push(crate::store::write_batch(&file, &batch(rows)?)?);
     }
     for u in &unpaired {
         eprintln!(

@@ -15,66 +15,8 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{Cell, ResultTable, EMBEDDED_VIEWS};
 use crate::error::{Error, Result};
+use crate::store::{TableLayout, TABLE_LAYOUTS};
 use crate::vocab::is_simulated;
-
-/// How a table is laid out under `tables/`.
-#[derive(Debug, Clone, Copy)]
-pub struct TableLayout {
-    pub name: &'static str,
-    /// Hive partition columns, outermost first (they are in the path, not in the files).
-    pub partitions: &'static [&'static str],
-    /// The expected file layout, for messages.
-    pub pattern: &'static str,
-    /// Made only by some runs: when absent it is registered empty (its schema, no row), so a
-    /// metric over it gives no row instead of an error.
-    pub optional: Option<fn() -> SchemaRef>,
-}
-
-/// Every table advmath knows.
-pub const TABLE_LAYOUTS: &[TableLayout] = &[
-    TableLayout {
-        name: "problems",
-        partitions: &[],
-        pattern: "problems/<dataset>__<split>.parquet",
-        optional: None,
-    },
-    TableLayout {
-        name: "variants",
-        partitions: &["dataset", "attack"],
-        pattern: "variants/dataset=<d>/attack=<a>/part-N.parquet",
-        optional: None,
-    },
-    TableLayout {
-        name: "generation_stats",
-        partitions: &["dataset"],
-        pattern: "generation_stats/dataset=<d>/part-0.parquet",
-        optional: None,
-    },
-    TableLayout {
-        name: "responses",
-        partitions: &[],
-        pattern: "responses/<model-folder>/part-*.parquet",
-        optional: None,
-    },
-    TableLayout {
-        name: "features",
-        partitions: &["dataset", "attack"],
-        pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
-        optional: None,
-    },
-    TableLayout {
-        name: "coefficients",
-        partitions: &[],
-        pattern: "coefficients/part-0.parquet",
-        optional: None,
-    },
-    TableLayout {
-        name: "efficient_responses",
-        partitions: &[],
-        pattern: "efficient_responses/<target-folder>/part-*.parquet",
-        optional: Some(crate::schema::efficient_responses),
-    },
-];
 
 /// Whether a known table could be registered.
 #[derive(Debug, Clone, PartialEq)]

@@ -32,7 +32,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub use engine::{QueryOutput, SqlEngine, TableLayout, TableState, TableStatus, TABLE_LAYOUTS};
+pub use crate::store::{TableLayout, TABLE_LAYOUTS};
+pub use engine::{QueryOutput, SqlEngine, TableState, TableStatus};
 use report::{asr_bar_plots, attack_curve_plots, noise_plots, report_markdown, transfer_plots};
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use sql::*;
@@ -368,14 +369,14 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
         table.mark_simulated(&simulated_set);
         let csv = config.out.join(format!("{}.csv", metric.name));
         let markdown = config.out.join(format!("{}.md", metric.name));
-        crate::table::write_text(&csv, &table.to_csv())?;
+        crate::store::write_text(&csv, &table.to_csv())?;
         let md = format!(
             "# {}\n\n{}\n\n{}",
             metric.title(),
             metric.description(),
             table.to_markdown(&simulated_set, None)
         );
-        crate::table::write_text(&markdown, &md)?;
+        crate::store::write_text(&markdown, &md)?;
         outputs.push(MetricOutput {
             name: metric.name.clone(),
             title: metric.title(),
@@ -411,7 +412,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
         &plots_by_metric,
         &skipped,
     );
-    crate::table::write_text(&report, &text)?;
+    crate::store::write_text(&report, &text)?;
     Ok(MetricsSummary {
         tables: engine
             .registered()

@@ -172,7 +172,7 @@ fn render(output: &QueryOutput, format: &OutputFormat) -> Result<SqlOutput> {
             String::from_utf8_lossy(&buf).into_owned()
         }
         OutputFormat::Parquet(path) => {
-            let mut w = crate::table::AtomicParquet::create(path, Arc::clone(&schema))?;
+            let mut w = crate::store::AtomicParquet::create(path, Arc::clone(&schema))?;
             for b in &batches {
                 w.write(b)?;
             }

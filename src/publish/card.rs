@@ -9,7 +9,6 @@ use std::path::Path;
 use arrow::datatypes::{DataType, Field, SchemaRef};
 
 use super::{published_variants_schema, PublishConfig, PublishSummary};
-use crate::schema;
 
 /// Source datasets: licence id, how the card names the source, its citation key.
 pub(super) fn source_info(dataset: &str) -> (&'static str, &'static str) {
@@ -82,7 +81,7 @@ pub(super) fn read_runs(tables: &Path, sources: &BTreeSet<String>) -> Vec<serde_
     sources
         .iter()
         .filter_map(|d| {
-            let text = fs::read_to_string(crate::generate::run_record_path(tables, d)).ok()?;
+            let text = fs::read_to_string(crate::store::runs::generate_record(tables, d)).ok()?;
             serde_json::from_str(&text).ok()
         })
         .collect()
@@ -226,7 +225,7 @@ pub(super) fn dataset_card(
     b.push_str("## Fields\n\n| field | type | meaning |\n|---|---|---|\n");
     let vschema = published_variants_schema();
     for f in vschema.fields() {
-        let doc = schema::VARIANTS_DOC
+        let doc = crate::store::variants::DOC
             .iter()
             .find(|(n, _)| n == f.name())
             .map(|(_, d)| *d)

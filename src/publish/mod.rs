@@ -18,8 +18,7 @@ mod card;
 
 use crate::error::{Error, Result};
 use crate::ingest::read_problems;
-use crate::schema;
-use crate::table::{read_batches, AtomicParquet};
+use crate::store::{read_batches, AtomicParquet};
 use card::{dataset_card, read_runs, source_info};
 
 /// A checked publish config.
@@ -44,7 +43,7 @@ pub struct PublishSummary {
 
 /// `advmath-<dataset>[-<dataset>...]` from the variants partitions of `tables`.
 pub fn default_name(tables: &Path) -> String {
-    let names: Vec<String> = crate::table::partitions(&tables.join("variants"), "dataset")
+    let names: Vec<String> = crate::store::partitions(&tables.join("variants"), "dataset")
         .unwrap_or_default()
         .into_iter()
         .map(|(d, _)| d)
@@ -76,7 +75,7 @@ pub fn published_variants_schema() -> SchemaRef {
         Field::new("attack", DataType::Utf8, false),
     ];
     fields.extend(
-        schema::variants()
+        crate::store::variants::schema()
             .fields()
             .iter()
             .map(|f| f.as_ref().clone()),
@@ -290,7 +289,7 @@ fn write_folder(
     split_of: &HashMap<String, String>,
 ) -> Result<PublishSummary> {
     let variants_dir = config.tables.join("variants");
-    let datasets = crate::table::partitions(&variants_dir, "dataset")?;
+    let datasets = crate::store::partitions(&variants_dir, "dataset")?;
     if datasets.is_empty() {
         return Err(Error::invalid(
             variants_dir.display(),
@@ -302,7 +301,7 @@ fn write_folder(
     let mut sources = BTreeSet::new();
     for (dataset, ddir) in &datasets {
         sources.insert(dataset.clone());
-        for (attack, adir) in crate::table::partitions(ddir, "attack")? {
+        for (attack, adir) in crate::store::partitions(ddir, "attack")? {
             let name = config_name(&attack);
             let writer = writers.entry(name.clone()).or_insert_with(|| {
                 ConfigWriter::new(
@@ -317,7 +316,7 @@ fn write_folder(
                     let mut cols = vec![constant_column(dataset, n), constant_column(&attack, n)];
                     cols.extend(batch.columns().iter().cloned());
                     let out = RecordBatch::try_new(schema.clone(), cols)?;
-                    let pids = crate::table::text_column(&batch, "problem_id", &file)?;
+                    let pids = crate::store::text_column(&batch, "problem_id", &file)?;
                     let splits: Vec<String> = (0..n)
                         .map(|i| split_for_problem(split_of, pids.value(i)))
                         .collect();
@@ -344,7 +343,7 @@ fn write_folder(
     }
     let runs = read_runs(&config.tables, &sources);
     let card = dataset_card(config, &summary, &schemas, &sources, &runs);
-    crate::table::write_text(&staging.join("README.md"), &card)?;
+    crate::store::write_text(&staging.join("README.md"), &card)?;
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
     if licences.len() > 1 {
         let mut text = String::from("# Licences
@@ -353,7 +352,7 @@ This dataset mixes sources under different licences; the `dataset` column of eac
         for d in &sources {
             let _ = writeln!(text, "- `{d}`: {}", source_info(d).1);
         }
-        crate::table::write_text(&staging.join("LICENSE.md"), &text)?;
+        crate::store::write_text(&staging.join("LICENSE.md"), &text)?;
     }
     Ok(summary)
 }
@@ -374,7 +373,7 @@ fn include_table(
             format!("--include {table}: no such table"),
         ));
     }
-    let files = crate::table::parquet_files_under(&dir)?;
+    let files = crate::store::parquet_files_under(&dir)?;
     for (file, parts) in files {
         for batch in read_batches(&file)? {
             let n = batch.num_rows();

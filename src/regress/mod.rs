@@ -22,7 +22,7 @@ use ndarray::Array2;
 
 use crate::error::{Error, Result};
 use crate::features::FeatureSet;
-use crate::table::{read_batches, write_batch};
+use crate::store::{read_batches, write_batch};
 
 mod fit;
 pub mod plots;
@@ -106,7 +106,7 @@ fn read_feature_rows(
         return Ok(None);
     }
     let mut out = HashMap::new();
-    for (p, parts) in crate::table::parquet_files_under(&root)? {
+    for (p, parts) in crate::store::parquet_files_under(&root)? {
         let attack = parts
             .iter()
             .find(|(k, _)| k == "attack")
@@ -115,7 +115,7 @@ fn read_feature_rows(
             continue;
         }
         for b in read_batches(&p)? {
-            let ids = crate::table::text_column(&b, "variant_id", &p)?;
+            let ids = crate::store::text_column(&b, "variant_id", &p)?;
             let cols: Vec<Float64Array> = set
                 .names()
                 .iter()
@@ -150,7 +150,7 @@ struct Label {
 fn read_labels(tables: &Path) -> Result<Vec<Label>> {
     let root = tables.join("responses");
     let mut out = Vec::new();
-    for (p, _) in crate::table::parquet_files_under(&root)? {
+    for (p, _) in crate::store::parquet_files_under(&root)? {
         for b in read_batches(&p)? {
             let (Some(m), Some(t), Some(v), Some(c)) = (
                 b.column_by_name("model"),
@@ -271,7 +271,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     }
     let figure = plots::figure8(&config.report_dir, &groups, &by_set)?;
     let md = report::report(config, &summary, &simulated, &figure);
-    crate::table::write_text(&config.report_dir.join("regression.md"), &md)?;
+    crate::store::write_text(&config.report_dir.join("regression.md"), &md)?;
     Ok(summary)
 }
 
@@ -319,7 +319,7 @@ fn write_coefficients(
                 .collect::<BooleanArray>(),
         ),
     ];
-    let batch = RecordBatch::try_new(crate::schema::coefficients(), cols)?;
+    let batch = RecordBatch::try_new(crate::store::coefficients::schema(), cols)?;
     write_batch(&tables.join("coefficients").join("part-0.parquet"), &batch)?;
     Ok(())
 }

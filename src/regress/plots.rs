@@ -255,7 +255,7 @@ fn write_points(
             );
         }
     }
-    crate::table::write_text(&dir.join(format!("{}.csv", panel.file)), &csv)
+    crate::store::write_text(&dir.join(format!("{}.csv", panel.file)), &csv)
 }
 
 fn draw(

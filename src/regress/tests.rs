@@ -102,7 +102,7 @@ fn two_template_tables(dir: &Path, n: usize, answers: &[Answers]) {
             .collect();
         cols.push(Arc::new(Float64Array::from(v)));
     }
-    let batch = RecordBatch::try_new(crate::schema::features(), cols).unwrap();
+    let batch = RecordBatch::try_new(crate::store::features::advmath_schema(), cols).unwrap();
     write_batch(
         &dir.join("features/dataset=d/attack=m3/part-0.parquet"),
         &batch,

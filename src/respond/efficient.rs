@@ -25,17 +25,16 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
-pub use super::efficient_rows::{
-    efficient_batch, efficient_dir, read_efficient_rows, EfficientRow,
-};
-use super::efficient_rows::{run_tag, RowId};
 use super::store::{part_files, recover_logs, Logged, Sink};
 use super::{
     ask_endpoint, model_dir, progress_bar, read_rows, response_key, variant_items, Backend,
     Failures, Item, Offline, RespondConfig, RespondSummary, ResponseRow,
 };
 use crate::error::{Error, Result};
-use crate::table::write_batch;
+pub use crate::store::efficient_responses::{
+    efficient_batch, efficient_dir, read_efficient_rows, EfficientRow,
+};
+use crate::store::write_batch;
 
 /// Which candidates the cheap model offers, and whether the target's original is asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -490,6 +489,45 @@ fn run_endpoint(
     bar.finish_and_clear();
     failures.report();
     Ok(())
+}
+
+/// Identifies a row: (run settings, plan attack, request key, variant).
+pub(super) type RowId = (String, String, String, Option<String>);
+
+/// The settings that make a run: rows of another cheap model, protocol, N or cap are another run.
+pub(super) fn run_tag(
+    cheap: &str,
+    compat: &str,
+    top_problems: i32,
+    per_problem: Option<i32>,
+) -> String {
+    format!("{cheap}\u{0}{compat}\u{0}{top_problems}\u{0}{per_problem:?}")
+}
+
+impl EfficientRow {
+    pub(super) fn run_tag(&self) -> String {
+        run_tag(
+            &self.cheap_model,
+            &self.efficient_compat,
+            self.top_problems,
+            self.per_problem,
+        )
+    }
+}
+
+impl Logged for EfficientRow {
+    type Id = RowId;
+    fn id(&self) -> RowId {
+        (
+            self.run_tag(),
+            self.plan_attack.clone(),
+            self.row.response_key.clone(),
+            self.row.variant_id.clone(),
+        )
+    }
+    fn batch(rows: &[Self]) -> Result<arrow::array::RecordBatch> {
+        efficient_batch(rows)
+    }
 }
 
 #[cfg(test)]

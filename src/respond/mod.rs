@@ -12,7 +12,6 @@
 
 pub mod client;
 pub mod efficient;
-mod efficient_rows;
 pub mod outside;
 pub mod programs;
 mod rows;
@@ -35,7 +34,7 @@ use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::seed::{fnv1a, mix};
-use crate::table::{read_batches, write_batch};
+use crate::store::{read_batches, write_batch};
 
 pub use client::{Decoding, Endpoint};
 pub use efficient::{EfficientCompat, EfficientConfig};
@@ -53,17 +52,17 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
         ));
     }
     let mut items = Vec::new();
-    for (dataset, ddir) in crate::table::partitions(&root, "dataset")? {
+    for (dataset, ddir) in crate::store::partitions(&root, "dataset")? {
         if !datasets.is_empty() && !datasets.contains(&dataset) {
             continue;
         }
-        for (attack, adir) in crate::table::partitions(&ddir, "attack")? {
+        for (attack, adir) in crate::store::partitions(&ddir, "attack")? {
             if !attacks.is_empty() && !attacks.contains(&attack) && attack != "original" {
                 continue;
             }
             for f in part_files(&adir) {
                 for b in read_batches(&f)? {
-                    let col = |n: &str| crate::table::text_column(&b, n, &f);
+                    let col = |n: &str| crate::store::text_column(&b, n, &f);
                     let (vid, pid, q, gold) = (
                         col("variant_id")?,
                         col("problem_id")?,
@@ -312,7 +311,7 @@ fn respond_offline(
 /// variant_id -> slot values, for simulated models.
 fn variant_numbers(tables: &Path) -> Result<HashMap<String, Vec<Num>>> {
     let mut out = HashMap::new();
-    for (p, _) in crate::table::parquet_files_under(&tables.join("variants"))? {
+    for (p, _) in crate::store::parquet_files_under(&tables.join("variants"))? {
         for b in read_batches(&p)? {
             let (Some(v), Some(n)) = (b.column_by_name("variant_id"), b.column_by_name("numbers"))
             else {

@@ -15,7 +15,7 @@ use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::prompt::Template;
 use crate::seed::fnv1a;
-use crate::table::write_batch;
+use crate::store::write_batch;
 
 /// Outside layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -85,7 +85,7 @@ pub fn export_batch(
         text.push_str(&line.to_string());
         text.push('\n');
     }
-    crate::table::write_text(out, &text)?;
+    crate::store::write_text(out, &text)?;
     Ok(seen.len())
 }
 

@@ -20,7 +20,7 @@ use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
 use crate::prompt::xie2024_program;
 use crate::question::find_slots;
 use crate::seed::fnv1a;
-use crate::table::{read_batches, write_batch};
+use crate::store::{read_batches, write_batch};
 
 #[derive(Clone, Debug)]
 pub struct ProgramsConfig {

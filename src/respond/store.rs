@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use super::rows::{batch_to_rows, rows_to_batch, ResponseRow};
 use crate::error::{Error, Result};
-use crate::ingest::sanitize;
-use crate::table::{read_batches, write_batch};
+pub use crate::store::responses::{model_dir, part_files, part_name};
+use crate::store::{read_batches, write_batch};
 
 /// A row the write-ahead log and the parts can hold.
 pub(crate) trait Logged: Serialize + DeserializeOwned {
@@ -35,23 +35,6 @@ impl Logged for ResponseRow {
     fn batch(rows: &[Self]) -> Result<RecordBatch> {
         rows_to_batch(rows)
     }
-}
-
-/// The folder of one model's responses.
-pub fn model_dir(tables: &Path, model: &str) -> PathBuf {
-    tables.join("responses").join(sanitize(model))
-}
-
-pub(crate) fn part_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 /// What resume and selection need of a stored response:
@@ -139,14 +122,6 @@ pub(crate) fn recover_logs<R: Logged>(dir: &Path, done: &mut HashSet<R::Id>) -> 
         fs::remove_file(&log).map_err(|e| Error::file(&log, e))?;
     }
     Ok(rows)
-}
-
-pub(crate) fn part_name(tag: &str) -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    format!("part-{ms:014}-{}-{tag}.parquet", std::process::id())
 }
 
 /// Buffered, logged writer of one model's responses.

@@ -65,7 +65,7 @@ fn write_variants(tables: &Path, attack: &str, rows: &[(usize, usize, String)]) 
         Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
     };
     let batch = RecordBatch::try_new(
-        advmath::schema::variants(),
+        advmath::store::variants::schema(),
         vec![
             text(&|(p, i, _)| format!("toy/test/{p}/{attack}/{i}")),
             text(&|(p, _, _)| format!("toy/test/{p}")),
@@ -84,7 +84,7 @@ fn write_variants(tables: &Path, attack: &str, rows: &[(usize, usize, String)]) 
     let path = tables.join(format!(
         "variants/dataset=toy/attack={attack}/part-0.parquet"
     ));
-    advmath::table::write_batch(&path, &batch).unwrap();
+    advmath::store::write_batch(&path, &batch).unwrap();
 }
 
 /// The fixture's variants and the cheap model's responses.
@@ -137,7 +137,7 @@ fn fixture(tables: &Path) {
             );
         }
     }
-    advmath::table::write_batch(
+    advmath::store::write_batch(
         &tables.join("responses/cheap/part-0.parquet"),
         &rows_to_batch(&rows).unwrap(),
     )
@@ -431,7 +431,7 @@ pub(super) fn write_table5_fixture(tables: &Path) {
         row("paper", 2, None, 0, 2, 1, Some(4), 1, true),
         row("reference", 1, Some(1), 3, 1, 1, Some(0), 1, true),
     ];
-    advmath::table::write_batch(
+    advmath::store::write_batch(
         &tables.join("efficient_responses/model-a/part-0.parquet"),
         &efficient_batch(&rows).unwrap(),
     )

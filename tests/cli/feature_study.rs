@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use advmath::features::FeatureSet;
-use advmath::table::{parquet_files_under, read_batches};
+use advmath::store::{parquet_files_under, read_batches};
 use arrow::array::AsArray;
 use arrow::datatypes::Float64Type;
 

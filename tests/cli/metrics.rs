@@ -48,7 +48,7 @@ struct Resp {
 }
 
 fn responses_batch(rows: &[&Resp]) -> RecordBatch {
-    let schema = advmath::schema::responses();
+    let schema = advmath::store::responses::schema();
     let n = rows.len();
     let text = |f: &dyn Fn(&Resp) -> Option<String>| -> ArrayRef {
         Arc::new(StringArray::from(
@@ -110,7 +110,7 @@ fn write_responses(tables: &Path, rows: &[Resp]) {
             .join("responses")
             .join(model.replace('/', "__"))
             .join("part-0.parquet");
-        advmath::table::write_batch(&path, &responses_batch(&mine)).unwrap();
+        advmath::store::write_batch(&path, &responses_batch(&mine)).unwrap();
     }
 }
 
@@ -309,7 +309,7 @@ fn write_generation_stats(tables: &Path) {
         ("toy/test/0", "m3", 100, 40, 10, 5, true),
         ("toy/test/1", "m3", 100, 20, 6, 5, true),
     ];
-    let schema = advmath::schema::generation_stats();
+    let schema = advmath::store::generation_stats::schema();
     type StatsRow<'a> = (&'a str, &'a str, i64, i64, i64, i64, bool);
     let ints = |f: &dyn Fn(&StatsRow) -> i64| -> ArrayRef {
         Arc::new(Int64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
@@ -333,7 +333,7 @@ fn write_generation_stats(tables: &Path) {
         columns.push(ints(&|_| 0));
     }
     let batch = RecordBatch::try_new(schema, columns).unwrap();
-    advmath::table::write_batch(
+    advmath::store::write_batch(
         &tables.join("generation_stats/dataset=toy/part-0.parquet"),
         &batch,
     )
@@ -1139,7 +1139,7 @@ fn metrics_errors_are_clear() {
         "{err}"
     );
     let no_rows = responses_batch(&[]);
-    advmath::table::write_batch(&empty.join("responses/m/part-0.parquet"), &no_rows).unwrap();
+    advmath::store::write_batch(&empty.join("responses/m/part-0.parquet"), &no_rows).unwrap();
     let err = metrics::run_metrics(&empty, &dir.path().join("o2")).unwrap_err();
     assert!(
         err.to_string().contains("table `responses` is empty"),
@@ -1192,7 +1192,7 @@ fn metrics_sql_command_output_formats() {
     let path = dir.path().join("out/result.parquet");
     let pq = metrics::run_sql(&tables, q, OutputFormat::Parquet(path.clone())).unwrap();
     assert_eq!(pq.parquet.as_deref(), Some(path.as_path()));
-    let batches = advmath::table::read_batches(&path).unwrap();
+    let batches = advmath::store::read_batches(&path).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
     assert_eq!(
         batches[0].schema().field(0).data_type(),
@@ -1318,7 +1318,7 @@ fn metrics_hive_tables_are_registered_with_partition_columns() {
         Arc::new(b.finish()) as ArrayRef
     };
     let batch = RecordBatch::try_new(
-        advmath::schema::variants(),
+        advmath::store::variants::schema(),
         vec![
             Arc::new(StringArray::from(vec!["toy/test/0/m3/0"])),
             Arc::new(StringArray::from(vec!["toy/test/0"])),
@@ -1332,7 +1332,7 @@ fn metrics_hive_tables_are_registered_with_partition_columns() {
         ],
     )
     .unwrap();
-    advmath::table::write_batch(
+    advmath::store::write_batch(
         &tables.join("variants/dataset=toy/attack=m3/part-0.parquet"),
         &batch,
     )

@@ -127,7 +127,7 @@ fn arithmattack_multiarith_questions_ingest_and_noise() {
         ));
         let mut rows = 0;
         for batch in super::read_batches(&part).unwrap() {
-            let text = |name: &str| advmath::table::text_column(&batch, name, &part).unwrap();
+            let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
             let (pid, question) = (text("problem_id"), text("question"));
             for i in 0..batch.num_rows() {
                 rows += 1;

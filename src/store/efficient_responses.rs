@@ -1,18 +1,61 @@
-//! The `efficient_responses` table: its row type, where its parts live, and its Arrow codec.
-//! Rows are `responses` rows plus where they sit in the efficient-attack protocol
-//! ([`super::efficient`]); its columns are defined in `schema::efficient_responses`.
+//! The `efficient_responses` table: the rows of efficient-attack runs, at
+//! `efficient_responses/<target>/part-*.parquet`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
-use super::store::{part_files, Logged};
-use super::{batch_to_rows, rows_to_batch, ResponseRow};
+use super::columns::utf8;
+use super::responses::{batch_to_rows, part_files, rows_to_batch, ResponseRow};
+use super::{read_batches, sanitize};
 use crate::error::{Error, Result};
-use crate::ingest::sanitize;
-use crate::table::read_batches;
+
+/// The table's folder name under the tables root.
+pub const TABLE: &str = "efficient_responses";
+
+/// `efficient_responses`: the rows of efficient-attack runs (`respond --efficient-from`), at
+/// `efficient_responses/<target>/part-*.parquet`: every `responses` column, then where the row
+/// sits in the protocol. A table of its own, so these requests never mix with the target's full
+/// run in the other metrics.
+pub fn schema() -> SchemaRef {
+    let mut fields: Vec<Field> = super::responses::schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.extend([
+        utf8("cheap_model", false),
+        utf8("efficient_compat", false),
+        Field::new("top_problems", DataType::Int32, false),
+        Field::new("per_problem", DataType::Int32, true),
+        utf8("plan_attack", false),
+        Field::new("problem_rank", DataType::Int32, false),
+        Field::new("step", DataType::Int32, false),
+        Field::new("candidates", DataType::Int32, false),
+        Field::new("problem_variants", DataType::Int32, false),
+        Field::new("attack_problems", DataType::Int32, false),
+        Field::new("attack_variants", DataType::Int32, false),
+    ]);
+    Arc::new(Schema::new(fields))
+}
+
+/// The columns `efficient_responses` adds to those of `responses`.
+pub const DOC: &[(&str, &str)] = &[
+    ("cheap_model", "the cheap model whose answers ranked the problems and supplied the candidates"),
+    ("efficient_compat", "`paper` (the cheap model's adversarial examples; the target's original asked first) or `reference` (every variant the cheap model gets wrong; no original asked, as the authors' script)"),
+    ("top_problems", "problems attacked per dataset and attack (`--top-problems`, the paper's 50)"),
+    ("per_problem", "at most this many candidates per problem (`--per-problem`; null: all)"),
+    ("plan_attack", "the attack whose run the row belongs to (an original row is written for each attack that selected its problem)"),
+    ("problem_rank", "the problem's rank in that run: 1 = most candidates (ties in problem-id order, numbers compared as numbers)"),
+    ("step", "0 for the original, k for the k-th candidate sent"),
+    ("candidates", "candidates queued for the problem, after the cap"),
+    ("problem_variants", "the problem's variants of the attack: the requests a full attack sends for it"),
+    ("attack_problems", "problems of the dataset with variants of the attack (a full attack on all of them)"),
+    ("attack_variants", "their variants of the attack"),
+];
 
 /// One row of `efficient_responses`: a response row, and where it sits in the protocol.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,50 +82,12 @@ pub struct EfficientRow {
     pub attack_variants: i32,
 }
 
-/// Identifies a row: (run settings, plan attack, request key, variant).
-pub(super) type RowId = (String, String, String, Option<String>);
-
-/// The settings that make a run: rows of another cheap model, protocol, N or cap are another run.
-pub(super) fn run_tag(
-    cheap: &str,
-    compat: &str,
-    top_problems: i32,
-    per_problem: Option<i32>,
-) -> String {
-    format!("{cheap}\u{0}{compat}\u{0}{top_problems}\u{0}{per_problem:?}")
-}
-
-impl EfficientRow {
-    pub(super) fn run_tag(&self) -> String {
-        run_tag(
-            &self.cheap_model,
-            &self.efficient_compat,
-            self.top_problems,
-            self.per_problem,
-        )
-    }
-}
-
-impl Logged for EfficientRow {
-    type Id = RowId;
-    fn id(&self) -> RowId {
-        (
-            self.run_tag(),
-            self.plan_attack.clone(),
-            self.row.response_key.clone(),
-            self.row.variant_id.clone(),
-        )
-    }
-    fn batch(rows: &[Self]) -> Result<RecordBatch> {
-        efficient_batch(rows)
-    }
-}
-
 /// The folder of a target's efficient-attack rows.
 pub fn efficient_dir(tables: &Path, model: &str) -> PathBuf {
-    tables.join("efficient_responses").join(sanitize(model))
+    tables.join(TABLE).join(sanitize(model))
 }
 
+/// Rows as a batch in the table's schema.
 pub fn efficient_batch(rows: &[EfficientRow]) -> Result<RecordBatch> {
     let base: Vec<ResponseRow> = rows.iter().map(|r| r.row.clone()).collect();
     let mut columns: Vec<ArrayRef> = rows_to_batch(&base)?.columns().to_vec();
@@ -105,10 +110,7 @@ pub fn efficient_batch(rows: &[EfficientRow]) -> Result<RecordBatch> {
         int(&|r| Some(r.attack_problems)),
         int(&|r| Some(r.attack_variants)),
     ]);
-    Ok(RecordBatch::try_new(
-        crate::schema::efficient_responses(),
-        columns,
-    )?)
+    Ok(RecordBatch::try_new(schema(), columns)?)
 }
 
 /// Every stored row of a target's efficient attacks.
@@ -117,7 +119,7 @@ pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRo
     for f in part_files(&efficient_dir(tables, model)) {
         for b in read_batches(&f)? {
             let base = batch_to_rows(&b, &f)?;
-            let text = |n: &str| crate::table::text_column(&b, n, &f);
+            let text = |n: &str| super::text_column(&b, n, &f);
             let int = |n: &str| {
                 b.column_by_name(n)
                     .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int32Type>().cloned())

@@ -1,0 +1,124 @@
+//! The feature tables, one per feature set: `features` (advmath's 51) and `features_xie2024` (the
+//! authors' family), each hive-partitioned like `variants` as
+//! `<table>/dataset=<d>/attack=<a>/part-0.parquet`.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use super::columns::utf8;
+use advmath_core::features::FeatureSet;
+
+/// `features`: one row per variant, hive-partitioned like `variants` as
+/// `features/dataset=<d>/attack=<a>/part-0.parquet`. advmath's own 51 features (the `advmath`
+/// set, not the authors' list: see `src/features/mod.rs`) in the fixed order of
+/// [`advmath_core::features::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
+/// that the table is one numeric matrix.
+pub fn advmath_schema() -> SchemaRef {
+    let mut fields = vec![utf8("variant_id", false)];
+    for name in advmath_core::features::FEATURE_NAMES {
+        fields.push(Field::new(name, DataType::Float64, false));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// `features_xie2024`: the `xie2024` set, the feature family of the authors' code
+/// (`src/features/xie2024.rs`), one row per variant, partitioned like `features` as
+/// `features_xie2024/dataset=<d>/attack=<a>/part-0.parquet`; columns in the fixed order of
+/// [`advmath_core::features::xie2024::XIE2024_NAMES`], all Float64.
+pub fn xie2024_schema() -> SchemaRef {
+    let mut fields = vec![utf8("variant_id", false)];
+    for name in advmath_core::features::xie2024::XIE2024_NAMES {
+        fields.push(Field::new(name, DataType::Float64, false));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// Column descriptions of `features_xie2024`, partitions first, then schema order.
+pub fn xie2024_doc() -> Vec<(String, String)> {
+    let mut out = vec![
+        (
+            "dataset".to_string(),
+            "partition: source dataset".to_string(),
+        ),
+        (
+            "attack".to_string(),
+            "partition: the attack, as in `variants`".to_string(),
+        ),
+        (
+            "variant_id".to_string(),
+            "the variant (joins `variants`)".to_string(),
+        ),
+    ];
+    out.extend(advmath_core::features::xie2024::column_docs());
+    out
+}
+
+/// Column descriptions of `features`, partitions first, then schema order. "Operations" are
+/// `Bin`, `Neg` and `Call` nodes; "leaves" are question numbers (constants are not leaves);
+/// "intermediate results" are the values of operations other than the answer; range bins are
+/// on |value|. See `src/features/mod.rs` for the full definitions.
+pub const ADVMATH_DOC: &[(&str, &str)] = &[
+    ("dataset", "partition: source dataset"),
+    ("attack", "partition: the attack, as in `variants`"),
+    ("variant_id", "the variant (joins `variants`)"),
+    ("add", "operations `+`"),
+    ("sub", "operations `-` (binary)"),
+    ("mul", "operations `*`"),
+    ("div", "operations `/`, and `//` whose operands divide evenly on this variant's numbers"),
+    ("floordiv", "operations `//` that do not divide evenly on this variant's numbers"),
+    ("mod", "operations `%`"),
+    ("func", "function calls, unary minus and `**`"),
+    ("operation_count", "all operations (add + sub + mul + div + floordiv + mod + func)"),
+    ("var_count", "leaves: question numbers the answer depends on (one per tree node)"),
+    ("const_count", "constants: literals not in the question, unit constants, number words"),
+    ("node_count", "operation_count + var_count + const_count"),
+    ("tree_depth", "nodes on the longest path from the answer to a leaf or constant (a single leaf is 1)"),
+    ("int_result_ops", "operations, the answer included, whose value is an integer"),
+    ("answer_is_int", "1 when the answer is an integer, else 0"),
+    ("answer_is_negative", "1 when the answer is below 0, else 0"),
+    ("answer_digits", "digits 0-9 in the answer's canonical text (no sign, no decimal point)"),
+    ("answer_sig_digits", "significant digits of the answer's canonical text (leading zeros, and an integer's trailing zeros, stripped; 0 for zero)"),
+    ("answer_range_lt2", "1 when |answer| < 2"),
+    ("answer_range_2_8", "1 when 2 <= |answer| < 8"),
+    ("answer_range_8_32", "1 when 8 <= |answer| < 32"),
+    ("answer_range_32_128", "1 when 32 <= |answer| < 128"),
+    ("answer_range_128_512", "1 when 128 <= |answer| < 512"),
+    ("answer_range_512_2k", "1 when 512 <= |answer| < 2048"),
+    ("answer_range_2k_8k", "1 when 2048 <= |answer| < 8192"),
+    ("answer_range_8k_32k", "1 when 8192 <= |answer| < 32768"),
+    ("answer_range_ge32k", "1 when |answer| >= 32768"),
+    ("leaf_int_count", "leaves whose value is an integer"),
+    ("leaf_float_count", "leaves whose value is not an integer"),
+    ("leaf_max_digits", "most digits 0-9 in a leaf's canonical text"),
+    ("leaf_range_lt2", "leaves with |value| < 2"),
+    ("leaf_range_2_8", "leaves with 2 <= |value| < 8"),
+    ("leaf_range_8_32", "leaves with 8 <= |value| < 32"),
+    ("leaf_range_32_128", "leaves with 32 <= |value| < 128"),
+    ("leaf_range_128_512", "leaves with 128 <= |value| < 512"),
+    ("leaf_range_512_2k", "leaves with 512 <= |value| < 2048"),
+    ("leaf_range_2k_8k", "leaves with 2048 <= |value| < 8192"),
+    ("leaf_range_8k_32k", "leaves with 8192 <= |value| < 32768"),
+    ("leaf_range_ge32k", "leaves with |value| >= 32768"),
+    ("inter_int_count", "intermediate results (operations other than the answer) that are integers"),
+    ("inter_float_count", "intermediate results that are not integers"),
+    ("inter_negative_count", "intermediate results below 0"),
+    ("inter_fraction_count", "intermediate results strictly between 0 and 1"),
+    ("inter_range_lt2", "intermediate results with |value| < 2"),
+    ("inter_range_2_8", "intermediate results with 2 <= |value| < 8"),
+    ("inter_range_8_32", "intermediate results with 8 <= |value| < 32"),
+    ("inter_range_32_128", "intermediate results with 32 <= |value| < 128"),
+    ("inter_range_128_512", "intermediate results with 128 <= |value| < 512"),
+    ("inter_range_512_2k", "intermediate results with 512 <= |value| < 2048"),
+    ("inter_range_2k_8k", "intermediate results with 2048 <= |value| < 8192"),
+    ("inter_range_8k_32k", "intermediate results with 8192 <= |value| < 32768"),
+    ("inter_range_ge32k", "intermediate results with |value| >= 32768"),
+];
+
+/// The schema of a feature set's table.
+pub fn schema(set: FeatureSet) -> SchemaRef {
+    match set {
+        FeatureSet::Advmath => advmath_schema(),
+        FeatureSet::Xie2024 => xie2024_schema(),
+    }
+}

@@ -1,0 +1,106 @@
+//! The `generation_stats` table: one row per (problem, numeric attack), at
+//! `generation_stats/dataset=<d>/part-0.parquet`.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use super::columns::utf8;
+use crate::error::Result;
+use crate::generate::sample::AttackStats;
+use crate::vocab::REJECT_NAMES;
+
+/// The table's folder name under the tables root.
+pub const TABLE: &str = "generation_stats";
+
+/// `generation_stats`: one row per (problem, numeric attack), at `generation_stats/dataset=<d>/`.
+pub fn schema() -> SchemaRef {
+    let mut fields = vec![
+        utf8("problem_id", false),
+        utf8("attack", false),
+        Field::new("attempts", DataType::Int64, false),
+        Field::new("valid", DataType::Int64, false),
+        Field::new("unique_valid", DataType::Int64, false),
+        Field::new("emitted", DataType::Int64, false),
+        Field::new("reached_target", DataType::Boolean, false),
+    ];
+    for name in REJECT_NAMES {
+        fields.push(Field::new(
+            format!("rejected_{name}"),
+            DataType::Int64,
+            false,
+        ));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+pub const DOC: &[(&str, &str)] = &[
+    ("dataset", "partition: source dataset"),
+    ("problem_id", "the problem"),
+    ("attack", "`m1`, `m2` or `m3`"),
+    ("attempts", "attempts made (N)"),
+    ("valid", "attempts whose every node kept its constraints (duplicates included)"),
+    ("unique_valid", "distinct valid number tuples (the original excluded)"),
+    ("emitted", "variants written (m when the target was reached, else 0)"),
+    ("reached_target", "at least m distinct valid tuples were found"),
+    ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate"),
+];
+
+/// One row of the `generation_stats` table.
+pub struct StatRow {
+    pub problem_id: String,
+    pub attack: String,
+    pub stats: AttackStats,
+    pub emitted: usize,
+    pub reached: bool,
+}
+
+/// Rows as a batch in the table's schema.
+pub fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
+    let mut cols: Vec<ArrayRef> = vec![
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.problem_id.as_str()))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.attack.as_str()))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.stats.attempts as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.stats.valid as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.stats.unique as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| r.emitted as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.reached))
+                .collect::<BooleanArray>(),
+        ),
+    ];
+    for k in 0..REJECT_NAMES.len() {
+        cols.push(Arc::new(
+            rows.iter()
+                .map(|r| r.stats.rejections[k] as i64)
+                .collect::<Int64Array>(),
+        ));
+    }
+    Ok(RecordBatch::try_new(schema(), cols)?)
+}

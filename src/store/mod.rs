@@ -1,0 +1,189 @@
+//! The tables folder, and everything about how advmath's tables are laid out in it.
+//!
+//! A table lives under a root folder (`--tables`, `out/tables` by default) at a relative key: a
+//! folder named after the table, hive partitions `key=value` below it where the table has them,
+//! and Parquet parts. Each table has one file here holding its location pattern, its Arrow schema,
+//! its column descriptions and its row <-> batch codec; the stages ask these files for paths and
+//! batches and never spell a path or a column order themselves. [`parquet`] is the one place that
+//! reads and writes Parquet (atomically) and lists part files and partitions.
+
+pub mod coefficients;
+mod columns;
+pub mod efficient_responses;
+pub mod features;
+pub mod generation_stats;
+pub mod parquet;
+pub mod problems;
+pub mod responses;
+pub mod runs;
+pub mod variants;
+
+use std::path::{Path, PathBuf};
+
+use arrow::datatypes::SchemaRef;
+
+pub use parquet::{
+    parquet_files_under, partitions, read_batches, text_column, tmp_path, write_batch, write_text,
+    writer_properties, AtomicParquet, TableFile,
+};
+
+/// A name made safe as one path component: anything but ASCII letters, digits, `-` and `_`
+/// becomes `_`.
+pub fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `<dir>/<key>=<value>`: one hive partition folder.
+pub fn hive_dir(dir: &Path, key: &str, value: &str) -> PathBuf {
+    dir.join(format!("{key}={value}"))
+}
+
+/// The `n`th part file of a folder written whole by one stage.
+pub fn part_file(dir: &Path, n: usize) -> PathBuf {
+    dir.join(format!("part-{n}.parquet"))
+}
+
+/// Whether a file name is a Parquet part.
+pub fn is_parquet(name: &str) -> bool {
+    name.ends_with(".parquet")
+}
+
+/// How a table is laid out under `tables/`.
+#[derive(Debug, Clone, Copy)]
+pub struct TableLayout {
+    pub name: &'static str,
+    /// Hive partition columns, outermost first (they are in the path, not in the files).
+    pub partitions: &'static [&'static str],
+    /// The expected file layout, for messages.
+    pub pattern: &'static str,
+    /// Made only by some runs: when absent it is registered empty (its schema, no row), so a
+    /// metric over it gives no row instead of an error.
+    pub optional: Option<fn() -> SchemaRef>,
+}
+
+/// Every table advmath knows.
+pub const TABLE_LAYOUTS: &[TableLayout] = &[
+    TableLayout {
+        name: "problems",
+        partitions: &[],
+        pattern: "problems/<dataset>__<split>.parquet",
+        optional: None,
+    },
+    TableLayout {
+        name: "variants",
+        partitions: &["dataset", "attack"],
+        pattern: "variants/dataset=<d>/attack=<a>/part-N.parquet",
+        optional: None,
+    },
+    TableLayout {
+        name: "generation_stats",
+        partitions: &["dataset"],
+        pattern: "generation_stats/dataset=<d>/part-0.parquet",
+        optional: None,
+    },
+    TableLayout {
+        name: "responses",
+        partitions: &[],
+        pattern: "responses/<model-folder>/part-*.parquet",
+        optional: None,
+    },
+    TableLayout {
+        name: "features",
+        partitions: &["dataset", "attack"],
+        pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
+        optional: None,
+    },
+    TableLayout {
+        name: "coefficients",
+        partitions: &[],
+        pattern: "coefficients/part-0.parquet",
+        optional: None,
+    },
+    TableLayout {
+        name: "efficient_responses",
+        partitions: &[],
+        pattern: "efficient_responses/<target-folder>/part-*.parquet",
+        optional: Some(efficient_responses::schema),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::datatypes::Schema;
+
+    use super::*;
+
+    /// The columns `efficient_responses` adds (the others are documented with `responses`).
+    fn efficient_only() -> SchemaRef {
+        let base = responses::schema().fields().len();
+        Arc::new(Schema::new(
+            efficient_responses::schema().fields()[base..]
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect::<Vec<_>>(),
+        ))
+    }
+
+    /// The README documents every column, in schema order.
+    #[test]
+    fn readme_documents_every_column() {
+        let readme = include_str!("../../README.md");
+        for (schema, partition) in [
+            (problems::schema(), vec![]),
+            (variants::schema(), vec!["dataset", "attack"]),
+            (generation_stats::schema(), vec!["dataset"]),
+            (responses::schema(), vec![]),
+            (features::advmath_schema(), vec!["dataset", "attack"]),
+            (features::xie2024_schema(), vec!["dataset", "attack"]),
+            (coefficients::schema(), vec![]),
+            (efficient_only(), vec![]),
+        ] {
+            let mut at = 0;
+            let names: Vec<String> = partition
+                .iter()
+                .map(|s| s.to_string())
+                .chain(schema.fields().iter().map(|f| f.name().clone()))
+                .filter(|n| !n.starts_with("rejected_"))
+                .collect();
+            for name in names {
+                let needle = format!("| {name} |");
+                let found = readme[at..].find(&needle);
+                assert!(
+                    found.is_some(),
+                    "README lacks column {name} (after byte {at})"
+                );
+                at += found.unwrap();
+            }
+        }
+        for (name, _) in problems::DOC
+            .iter()
+            .chain(variants::DOC)
+            .chain(generation_stats::DOC)
+            .chain(responses::DOC)
+            .chain(features::ADVMATH_DOC)
+            .chain(coefficients::DOC)
+            .chain(efficient_responses::DOC)
+        {
+            assert!(
+                readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),
+                "{name}"
+            );
+        }
+        for (name, doc) in features::xie2024_doc() {
+            assert!(
+                readme.contains(&format!("| {name} | {doc} |")),
+                "README lacks `| {name} | {doc} |`"
+            );
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The `responses` table: one row per (model, prompt, variant), in one folder per model of
+//! Parquet parts, `responses/<model>/part-*.parquet`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch,
+    StringArray,
+};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use serde::{Deserialize, Serialize};
+
+use super::columns::utf8;
+use super::{is_parquet, sanitize};
+use crate::error::Result;
+use crate::vocab::is_simulated;
+
+/// The table's folder name under the tables root.
+pub const TABLE: &str = "responses";
+
+/// `<tables>/responses`.
+pub fn dir(tables: &Path) -> PathBuf {
+    tables.join(TABLE)
+}
+
+/// The folder of one model's responses: `<tables>/responses/<model>`.
+pub fn model_dir(tables: &Path, model: &str) -> PathBuf {
+    dir(tables).join(sanitize(model))
+}
+
+/// The Parquet parts of a model's folder, in name order (none when the folder is absent).
+pub fn part_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(is_parquet)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The name of a new part written by a live run: the time and process make it unique, and name
+/// order is write order.
+pub fn part_name(tag: &str) -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    format!("part-{ms:014}-{}-{tag}.parquet", std::process::id())
+}
+
+/// The next part of a folder written by an offline run (`part-offline-NNNNN.parquet`).
+pub fn offline_part(dir: &Path) -> PathBuf {
+    dir.join(format!("part-offline-{:05}.parquet", part_files(dir).len()))
+}
+
+/// The part an outside import writes (`part-outside-<tag>.parquet`).
+pub fn outside_part(dir: &Path, tag: &str) -> PathBuf {
+    dir.join(format!("part-outside-{tag}.parquet"))
+}
+
+/// `responses`: one row per (model, prompt, variant), at `responses/<model>/part-*.parquet` (the folder
+/// name is the sanitised model name; the `model` column holds the real one).
+pub fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        utf8("response_key", false),
+        utf8("model", false),
+        utf8("template", false),
+        utf8("variant_id", true),
+        utf8("problem_id", true),
+        utf8("dataset", true),
+        utf8("attack", true),
+        Field::new("noise_level", DataType::Int32, true),
+        utf8("question", false),
+        utf8("response", true),
+        utf8("extracted", true),
+        utf8("extraction_rule", false),
+        utf8("gold", true),
+        Field::new("correct", DataType::Boolean, true),
+        Field::new("correct_exact", DataType::Boolean, true),
+        Field::new("latency_ms", DataType::Float64, true),
+        Field::new("prompt_tokens", DataType::Int64, true),
+        Field::new("completion_tokens", DataType::Int64, true),
+        utf8("finish_reason", true),
+        utf8("source", false),
+        Field::new("simulated", DataType::Boolean, false),
+        utf8("error", true),
+    ]))
+}
+
+pub const DOC: &[(&str, &str)] = &[
+    ("response_key", "hash of (model, template, decoding settings, question): the request key; with variant_id, the resume key (identical questions share one reply, each variant has its row)"),
+    ("model", "model name as asked (`sim-*` models are simulated, `oracle` answers from the tree)"),
+    ("template", "prompt template name (`xie2024`, `arithmattack`, or a file name)"),
+    ("variant_id", "the variant asked about (joins `variants`; null for outside rows that match none)"),
+    ("problem_id", "its problem"),
+    ("dataset", "its dataset"),
+    ("attack", "its attack (`original`, `m3`, `punct30`, ...)"),
+    ("noise_level", "punctuation noise level of the question, percent"),
+    ("question", "the question text sent"),
+    ("response", "the raw generation (null when the request failed for good)"),
+    ("extracted", "the answer read from the response (null: nothing found, never zero)"),
+    ("extraction_rule", "which rule found it: answer_is, final_answer_is, boxed, hashes, answer_colon, last_number, miss"),
+    ("gold", "the exact gold answer"),
+    ("correct", "extracted equals gold after rounding both to 2 decimals (the paper's rule)"),
+    ("correct_exact", "extracted equals gold exactly"),
+    ("latency_ms", "request latency, milliseconds"),
+    ("prompt_tokens", "prompt tokens reported by the server"),
+    ("completion_tokens", "completion tokens reported by the server"),
+    ("finish_reason", "the server's finish reason"),
+    ("source", "`endpoint`, `simulated`, `oracle`, `openai_batch`, `lm_eval`, `arithmattack_csv`, `gsm8k_solutions`, `generic`"),
+    ("simulated", "true for offline models (oracle and sim-*): never a real LLM"),
+    ("error", "why the request failed, when it did"),
+];
+
+/// One row of the `responses` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResponseRow {
+    pub response_key: String,
+    pub model: String,
+    pub template: String,
+    pub variant_id: Option<String>,
+    pub problem_id: Option<String>,
+    pub dataset: Option<String>,
+    pub attack: Option<String>,
+    pub noise_level: Option<i32>,
+    pub question: String,
+    pub response: Option<String>,
+    pub extracted: Option<String>,
+    pub extraction_rule: String,
+    pub gold: Option<String>,
+    pub correct: Option<bool>,
+    pub correct_exact: Option<bool>,
+    pub latency_ms: Option<f64>,
+    pub prompt_tokens: Option<i64>,
+    pub completion_tokens: Option<i64>,
+    pub finish_reason: Option<String>,
+    pub source: String,
+    pub simulated: bool,
+    pub error: Option<String>,
+}
+
+impl ResponseRow {
+    /// What identifies a row: the request key and the variant it answers (two variants with the
+    /// same question share the key, never the row).
+    pub fn row_id(&self) -> (String, Option<String>) {
+        (self.response_key.clone(), self.variant_id.clone())
+    }
+}
+
+/// Rows as a batch in the table's schema.
+pub fn rows_to_batch(rows: &[ResponseRow]) -> Result<RecordBatch> {
+    let s = |f: &dyn Fn(&ResponseRow) -> Option<&str>| -> ArrayRef {
+        Arc::new(rows.iter().map(f).collect::<StringArray>())
+    };
+    Ok(RecordBatch::try_new(
+        schema(),
+        vec![
+            s(&|r| Some(&r.response_key)),
+            s(&|r| Some(&r.model)),
+            s(&|r| Some(&r.template)),
+            s(&|r| r.variant_id.as_deref()),
+            s(&|r| r.problem_id.as_deref()),
+            s(&|r| r.dataset.as_deref()),
+            s(&|r| r.attack.as_deref()),
+            Arc::new(rows.iter().map(|r| r.noise_level).collect::<Int32Array>()),
+            s(&|r| Some(&r.question)),
+            s(&|r| r.response.as_deref()),
+            s(&|r| r.extracted.as_deref()),
+            s(&|r| Some(&r.extraction_rule)),
+            s(&|r| r.gold.as_deref()),
+            Arc::new(rows.iter().map(|r| r.correct).collect::<BooleanArray>()),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.correct_exact)
+                    .collect::<BooleanArray>(),
+            ),
+            Arc::new(rows.iter().map(|r| r.latency_ms).collect::<Float64Array>()),
+            Arc::new(rows.iter().map(|r| r.prompt_tokens).collect::<Int64Array>()),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.completion_tokens)
+                    .collect::<Int64Array>(),
+            ),
+            s(&|r| r.finish_reason.as_deref()),
+            s(&|r| Some(&r.source)),
+            Arc::new(
+                rows.iter()
+                    .map(|r| Some(r.simulated))
+                    .collect::<BooleanArray>(),
+            ),
+            s(&|r| r.error.as_deref()),
+        ],
+    )?)
+}
+
+/// The rows of a `responses` batch read from `file` (columns by name, so extra columns are
+/// ignored); a missing required column is an error naming the file.
+pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
+    let text = |n: &str| super::text_column(b, n, file);
+    let opt_text = |n: &str| {
+        b.column_by_name(n)
+            .and_then(|c| c.as_string_opt::<i32>().cloned())
+    };
+    let (key, model, template, question, rule, source) = (
+        text("response_key")?,
+        text("model")?,
+        text("template")?,
+        text("question")?,
+        text("extraction_rule")?,
+        text("source")?,
+    );
+    let (vid, pid, dataset, attack, response, extracted, gold, finish, error) = (
+        opt_text("variant_id"),
+        opt_text("problem_id"),
+        opt_text("dataset"),
+        opt_text("attack"),
+        opt_text("response"),
+        opt_text("extracted"),
+        opt_text("gold"),
+        opt_text("finish_reason"),
+        opt_text("error"),
+    );
+    let boolean = |n: &str| {
+        b.column_by_name(n)
+            .and_then(|c| c.as_boolean_opt().cloned())
+    };
+    let (correct, correct_exact, simulated) = (
+        boolean("correct"),
+        boolean("correct_exact"),
+        boolean("simulated"),
+    );
+    let noise = b
+        .column_by_name("noise_level")
+        .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int32Type>().cloned());
+    let latency = b.column_by_name("latency_ms").and_then(|c| {
+        c.as_primitive_opt::<arrow::datatypes::Float64Type>()
+            .cloned()
+    });
+    let int64 = |n: &str| {
+        b.column_by_name(n)
+            .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int64Type>().cloned())
+    };
+    let (prompt_tokens, completion_tokens) = (int64("prompt_tokens"), int64("completion_tokens"));
+    let mut out = Vec::with_capacity(b.num_rows());
+    for i in 0..b.num_rows() {
+        let s = |a: &Option<StringArray>| {
+            a.as_ref()
+                .and_then(|a| (!a.is_null(i)).then(|| a.value(i).to_string()))
+        };
+        let flag =
+            |a: &Option<BooleanArray>| a.as_ref().and_then(|a| (!a.is_null(i)).then(|| a.value(i)));
+        out.push(ResponseRow {
+            response_key: key.value(i).to_string(),
+            model: model.value(i).to_string(),
+            template: template.value(i).to_string(),
+            variant_id: s(&vid),
+            problem_id: s(&pid),
+            dataset: s(&dataset),
+            attack: s(&attack),
+            noise_level: noise
+                .as_ref()
+                .and_then(|a| (!a.is_null(i)).then(|| a.value(i))),
+            question: question.value(i).to_string(),
+            response: s(&response),
+            extracted: s(&extracted),
+            extraction_rule: rule.value(i).to_string(),
+            gold: s(&gold),
+            correct: flag(&correct),
+            correct_exact: flag(&correct_exact),
+            latency_ms: latency
+                .as_ref()
+                .and_then(|a| (!a.is_null(i)).then(|| a.value(i))),
+            prompt_tokens: prompt_tokens
+                .as_ref()
+                .and_then(|a| (!a.is_null(i)).then(|| a.value(i))),
+            completion_tokens: completion_tokens
+                .as_ref()
+                .and_then(|a| (!a.is_null(i)).then(|| a.value(i))),
+            finish_reason: s(&finish),
+            source: source.value(i).to_string(),
+            simulated: flag(&simulated).unwrap_or_else(|| is_simulated(model.value(i))),
+            error: s(&error),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,175 @@
+//! The `variants` table: hive-partitioned as `variants/dataset=<d>/attack=<a>/part-N.parquet`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array,
+};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use super::columns::{utf8, utf8_list};
+use super::{generation_stats, hive_dir, part_file, sanitize, AtomicParquet};
+use crate::error::{Error, Result};
+
+/// The table's folder name under the tables root.
+pub const TABLE: &str = "variants";
+
+/// `<tables>/variants`.
+pub fn dir(tables: &Path) -> PathBuf {
+    tables.join(TABLE)
+}
+
+/// `<tables>/variants/dataset=<d>`: the partition one generation run of a dataset replaces.
+pub fn dataset_dir(tables: &Path, dataset: &str) -> PathBuf {
+    hive_dir(&dir(tables), "dataset", &sanitize(dataset))
+}
+
+/// `<tables>/variants/dataset=<d>/attack=<a>`.
+pub fn attack_dir(tables: &Path, dataset: &str, attack: &str) -> PathBuf {
+    hive_dir(&dataset_dir(tables, dataset), "attack", attack)
+}
+
+/// `variants`: hive-partitioned as `variants/dataset=<d>/attack=<a>/part-N.parquet`; `dataset` and
+/// `attack` come from the path (they are not stored in the files, so DataFusion and DuckDB can add
+/// them as partition columns). Originals are rows with attack `original`.
+pub fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        utf8("variant_id", false),
+        utf8("problem_id", false),
+        Field::new("noise_level", DataType::Int32, false),
+        Field::new("variant_index", DataType::Int32, false),
+        utf8("question", false),
+        utf8("answer", false),
+        utf8("answer_exact", false),
+        utf8_list("numbers"),
+        Field::new("seed", DataType::UInt64, false),
+    ]))
+}
+
+pub const DOC: &[(&str, &str)] = &[
+    ("dataset", "partition: source dataset"),
+    ("attack", "partition: `original`, `m1`, `m2`, `m3`, `punct10/30/50`, or a composition such as `m3+punct30`"),
+    ("variant_id", "`<problem_id>/<attack>/<variant_index>`"),
+    ("problem_id", "the problem it was made from (joins `problems`)"),
+    ("noise_level", "punctuation noise in percent of the word count (0 when none)"),
+    ("variant_index", "0-based index within (problem, attack), in a seeded random order (the first k are a uniform sample of the m)"),
+    ("question", "the question text shown to a model"),
+    ("answer", "the exact answer, canonical text (integers without a decimal point; at most 6 decimals)"),
+    ("answer_exact", "the exact answer as a decimal or a fraction `n/d`"),
+    ("numbers", "the value of every question slot, exact text, in slot order"),
+    ("seed", "the draw seed: the variant can be regenerated from it alone"),
+];
+
+/// One row of the `variants` table (`dataset` and `attack` are its partition).
+pub struct Row {
+    pub variant_id: String,
+    pub problem_id: String,
+    pub noise_level: i32,
+    pub variant_index: i32,
+    pub question: String,
+    pub answer: String,
+    pub answer_exact: String,
+    pub numbers: Vec<String>,
+    pub seed: u64,
+}
+
+/// Rows as a batch in the table's schema.
+pub fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
+    let s = |f: &dyn Fn(&Row) -> &str| -> ArrayRef {
+        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
+    };
+    let mut numbers = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(
+        arrow::datatypes::Field::new("item", arrow::datatypes::DataType::Utf8, false),
+    ));
+    for r in rows {
+        for n in &r.numbers {
+            numbers.values().append_value(n);
+        }
+        numbers.append(true);
+    }
+    Ok(RecordBatch::try_new(
+        schema(),
+        vec![
+            s(&|r| &r.variant_id),
+            s(&|r| &r.problem_id),
+            Arc::new(rows.iter().map(|r| r.noise_level).collect::<Int32Array>()),
+            Arc::new(rows.iter().map(|r| r.variant_index).collect::<Int32Array>()),
+            s(&|r| &r.question),
+            s(&|r| &r.answer),
+            s(&|r| &r.answer_exact),
+            Arc::new(numbers.finish()),
+            Arc::new(rows.iter().map(|r| r.seed).collect::<UInt64Array>()),
+        ],
+    )?)
+}
+
+/// A generation run's writers for one dataset's `variants` and `generation_stats` partitions,
+/// created on first use in a staging folder and moved over the old partitions only when all are
+/// written.
+pub struct DatasetWriters {
+    pub staging: PathBuf,
+    pub variants: BTreeMap<String, AtomicParquet>,
+    pub stats: Option<AtomicParquet>,
+}
+
+impl DatasetWriters {
+    /// Writers staging under `<tables>/.staging-<dataset>-<pid>` (a leftover of this name is
+    /// cleared first).
+    pub fn new(tables: &Path, dataset: &str) -> DatasetWriters {
+        let staging = tables.join(format!(
+            ".staging-{}-{}",
+            sanitize(dataset),
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&staging);
+        DatasetWriters {
+            staging,
+            variants: BTreeMap::new(),
+            stats: None,
+        }
+    }
+
+    pub fn variants(&mut self, attack: &str) -> Result<&mut AtomicParquet> {
+        if !self.variants.contains_key(attack) {
+            let path = part_file(&hive_dir(&self.staging.join(TABLE), "attack", attack), 0);
+            self.variants
+                .insert(attack.to_string(), AtomicParquet::create(&path, schema())?);
+        }
+        Ok(self.variants.get_mut(attack).expect("just inserted"))
+    }
+
+    pub fn stats(&mut self) -> Result<&mut AtomicParquet> {
+        if self.stats.is_none() {
+            let path = part_file(&self.staging.join(generation_stats::TABLE), 0);
+            self.stats = Some(AtomicParquet::create(&path, generation_stats::schema())?);
+        }
+        Ok(self.stats.as_mut().expect("just created"))
+    }
+
+    /// Close every file, then move the staged partitions over the old ones.
+    pub fn publish(self, tables: &Path, dataset: &str) -> Result<()> {
+        for (_, w) in self.variants {
+            w.finish()?;
+        }
+        if let Some(w) = self.stats {
+            w.finish()?;
+        }
+        for table in [TABLE, generation_stats::TABLE] {
+            let staged = self.staging.join(table);
+            let target = hive_dir(&tables.join(table), "dataset", &sanitize(dataset));
+            if target.exists() {
+                fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
+            }
+            if staged.exists() {
+                fs::create_dir_all(tables.join(table))
+                    .map_err(|e| Error::file(tables.join(table), e))?;
+                fs::rename(&staged, &target).map_err(|e| Error::file(&target, e))?;
+            }
+        }
+        let _ = fs::remove_dir_all(&self.staging);
+        Ok(())
+    }
+}
