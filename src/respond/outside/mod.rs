@@ -17,6 +17,11 @@ use crate::prompt::Template;
 use crate::seed::fnv1a;
 use crate::table::write_batch;
 
+mod cells;
+
+pub use cells::read_csv;
+use cells::read_generic;
+
 /// Outside layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutsideFormat {
@@ -440,50 +445,8 @@ fn arithmattack_clean(noised: &Path) -> Option<PathBuf> {
     clean.is_file().then_some(clean)
 }
 
-/// Rows of a CSV with a header (quoted fields may hold newlines).
-/// A CSV file with a header, every cell as text, one map per row (the ArithmAttack layout).
-pub fn read_csv(path: &Path) -> Result<Vec<HashMap<String, String>>> {
-    read_generic_with(path, true)
-}
-
 /// The ArithmAttack authors' own extraction, `Answer - LLM Converted`: their code writes
 /// `sys.maxsize` when it finds no number, which is a miss, not a value.
 pub fn arithmattack_authors_value(text: &str) -> Option<Num> {
     Num::parse_decimal(text).filter(|v| v.to_f64() < 9.0e18)
-}
-
-fn read_generic(path: &Path) -> Result<Vec<HashMap<String, String>>> {
-    read_generic_with(path, path.extension().is_some_and(|x| x == "csv"))
-}
-
-fn read_generic_with(path: &Path, csv: bool) -> Result<Vec<HashMap<String, String>>> {
-    use polars::prelude::{
-        CsvReadOptions, DataType as PlType, JsonFormat, JsonReader, ParquetReader, SerReader,
-    };
-    let file = || fs::File::open(path).map_err(|e| Error::file(path, e));
-    let df = if csv {
-        CsvReadOptions::default()
-            .with_has_header(true)
-            .with_infer_schema_length(Some(0))
-            .try_into_reader_with_file_path(Some(path.to_path_buf()))?
-            .finish()?
-    } else if path.extension().is_some_and(|x| x == "parquet") {
-        ParquetReader::new(file()?).finish()?
-    } else {
-        JsonReader::new(file()?)
-            .with_json_format(JsonFormat::JsonLines)
-            .finish()?
-    };
-    let mut rows = vec![HashMap::new(); df.height()];
-    for c in df.columns() {
-        let name = c.name().to_string();
-        let s = c.cast(&PlType::String)?;
-        let ca = s.str()?;
-        for (i, row) in rows.iter_mut().enumerate() {
-            if let Some(v) = ca.get(i) {
-                row.insert(name.clone(), v.to_string());
-            }
-        }
-    }
-    Ok(rows)
 }
