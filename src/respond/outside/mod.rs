@@ -1,12 +1,12 @@
 //! Results made elsewhere, brought into the same `responses` table as advmath's own and scored
 //! by advmath's own extractor.
 //!
-//! Each outside layout has its own reader behind [`Layout`]: OpenAI Batch output
-//! ([`openai_batch`], which also writes the Batch request file), lm-evaluation-harness samples
-//! ([`lm_eval`]), the ArithmAttack CSVs ([`arithmattack`]), GSM8K's example model solutions
-//! ([`gsm8k_solutions`]) and any table with a response column ([`generic`]). This module holds
-//! what they share: matching a question to its problem, keying and describing an outside row,
-//! and writing one table part per model and input.
+//! Each outside layout has its own reader behind the `Layout` trait, one file each: OpenAI Batch
+//! output (`openai_batch`, which also writes the Batch request file), lm-evaluation-harness
+//! samples (`lm_eval`), the ArithmAttack CSVs (`arithmattack`), GSM8K's example model solutions
+//! (`gsm8k_solutions`) and any table with a response column (`generic`). This module holds what
+//! they share: matching a question to its problem, keying and describing an outside row, and
+//! writing one table part per model and input.
 
 use std::collections::HashMap;
 use std::fs;
