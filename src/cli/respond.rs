@@ -229,8 +229,8 @@ pub struct IngestResponsesArgs {
     /// Generic layout: column holding the gold answer, for rows that match no variant.
     #[arg(long)]
     pub gold_col: Option<String>,
-    /// Noise level of a single ArithmAttack or generic file.
-    #[arg(long)]
+    /// Noise level of a single ArithmAttack or generic file, in percent (0 to 100).
+    #[arg(long, value_parser = clap::value_parser!(i32).range(0..=100))]
     pub noise_level: Option<i32>,
     /// How to read answers: advmath's rules (standard), the last number of the reply as the
     /// ArithmAttack study scored (last-number), or Xie et al.'s scorer (xie2024: the last match of

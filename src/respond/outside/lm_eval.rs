@@ -1,0 +1,50 @@
+//! lm-evaluation-harness samples: the JSON Lines its `--log_samples` option writes, one
+//! evaluated document per line with the task's target and the model's replies. The file does
+//! not name the model, so `--model` does.
+
+use super::{
+    jsonl_values, original_attack, outside_item, outside_key, parse_gold, required_model, Layout,
+    OutsideConfig, Problems,
+};
+use crate::error::Result;
+use crate::num::Num;
+use crate::respond::ResponseRow;
+
+pub(super) struct LmEval;
+
+impl Layout for LmEval {
+    fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>> {
+        let model = required_model(config, "--model names the evaluated model")?;
+        let problems = Problems::load(&config.tables);
+        let mut rows = Vec::new();
+        for (i, v) in jsonl_values(&config.input)? {
+            // GSM8K-style tasks call the question `question`, MATH-style ones `problem`.
+            let q = v["doc"]["question"]
+                .as_str()
+                .or(v["doc"]["problem"].as_str())
+                .unwrap_or("")
+                .to_string();
+            let resp = v["resps"][0][0]
+                .as_str()
+                .or(v["resps"][0].as_str())
+                .unwrap_or("")
+                .to_string();
+            let gold = v["target"]
+                .as_str()
+                .and_then(parse_gold)
+                .or(v["target"].as_f64().map(Num::from_f64));
+            let item = outside_item(&q, Some(0), gold, original_attack(), problems.find(&q));
+            let key = outside_key(&model, "lm_eval", i, &q);
+            rows.push(ResponseRow::scored_by(
+                key,
+                &model,
+                "lm_eval",
+                &item,
+                resp,
+                "lm_eval",
+                config.extraction,
+            ));
+        }
+        Ok(rows)
+    }
+}

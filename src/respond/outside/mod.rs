@@ -1,0 +1,218 @@
+//! Results made elsewhere, brought into the same `responses` table as advmath's own and scored
+//! by advmath's own extractor.
+//!
+//! Each outside layout has its own reader behind the `Layout` trait, one file each: OpenAI Batch
+//! output (`openai_batch`, which also writes the Batch request file), lm-evaluation-harness
+//! samples (`lm_eval`), the ArithmAttack CSVs (`arithmattack`), GSM8K's example model solutions
+//! (`gsm8k_solutions`) and any table with a response column (`generic`). This module holds what
+//! they share: matching a question to its problem, keying and describing an outside row, and
+//! writing one table part per model and input.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::vocab::Attack;
+use super::{model_dir, rows_to_batch, Decoding, Extraction, Item, ResponseRow};
+use crate::error::{Error, Result};
+use crate::ingest::read_problems;
+use crate::num::Num;
+use crate::prompt::Template;
+use crate::seed::fnv1a;
+use crate::store::write_batch;
+
+mod arithmattack;
+mod cells;
+mod generic;
+mod gsm8k_solutions;
+mod lm_eval;
+mod openai_batch;
+
+pub use arithmattack::arithmattack_authors_value;
+pub use cells::read_csv;
+pub use openai_batch::export_batch;
+
+/// Outside layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutsideFormat {
+    /// OpenAI Batch API output JSONL (custom_id = advmath's response key).
+    OpenaiBatch,
+    /// lm-evaluation-harness `--log_samples` JSONL.
+    LmEval,
+    /// ArithmAttack CSVs: a folder `<dataset>/<model>/{clean,noise10,noise30,noise50}.csv`, or one CSV.
+    Arithmattack,
+    /// GSM8K `example_model_solutions.jsonl` (one model per set-up).
+    Gsm8kSolutions,
+    /// Any JSONL/CSV/Parquet with `--question-col` and `--response-col`.
+    Generic,
+}
+
+impl OutsideFormat {
+    fn layout(self) -> &'static dyn Layout {
+        match self {
+            OutsideFormat::OpenaiBatch => &openai_batch::OpenaiBatch,
+            OutsideFormat::LmEval => &lm_eval::LmEval,
+            OutsideFormat::Arithmattack => &arithmattack::Arithmattack,
+            OutsideFormat::Gsm8kSolutions => &gsm8k_solutions::Gsm8kSolutions,
+            OutsideFormat::Generic => &generic::Generic,
+        }
+    }
+}
+
+/// The reader of one outside layout.
+trait Layout {
+    /// Every row of the input, scored, each naming its model. The whole input is read before
+    /// anything is written, so an input that fails part-way leaves the tables as they were.
+    fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>>;
+}
+
+#[derive(Clone, Debug)]
+pub struct OutsideConfig {
+    pub tables: PathBuf,
+    pub input: PathBuf,
+    pub format: OutsideFormat,
+    /// Model name when the input does not carry one.
+    pub model: Option<String>,
+    pub template: Template,
+    pub decoding: Decoding,
+    pub question_col: String,
+    pub response_col: String,
+    pub gold_col: Option<String>,
+    pub noise_level: Option<i32>,
+    pub extraction: Extraction,
+}
+
+/// Ingest outside results; returns rows written per model.
+pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>> {
+    let mut by_model: HashMap<String, Vec<ResponseRow>> = HashMap::new();
+    for row in config.format.layout().read(config)? {
+        by_model.entry(row.model.clone()).or_default().push(row);
+    }
+    let mut written = HashMap::new();
+    for (model, rows) in by_model {
+        let path = part_path(&config.tables, &model, &config.input);
+        write_batch(&path, &rows_to_batch(&rows)?)?;
+        written.insert(model, rows.len());
+    }
+    Ok(written)
+}
+
+/// Where one model's rows from one input go. One file per (model, input): ingesting the same
+/// input again replaces it.
+fn part_path(tables: &Path, model: &str, input: &Path) -> PathBuf {
+    let tag = format!("{:016x}", fnv1a(input.display().to_string().as_bytes()));
+    crate::store::responses::outside_part(&model_dir(tables, model), &tag)
+}
+
+/// The attack of an unattacked question: outside originals join advmath's own originals.
+fn original_attack() -> &'static str {
+    Attack::ORIGINAL
+}
+
+/// `--model`, for layouts whose input does not name the model; `why` is the usage error.
+fn required_model(config: &OutsideConfig, why: &str) -> Result<String> {
+    config.model.clone().ok_or_else(|| Error::Usage(why.into()))
+}
+
+/// A problem of the `problems` table, as an outside question is matched to it.
+struct Problem {
+    id: String,
+    dataset: String,
+    gold: Option<Num>,
+}
+
+/// The problems table by question text, compared after [`normalise`]: outside inputs copy the
+/// text with their own spacing and case.
+struct Problems(HashMap<String, Problem>);
+
+impl Problems {
+    /// No problems table matches nothing: outside rows are kept even when none joins a variant.
+    fn load(tables: &Path) -> Problems {
+        let by_text = read_problems(tables)
+            .map(|ps| {
+                ps.into_iter()
+                    .map(|p| {
+                        let gold = p.answer.as_deref().and_then(Num::parse_decimal);
+                        let problem = Problem {
+                            id: p.problem_id,
+                            dataset: p.dataset,
+                            gold,
+                        };
+                        (normalise(&p.question), problem)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Problems(by_text)
+    }
+
+    fn find(&self, question: &str) -> Option<&Problem> {
+        self.0.get(&normalise(question))
+    }
+}
+
+fn normalise(q: &str) -> String {
+    q.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The item an outside row answers. The problems table's gold wins over the input's own.
+fn outside_item(
+    question: &str,
+    noise: Option<i32>,
+    gold: Option<Num>,
+    attack: &str,
+    problem: Option<&Problem>,
+) -> Item {
+    Item {
+        // An outside noised text is the only variant of its attack for that model, so it takes
+        // index 0 (metrics read the index).
+        variant_id: problem.map(|p| format!("{}/{attack}/0", p.id)),
+        problem_id: problem.map(|p| p.id.clone()),
+        dataset: problem.map(|p| p.dataset.clone()),
+        attack: Some(attack.to_string()),
+        noise_level: noise,
+        question: question.to_string(),
+        gold: problem.and_then(|p| p.gold).or(gold),
+        variant_index: 0,
+    }
+}
+
+/// The response key of an outside row. An outside input does not record the request settings
+/// [`super::response_key`] hashes, so the row is keyed by where it came from; the position keeps
+/// two rows asking the same question apart.
+fn outside_key(model: &str, source: &str, position: usize, question: &str) -> String {
+    let a = fnv1a(format!("{model}\u{0}{source}\u{0}{position}\u{0}{question}").as_bytes());
+    let b = fnv1a(format!("{question}\u{1}{position}\u{1}{source}\u{1}{model}").as_bytes());
+    format!("{a:016x}{b:016x}")
+}
+
+/// A gold answer written as a worked solution (GSM8K's `#### 18`, the solutions file's `A: 18`)
+/// or as a bare number, with thousands separators and dollar signs.
+fn parse_gold(text: &str) -> Option<Num> {
+    let t = text
+        .rsplit_once("####")
+        .map(|(_, a)| a)
+        .or_else(|| text.rsplit_once("A:").map(|(_, a)| a))
+        .unwrap_or(text);
+    Num::parse_decimal(&t.trim().replace([',', '$'], ""))
+}
+
+/// The JSON value of every non-blank line, with its 0-based line index; a malformed line is an
+/// error naming the file and line (outside results are all-or-nothing per file).
+fn jsonl_values(path: &Path) -> Result<Vec<(usize, Value)>> {
+    let text = fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .map(|v| (i, v))
+                .map_err(|e| Error::invalid(path.display(), format!("line {}: {e}", i + 1)))
+        })
+        .collect()
+}
