@@ -3,21 +3,32 @@
 # the outputs byte-identical: run it before and after, then `diff` the two listings.
 #
 #   scripts/fingerprint.sh [BINARY] [WORKDIR] > hashes.txt
+#   scripts/fingerprint.sh --hash-only WORKDIR > hashes.txt   (hash a finished WORKDIR again)
 #
 # 1. `advmath run` on the embedded default dataset;
 # 2. the Xie et al. release (../shared/data/xie2024) through ingest, generate, respond with the
 #    offline sim-* models, features (both sets), regress, metrics and publish.
 # Response part files carry a timestamp and pid in their names, so each listing line names a file
-# by its folder and the hash of its content, sorted.
+# by its folder and the hash of its content, sorted. Two things a run writes are not its result
+# and are masked before hashing: the work folder's own path (reports name their tables folder)
+# and the seconds column of `metrics`' stdout.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$(realpath "${1:-$root/target/debug/advmath}")"
-work="${2:-$(mktemp -d)}"
+hash_only=0
+if [ "${1:-}" = "--hash-only" ]; then
+  hash_only=1
+  work="$(realpath "$2")"
+else
+  bin="$(realpath "${1:-$root/target/debug/advmath}")"
+  work="${2:-$(mktemp -d)}"
+  mkdir -p "$work"
+  work="$(realpath "$work")"
+fi
 data="$root/../shared/data/xie2024"
-mkdir -p "$work"
 cd "$work"
-rm -rf default xie
 
+if [ "$hash_only" = 0 ]; then
+rm -rf default xie
 mkdir -p default xie
 log="$work/stderr.log"
 "$bin" run --out default/out >default/stdout.txt 2>>"$log"
@@ -37,8 +48,15 @@ done
 "$bin" metrics --tables "$t" --out xie/metrics >xie/metrics.tsv 2>>"$log"
 "$bin" publish --tables "$t" --out xie/hub >xie/publish.tsv 2>>"$log"
 
+fi
+
 find default xie -type f -print0 | sort -z | while IFS= read -r -d '' f; do
   name="$f"
   case "$f" in */part-*-*.parquet) name="$(dirname "$f")/part-*.parquet" ;; esac
-  printf '%s  %s\n' "$(sha256sum <"$f" | cut -d' ' -f1)" "$name"
+  case "$f" in
+    */metrics.tsv) sum="$(cut -f1,2,4- "$f" | sed "s#$work#<work>#g" | sha256sum)" ;;
+    *.md | *.tsv | *.csv | *.json | *.txt) sum="$(sed "s#$work#<work>#g" "$f" | sha256sum)" ;;
+    *) sum="$(sha256sum <"$f")" ;;
+  esac
+  printf '%s  %s\n' "${sum%% *}" "$name"
 done | sort -k2,2 -k1,1

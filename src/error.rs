@@ -30,7 +30,21 @@ pub enum Error {
     /// A SQL query failed: malformed or unplannable (exit 2) or failing on the data (exit 1).
     #[error("SQL")]
     DataFusion(#[from] datafusion::error::DataFusionError),
-    /// The input as a whole cannot be used (empty file, unknown layout, missing column).
+    /// A table a stage reads is absent, or its folder holds no part. `made_by` is the stage
+    /// that writes it.
+    #[error("{}: no {table} table (run `advmath {made_by}` first)", dir.display())]
+    MissingTable {
+        table: &'static str,
+        dir: PathBuf,
+        made_by: &'static str,
+    },
+    /// A column a reader needs is absent from a file, or holds another type.
+    #[error("{}: {problem}", file.display())]
+    BadColumn {
+        file: PathBuf,
+        problem: ColumnProblem,
+    },
+    /// The input as a whole cannot be used (empty file, unknown layout).
     #[error("{path}: {reason}")]
     InvalidInput { path: String, reason: String },
     /// A user-facing argument is out of range or inconsistent.
@@ -38,7 +52,32 @@ pub enum Error {
     Usage(String),
 }
 
+/// What is wrong with a column of a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ColumnProblem {
+    #[error("no {column} column")]
+    Missing { column: String },
+    #[error("column {column} is {found}, expected {expected}")]
+    WrongType {
+        column: String,
+        found: String,
+        expected: &'static str,
+    },
+}
+
 impl Error {
+    pub fn missing_table(
+        table: &'static str,
+        dir: impl Into<PathBuf>,
+        made_by: &'static str,
+    ) -> Self {
+        Error::MissingTable {
+            table,
+            dir: dir.into(),
+            made_by,
+        }
+    }
+
     pub fn invalid(path: impl std::fmt::Display, reason: impl Into<String>) -> Self {
         Error::InvalidInput {
             path: path.to_string(),
@@ -57,11 +96,30 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => 2,
-            Error::InvalidInput { .. } | Error::Json(_) | Error::File { .. } => 1,
+            Error::InvalidInput { .. }
+            | Error::MissingTable { .. }
+            | Error::BadColumn { .. }
+            | Error::Json(_)
+            | Error::File { .. } => 1,
             Error::Polars(_) => 1,
-            Error::DataFusion(e) if crate::metrics::is_query_error(e) => 2,
+            Error::DataFusion(e) if is_query_error(e) => 2,
             Error::DataFusion(_) => 1,
             Error::Io(_) | Error::Arrow(_) | Error::Parquet(_) => 2,
         }
     }
+}
+
+/// Whether a DataFusion error is the user's (a malformed or unplannable query) rather than the
+/// data's: a usage error, not a data failure.
+pub fn is_query_error(e: &datafusion::error::DataFusionError) -> bool {
+    use datafusion::error::DataFusionError;
+    matches!(
+        e.find_root(),
+        DataFusionError::SQL(..)
+            | DataFusionError::Plan(_)
+            | DataFusionError::SchemaError(..)
+            | DataFusionError::NotImplemented(_)
+            | DataFusionError::Configuration(_)
+            | DataFusionError::Internal(_)
+    )
 }

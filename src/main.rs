@@ -15,6 +15,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {}", error_chain(&err));
+            if let Some(advmath::Error::MissingTable { .. }) = err.downcast_ref::<advmath::Error>()
+            {
+                eprintln!("hint: --tables names another tables folder");
+            }
             let code = err
                 .downcast_ref::<advmath::Error>()
                 .map(advmath::Error::exit_code)

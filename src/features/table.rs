@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, Float64Array, RecordBatch, StringArray};
@@ -18,7 +18,7 @@ use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::Program;
-use crate::store::AtomicParquet;
+use crate::store::{self, features, variants, AtomicParquet};
 
 /// Rows per batch read from the variants table.
 const BATCH_ROWS: usize = 8192;
@@ -65,47 +65,36 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
             ),
         }
     }
-    let variants = tables.join("variants");
+    let variants = variants::dir(tables);
     if !variants.is_dir() {
-        return Err(Error::invalid(
-            variants.display(),
-            "no variants table (run `advmath generate` first)",
+        return Err(Error::missing_table(
+            variants::TABLE,
+            variants,
+            variants::MADE_BY,
         ));
     }
-    let datasets = hive_dirs(&variants, "dataset=")?;
+    let datasets = store::partitions(&variants, "dataset")?;
     if datasets.is_empty() {
-        return Err(Error::invalid(
-            variants.display(),
-            "no dataset=<d> partitions (run `advmath generate` first)",
+        return Err(Error::missing_table(
+            variants::TABLE,
+            variants,
+            variants::MADE_BY,
         ));
     }
-    let features = tables.join(set.table());
     let mut totals = Totals::default();
     for (dataset, dataset_dir) in datasets {
-        let staging = tables.join(format!(
-            ".staging-{}-{dataset}-{}",
-            set.table(),
-            std::process::id()
-        ));
+        let staging = features::staging_dir(tables, set, &dataset);
         let _ = fs::remove_dir_all(&staging);
         let outcome = (|| -> Result<()> {
-            for (attack, attack_dir) in hive_dirs(&dataset_dir, "attack=")? {
-                let path = staging.join(&attack).join("part-0.parquet");
-                let mut writer = AtomicParquet::create(&path, crate::store::features::schema(set))?;
-                for part in part_files(&attack_dir)? {
+            for (attack, attack_dir) in store::partitions(&dataset_dir, "attack")? {
+                let path = features::staged_part(&staging, &attack);
+                let mut writer = AtomicParquet::create(&path, features::schema(set))?;
+                for part in store::numbered_parts(&attack_dir)? {
                     features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
                 }
                 writer.finish()?;
             }
-            let target = features.join(&dataset);
-            if target.exists() {
-                fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
-            }
-            if staging.exists() {
-                fs::create_dir_all(&features).map_err(|e| Error::file(&features, e))?;
-                fs::rename(&staging, &target).map_err(|e| Error::file(&target, e))?;
-            }
-            Ok(())
+            store::swap_in(&staging, &features::dataset_dir(tables, set, &dataset))
         })();
         if outcome.is_err() {
             let _ = fs::remove_dir_all(&staging);
@@ -127,36 +116,6 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
 struct Totals {
     written: usize,
     skipped: usize,
-}
-
-/// Subfolders `<prefix><value>` of `dir`, sorted by name.
-fn hive_dirs(dir: &Path, prefix: &str) -> Result<Vec<(String, PathBuf)>> {
-    let mut out: Vec<(String, PathBuf)> = fs::read_dir(dir)
-        .map_err(|e| Error::file(dir, e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| {
-            let name = e.file_name().to_str()?.to_string();
-            name.starts_with(prefix).then(|| (name, e.path()))
-        })
-        .collect();
-    out.sort();
-    Ok(out)
-}
-
-/// `part-N.parquet` files of `dir`, in increasing N (then name).
-fn part_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut out: Vec<(u64, String, PathBuf)> = fs::read_dir(dir)
-        .map_err(|e| Error::file(dir, e))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_str()?.to_string();
-            let n = name.strip_prefix("part-")?.strip_suffix(".parquet")?;
-            Some((n.parse().unwrap_or(u64::MAX), name, e.path()))
-        })
-        .collect();
-    out.sort();
-    Ok(out.into_iter().map(|(_, _, p)| p).collect())
 }
 
 fn features_of_file(

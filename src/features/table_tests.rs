@@ -10,6 +10,7 @@ use arrow::array::{Int32Array, ListBuilder, StringBuilder, UInt64Array};
 use super::*;
 use crate::ingest::{build_record, problems_path, records_to_batch, ProgramSource, RawProblem};
 use crate::num::Num;
+use crate::vocab::Attack;
 
 #[test]
 fn schema_and_docs_follow_the_names() {
@@ -131,14 +132,14 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
     )
     .unwrap();
     let part = |attack: &str, n: usize| {
-        tables
-            .join("variants/dataset=toy")
-            .join(format!("attack={attack}"))
-            .join(format!("part-{n}.parquet"))
+        crate::store::variants::part(
+            &crate::store::variants::attack_dir(tables, "toy", attack),
+            n,
+        )
     };
     let (pie, boxes, bad) = ("toy/test/0", "toy/test/1", "toy/test/2");
     crate::store::write_batch(
-        &part("original", 0),
+        &part(Attack::ORIGINAL, 0),
         &variants_batch(&[
             ("toy/test/0/original/0", pie, &["8", "3"]),
             ("toy/test/1/original/0", boxes, &["12", "640"]),
@@ -169,12 +170,16 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
     assert_eq!(written, 5);
 
     let out = |attack: &str| {
-        tables
-            .join("features/dataset=toy")
-            .join(format!("attack={attack}"))
-            .join("part-0.parquet")
+        crate::store::part_file(
+            &crate::store::hive_dir(
+                &crate::store::features::dataset_dir(tables, FeatureSet::Advmath, "toy"),
+                "attack",
+                attack,
+            ),
+            0,
+        )
     };
-    let (ids, rows) = read_features(&out("original"));
+    let (ids, rows) = read_features(&out(Attack::ORIGINAL));
     assert_eq!(ids, ["toy/test/0/original/0", "toy/test/1/original/0"]);
     // The table holds what the core computes for each variant's numbers.
     let expect = |record: usize, numbers: &[&str]| {
@@ -201,7 +206,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
 
     // Same bytes on a second run, with one thread or many.
     let first = (
-        fs::read(out("original")).unwrap(),
+        fs::read(out(Attack::ORIGINAL)).unwrap(),
         fs::read(out("m1")).unwrap(),
     );
     let pool = rayon::ThreadPoolBuilder::new()
@@ -209,7 +214,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
         .build()
         .unwrap();
     assert_eq!(pool.install(|| build_features_table(tables)).unwrap(), 5);
-    assert_eq!(first.0, fs::read(out("original")).unwrap());
+    assert_eq!(first.0, fs::read(out(Attack::ORIGINAL)).unwrap());
     assert_eq!(first.1, fs::read(out("m1")).unwrap());
     // No staging folder is left behind.
     let leftovers: Vec<_> = fs::read_dir(tables)

@@ -285,7 +285,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
     }
     if by_dataset.is_empty() {
         return Err(Error::invalid(
-            config.tables.join("problems").display(),
+            crate::store::problems::dir(&config.tables).display(),
             "no valid problems to attack",
         ));
     }

@@ -15,21 +15,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use arrow::array::{ArrayRef, Int32Array, ListBuilder, StringArray, StringBuilder, UInt64Array};
-use arrow::datatypes::{DataType, Field};
 use arrow::record_batch::RecordBatch;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
+use crate::store::variants;
+use crate::vocab::Attack;
 
 /// The dataset name of the rephrasing attack.
 pub const DATASET: &str = "robustmath";
-/// The attack name of a rephrased question.
-pub const ATTACK: &str = "rephrase";
 /// File of the rephrased questions.
 pub const REPHRASED_FILE: &str = "robustMath.json";
 /// File of the original questions.
@@ -201,38 +198,28 @@ fn pair(originals: &[Item], rephrased: &[Item]) -> Vec<std::result::Result<usize
 
 struct Row {
     problem_id: String,
-    attack: &'static str,
+    attack: Attack,
     index: usize,
     question: String,
     answer: Num,
 }
 
 fn batch(rows: &[Row]) -> Result<RecordBatch> {
-    let mut numbers = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new(
-        "item",
-        DataType::Utf8,
-        false,
-    )));
-    for _ in rows {
-        numbers.append(true);
-    }
-    let text = |f: &dyn Fn(&Row) -> String| -> ArrayRef {
-        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
-    };
-    Ok(RecordBatch::try_new(
-        crate::store::variants::schema(),
-        vec![
-            text(&|r| format!("{}/{}/{}", r.problem_id, r.attack, r.index)),
-            text(&|r| r.problem_id.clone()),
-            Arc::new(Int32Array::from(vec![0; rows.len()])),
-            Arc::new(rows.iter().map(|r| r.index as i32).collect::<Int32Array>()),
-            text(&|r| r.question.clone()),
-            text(&|r| r.answer.to_string()),
-            text(&|r| num_text::to_text(&r.answer)),
-            Arc::new(numbers.finish()),
-            Arc::new(UInt64Array::from(vec![0u64; rows.len()])),
-        ],
-    )?)
+    let rows: Vec<variants::Row> = rows
+        .iter()
+        .map(|r| variants::Row {
+            variant_id: format!("{}/{}/{}", r.problem_id, r.attack, r.index),
+            problem_id: r.problem_id.clone(),
+            noise_level: 0,
+            variant_index: r.index as i32,
+            question: r.question.clone(),
+            answer: r.answer.to_string(),
+            answer_exact: num_text::to_text(&r.answer),
+            numbers: Vec::new(),
+            seed: 0,
+        })
+        .collect();
+    variants::rows_to_batch(&rows)
 }
 
 /// Read the RobustMath release at `path` (its folder, or one of its two files) and write
@@ -264,7 +251,7 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
         .enumerate()
         .map(|(j, o)| Row {
             problem_id: pid(j),
-            attack: "original",
+            attack: Attack::Original,
             index: 0,
             question: o.question.clone(),
             answer: o.answer,
@@ -275,7 +262,7 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
         for (k, &i) in list.iter().enumerate() {
             rephrase_rows.push(Row {
                 problem_id: pid(j),
-                attack: ATTACK,
+                attack: Attack::Rephrase,
                 index: k,
                 question: rephrased[i].question.clone(),
                 answer: rephrased[i].answer,
@@ -283,18 +270,22 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
         }
     }
 
-    let target = tables.join("variants").join(format!("dataset={DATASET}"));
+    let target = variants::dataset_dir(tables, DATASET);
     if target.exists() {
         fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
     }
     let mut written = Vec::new();
-    for (attack, rows) in [("original", &original_rows), (ATTACK, &rephrase_rows)] {
+    for (attack, rows) in [
+        (Attack::Original, &original_rows),
+        (Attack::Rephrase, &rephrase_rows),
+    ] {
         if rows.is_empty() {
             continue;
         }
-        let file = target
-            .join(format!("attack={attack}"))
-            .join("part-0.parquet");
+        let file = variants::part(
+            &variants::attack_dir(tables, DATASET, &attack.to_string()),
+            0,
+        );
         written.push(crate::store::write_batch(&file, &batch(rows)?)?);
     }
     for u in &unpaired {

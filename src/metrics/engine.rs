@@ -90,24 +90,11 @@ pub struct SqlEngine {
     tables: Vec<TableStatus>,
 }
 
+/// Parquet files a table folder holds, as the SQL engine lists them (hidden names skipped).
 fn count_parquet(dir: &Path) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    let mut n = 0;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().to_string();
-        if name.starts_with('.') || name.starts_with('_') {
-            continue;
-        }
-        if path.is_dir() {
-            n += count_parquet(&path);
-        } else if name.ends_with(".parquet") {
-            n += 1;
-        }
-    }
-    n
+    crate::store::parquet_files_under(dir)
+        .map(|files| files.len())
+        .unwrap_or(0)
 }
 
 impl SqlEngine {
@@ -153,7 +140,7 @@ impl SqlEngine {
                     0 => TableState::Empty,
                     files => {
                         let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
-                            .with_file_extension(".parquet")
+                            .with_file_extension(crate::store::PARQUET_EXT)
                             .with_table_partition_cols(
                                 layout
                                     .partitions

@@ -313,7 +313,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
     let engine = SqlEngine::open_with_threads(&config.tables, config.threads)?;
     if engine.row_count("responses")? == 0 {
         return Err(Error::invalid(
-            engine.tables_dir().join("responses").display(),
+            crate::store::responses::dir(engine.tables_dir()).display(),
             "table `responses` is empty: its Parquet files hold no row, so there is nothing to measure (run `advmath respond` first)",
         ));
     }

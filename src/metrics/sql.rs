@@ -8,7 +8,6 @@ use std::sync::Arc;
 use arrow::array::RecordBatch;
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use datafusion::error::DataFusionError;
 
 use super::{QueryOutput, SqlEngine};
 use crate::error::{Error, Result};
@@ -189,18 +188,4 @@ fn render(output: &QueryOutput, format: &OutputFormat) -> Result<SqlOutput> {
         text,
         parquet: None,
     })
-}
-
-/// Whether a DataFusion error is the user's (a malformed or unplannable query) rather than the
-/// data's: used for the exit code.
-pub(crate) fn is_query_error(e: &DataFusionError) -> bool {
-    matches!(
-        e.find_root(),
-        DataFusionError::SQL(..)
-            | DataFusionError::Plan(_)
-            | DataFusionError::SchemaError(..)
-            | DataFusionError::NotImplemented(_)
-            | DataFusionError::Configuration(_)
-            | DataFusionError::Internal(_)
-    )
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 use arrow::datatypes::{DataType, Field, SchemaRef};
 
 use super::{published_variants_schema, PublishConfig, PublishSummary};
+use crate::store::hub;
 
 /// Source datasets: licence id, how the card names the source, its citation key.
 pub(super) fn source_info(dataset: &str) -> (&'static str, &'static str) {
@@ -111,7 +112,7 @@ pub(super) fn dataset_card(
     } else {
         let _ = writeln!(y, "license: other");
         let _ = writeln!(y, "license_name: mixed-source-licences");
-        let _ = writeln!(y, "license_link: LICENSE.md");
+        let _ = writeln!(y, "license_link: {}", hub::LICENSE_FILE);
     }
     y.push_str("language:\n- en\ntask_categories:\n- question-answering\n- text-generation\n");
     let _ = writeln!(y, "size_categories:\n- {}", size_category(total));
@@ -120,7 +121,7 @@ pub(super) fn dataset_card(
     for d in sources {
         // The default dataset was written for advmath: it is an original source, not an extension.
         let source = if d == "default" {
-            "original".to_string()
+            hub::SOURCE_DATASET_ORIGINAL.to_string()
         } else {
             format!("extended|{d}")
         };
@@ -147,7 +148,7 @@ pub(super) fn dataset_card(
             let _ = writeln!(
                 y,
                 "  - split: {split}\n    path: {}",
-                yaml_str(&format!("data/{name}/{split}-*.parquet"))
+                yaml_str(&hub::split_glob(name, split))
             );
         }
     }

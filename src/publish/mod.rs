@@ -18,7 +18,7 @@ mod card;
 
 use crate::error::{Error, Result};
 use crate::ingest::read_problems;
-use crate::store::{read_batches, AtomicParquet};
+use crate::store::{hub, read_batches, variants, AtomicParquet};
 use card::{dataset_card, read_runs, source_info};
 
 /// A checked publish config.
@@ -43,7 +43,7 @@ pub struct PublishSummary {
 
 /// `advmath-<dataset>[-<dataset>...]` from the variants partitions of `tables`.
 pub fn default_name(tables: &Path) -> String {
-    let names: Vec<String> = crate::store::partitions(&tables.join("variants"), "dataset")
+    let names: Vec<String> = crate::store::partitions(&variants::dir(tables), "dataset")
         .unwrap_or_default()
         .into_iter()
         .map(|(d, _)| d)
@@ -119,11 +119,7 @@ impl ShardWriter {
                 .is_none_or(|(_, n)| *n >= self.max_rows)
             {
                 self.close_current()?;
-                let path = self.dir.join(format!(
-                    "{}-{:05}.partial.parquet",
-                    self.split,
-                    self.shards.len()
-                ));
+                let path = hub::partial_shard(&self.dir, &self.split, self.shards.len());
                 self.current = Some((AtomicParquet::create(&path, self.schema.clone())?, 0));
                 self.shards.push(path);
             }
@@ -150,9 +146,7 @@ impl ShardWriter {
         let total = self.shards.len();
         let mut bytes = 0;
         for (i, p) in self.shards.iter().enumerate() {
-            let target = self
-                .dir
-                .join(format!("{}-{:05}-of-{:05}.parquet", self.split, i, total));
+            let target = hub::shard(&self.dir, &self.split, i, total);
             fs::rename(p, &target).map_err(|e| Error::file(&target, e))?;
             bytes += fs::metadata(&target)
                 .map_err(|e| Error::file(&target, e))?
@@ -288,12 +282,13 @@ fn write_folder(
     staging: &Path,
     split_of: &HashMap<String, String>,
 ) -> Result<PublishSummary> {
-    let variants_dir = config.tables.join("variants");
+    let variants_dir = variants::dir(&config.tables);
     let datasets = crate::store::partitions(&variants_dir, "dataset")?;
     if datasets.is_empty() {
-        return Err(Error::invalid(
-            variants_dir.display(),
-            "no variants to publish (run `advmath generate` first)",
+        return Err(Error::missing_table(
+            variants::TABLE,
+            variants_dir,
+            variants::MADE_BY,
         ));
     }
     let schema = published_variants_schema();
@@ -305,7 +300,7 @@ fn write_folder(
             let name = config_name(&attack);
             let writer = writers.entry(name.clone()).or_insert_with(|| {
                 ConfigWriter::new(
-                    staging.join("data").join(&name),
+                    hub::config_dir(staging, &name),
                     schema.clone(),
                     config.max_shard_rows,
                 )
@@ -343,7 +338,7 @@ fn write_folder(
     }
     let runs = read_runs(&config.tables, &sources);
     let card = dataset_card(config, &summary, &schemas, &sources, &runs);
-    crate::store::write_text(&staging.join("README.md"), &card)?;
+    crate::store::write_text(&hub::card(staging), &card)?;
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
     if licences.len() > 1 {
         let mut text = String::from("# Licences
@@ -352,7 +347,7 @@ This dataset mixes sources under different licences; the `dataset` column of eac
         for d in &sources {
             let _ = writeln!(text, "- `{d}`: {}", source_info(d).1);
         }
-        crate::store::write_text(&staging.join("LICENSE.md"), &text)?;
+        crate::store::write_text(&hub::license(staging), &text)?;
     }
     Ok(summary)
 }
@@ -406,7 +401,7 @@ fn include_table(
             };
             let writer = writers.entry(table.to_string()).or_insert_with(|| {
                 ConfigWriter::new(
-                    staging.join("data").join(table),
+                    hub::config_dir(staging, table),
                     schema.clone(),
                     config.max_shard_rows,
                 )
@@ -427,6 +422,7 @@ fn include_table(
 mod tests {
     use super::card::size_category;
     use super::*;
+    use crate::vocab::Attack;
 
     #[test]
     fn size_categories_follow_the_hub() {
@@ -439,6 +435,6 @@ mod tests {
     #[test]
     fn config_names_are_path_safe() {
         assert_eq!(config_name("m3+punct30"), "m3_punct30");
-        assert_eq!(config_name("original"), "original");
+        assert_eq!(config_name(Attack::ORIGINAL), Attack::ORIGINAL);
     }
 }

@@ -13,16 +13,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray,
-};
+use arrow::array::{Array, AsArray, Float64Array};
 use ndarray::Array2;
 
 use crate::error::{Error, Result};
 use crate::features::FeatureSet;
-use crate::store::{read_batches, write_batch};
+use crate::store::coefficients::{self, CoefficientRow};
+use crate::store::{features, read_batches, responses};
 
 mod fit;
 pub mod plots;
@@ -101,7 +99,7 @@ fn read_feature_rows(
     set: FeatureSet,
     attacks: &[String],
 ) -> Result<Option<HashMap<String, Vec<f64>>>> {
-    let root = tables.join(set.table());
+    let root = features::dir(tables, set);
     if !root.is_dir() {
         return Ok(None);
     }
@@ -148,7 +146,7 @@ struct Label {
 
 /// Every scored response about a variant.
 fn read_labels(tables: &Path) -> Result<Vec<Label>> {
-    let root = tables.join("responses");
+    let root = responses::dir(tables);
     let mut out = Vec::new();
     for (p, _) in crate::store::parquet_files_under(&root)? {
         for b in read_batches(&p)? {
@@ -198,15 +196,10 @@ pub struct GroupData {
 /// the Table 8 report and the Figure 8 plots (with the plotted points as CSV beside each SVG).
 pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let set = config.set;
-    let root = config.tables.join(set.table());
+    let root = features::dir(&config.tables, set);
     let features = read_feature_rows(&config.tables, set, &config.attacks)?
         .filter(|f| !f.is_empty())
-        .ok_or_else(|| {
-            Error::invalid(
-                root.display(),
-                format!("no {} table (run `advmath features` first)", set.table()),
-            )
-        })?;
+        .ok_or_else(|| Error::missing_table(set.table(), root, features::MADE_BY))?;
     let mut groups: BTreeMap<GroupKey, GroupData> = BTreeMap::new();
     for label in read_labels(&config.tables)? {
         if !features.contains_key(&label.variant_id) {
@@ -223,7 +216,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     }
     if groups.is_empty() {
         return Err(Error::invalid(
-            config.tables.join("responses").display(),
+            responses::dir(&config.tables).display(),
             "no response joins a features row (check --attack)",
         ));
     }
@@ -281,45 +274,26 @@ fn write_coefficients(
     s: &RegressSummary,
     simulated: &HashMap<String, bool>,
 ) -> Result<()> {
-    let rows: Vec<(&ModelFit, &Term)> = s
+    let rows: Vec<CoefficientRow> = s
         .fits
         .iter()
-        .flat_map(|f| f.terms.iter().map(move |t| (f, t)))
+        .flat_map(|f| {
+            f.terms.iter().map(move |t| CoefficientRow {
+                model: f.model.clone(),
+                template: f.template.clone(),
+                feature_set: set.name().to_string(),
+                feature: t.feature.clone(),
+                coefficient: t.coefficient,
+                std_error: t.std_error,
+                z: t.z,
+                p_value: t.p_value,
+                estimable: t.estimable,
+                n: f.n as i64,
+                accuracy: f.accuracy,
+                simulated: simulated.get(&f.model).copied().unwrap_or(false),
+            })
+        })
         .collect();
-    let text = |f: fn(&ModelFit, &Term) -> String| -> ArrayRef {
-        Arc::new(
-            rows.iter()
-                .map(|(m, t)| Some(f(m, t)))
-                .collect::<StringArray>(),
-        )
-    };
-    let float = |f: fn(&ModelFit, &Term) -> Option<f64>| -> ArrayRef {
-        Arc::new(rows.iter().map(|(m, t)| f(m, t)).collect::<Float64Array>())
-    };
-    let set_name: ArrayRef = Arc::new(StringArray::from(vec![set.name(); rows.len()]));
-    let cols: Vec<ArrayRef> = vec![
-        text(|f, _| f.model.clone()),
-        text(|f, _| f.template.clone()),
-        set_name,
-        text(|_, t| t.feature.clone()),
-        float(|_, t| t.coefficient),
-        float(|_, t| t.std_error),
-        float(|_, t| t.z),
-        float(|_, t| t.p_value),
-        Arc::new(
-            rows.iter()
-                .map(|(_, t)| Some(t.estimable))
-                .collect::<BooleanArray>(),
-        ),
-        Arc::new(rows.iter().map(|(f, _)| f.n as i64).collect::<Int64Array>()),
-        float(|f, _| Some(f.accuracy)),
-        Arc::new(
-            rows.iter()
-                .map(|(f, _)| Some(simulated.get(&f.model).copied().unwrap_or(false)))
-                .collect::<BooleanArray>(),
-        ),
-    ];
-    let batch = RecordBatch::try_new(crate::store::coefficients::schema(), cols)?;
-    write_batch(&tables.join("coefficients").join("part-0.parquet"), &batch)?;
+    coefficients::write(tables, &rows)?;
     Ok(())
 }

@@ -8,6 +8,7 @@ use arrow::datatypes::{DataType, Field, Schema};
 
 use super::*;
 use crate::features::{FEATURE_COUNT, FEATURE_NAMES};
+use crate::store::write_batch;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -104,7 +105,14 @@ fn two_template_tables(dir: &Path, n: usize, answers: &[Answers]) {
     }
     let batch = RecordBatch::try_new(crate::store::features::advmath_schema(), cols).unwrap();
     write_batch(
-        &dir.join("features/dataset=d/attack=m3/part-0.parquet"),
+        &crate::store::part_file(
+            &crate::store::hive_dir(
+                &crate::store::features::dataset_dir(dir, FeatureSet::Advmath, "d"),
+                "attack",
+                "m3",
+            ),
+            0,
+        ),
         &batch,
     )
     .unwrap();
@@ -125,7 +133,7 @@ fn two_template_tables(dir: &Path, n: usize, answers: &[Answers]) {
         ];
         let batch = RecordBatch::try_new(schema.clone(), cols).unwrap();
         write_batch(
-            &dir.join(format!("responses/{model}/part-{k}.parquet")),
+            &crate::store::part_file(&crate::store::responses::model_dir(dir, model), k),
             &batch,
         )
         .unwrap();
@@ -175,7 +183,7 @@ fn two_templates_are_never_pooled() {
     assert!(add(&s.fits[1]) > 0.3, "up: {}", add(&s.fits[1]));
 
     // The coefficients table names the template of every row.
-    let batches = read_batches(&dir.path().join("coefficients/part-0.parquet")).unwrap();
+    let batches = read_batches(&crate::store::coefficients::file(dir.path())).unwrap();
     let templates: std::collections::BTreeSet<String> = batches
         .iter()
         .flat_map(|b| {

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::store::{part_files, recover_logs, Logged, Sink};
+use super::store::{recover_logs, Logged, Sink};
 use super::{
     ask_endpoint, model_dir, progress_bar, read_rows, response_key, variant_items, Backend,
     Failures, Item, Offline, RespondConfig, RespondSummary, ResponseRow,
@@ -35,6 +35,7 @@ pub use crate::store::efficient_responses::{
     efficient_batch, efficient_dir, read_efficient_rows, EfficientRow,
 };
 use crate::store::write_batch;
+use crate::vocab::Attack;
 
 /// Which candidates the cheap model offers, and whether the target's original is asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -133,7 +134,7 @@ fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
         let (Some(pid), Some(vid), Some(ok)) = (&r.problem_id, &r.variant_id, r.correct) else {
             continue;
         };
-        if r.attack.as_deref() == Some("original") {
+        if r.attack.as_deref().is_some_and(Attack::is_original) {
             let e = cheap_solves.entry(pid.as_str()).or_insert(true);
             *e &= ok;
         } else if !ok {
@@ -146,7 +147,7 @@ fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
         let (Some(d), Some(a), Some(p)) = (&it.dataset, &it.attack, &it.problem_id) else {
             continue;
         };
-        if a == "original" {
+        if Attack::is_original(a) {
             originals.insert(p.clone(), it);
         } else {
             groups
@@ -200,8 +201,11 @@ fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
             });
             if eff.compat == EfficientCompat::Paper && jobs[j].original.is_none() {
                 return Err(Error::invalid(
-                    config.tables.join("variants").display(),
-                    format!("problem {pid} has no `original` variant to ask the target first"),
+                    crate::store::variants::dir(&config.tables).display(),
+                    format!(
+                        "problem {pid} has no `{}` variant to ask the target first",
+                        Attack::ORIGINAL
+                    ),
                 ));
             }
             jobs[j].plans.push(Plan {
@@ -403,10 +407,7 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
             summary.written = rows.len();
             if !rows.is_empty() {
                 fs::create_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
-                let path = dir.join(format!(
-                    "part-offline-{:05}.parquet",
-                    part_files(&dir).len()
-                ));
+                let path = crate::store::responses::offline_part(&dir);
                 write_batch(&path, &efficient_batch(&rows)?)?;
             }
         }

@@ -34,7 +34,8 @@ use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::seed::{fnv1a, mix};
-use crate::store::{read_batches, write_batch};
+use crate::store::{read_batches, variants, write_batch};
+use crate::vocab::Attack;
 
 pub use client::{Decoding, Endpoint};
 pub use efficient::{EfficientCompat, EfficientConfig};
@@ -44,11 +45,12 @@ use store::{part_files, recover_logs, Sink};
 
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {
-    let root = tables.join("variants");
+    let root = variants::dir(tables);
     if !root.is_dir() {
-        return Err(Error::invalid(
-            root.display(),
-            "no variants table (run `advmath generate` first, or pass --tables)",
+        return Err(Error::missing_table(
+            variants::TABLE,
+            root,
+            variants::MADE_BY,
         ));
     }
     let mut items = Vec::new();
@@ -57,7 +59,7 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
             continue;
         }
         for (attack, adir) in crate::store::partitions(&ddir, "attack")? {
-            if !attacks.is_empty() && !attacks.contains(&attack) && attack != "original" {
+            if !attacks.is_empty() && !attacks.contains(&attack) && !Attack::is_original(&attack) {
                 continue;
             }
             for f in part_files(&adir) {
@@ -147,7 +149,7 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
     let mut items = variant_items(&config.tables, &config.attacks, &config.datasets)?;
     if let Some(k) = config.per_problem {
         items.retain(|it| {
-            it.attack.as_deref() == Some("original") || (it.variant_index as usize) < k
+            it.attack.as_deref().is_some_and(Attack::is_original) || (it.variant_index as usize) < k
         });
     }
     if let Some(n) = config.limit {
@@ -303,7 +305,7 @@ fn respond_offline(
     summary.written = rows.len();
     fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     // Deterministic name and content: offline runs are reproducible byte for byte.
-    let path = dir.join(format!("part-offline-{:05}.parquet", part_files(dir).len()));
+    let path = crate::store::responses::offline_part(dir);
     write_batch(&path, &rows_to_batch(&rows)?)?;
     Ok(())
 }
@@ -311,7 +313,7 @@ fn respond_offline(
 /// variant_id -> slot values, for simulated models.
 fn variant_numbers(tables: &Path) -> Result<HashMap<String, Vec<Num>>> {
     let mut out = HashMap::new();
-    for (p, _) in crate::store::parquet_files_under(&tables.join("variants"))? {
+    for (p, _) in crate::store::parquet_files_under(&variants::dir(tables))? {
         for b in read_batches(&p)? {
             let (Some(v), Some(n)) = (b.column_by_name("variant_id"), b.column_by_name("numbers"))
             else {

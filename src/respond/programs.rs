@@ -13,14 +13,14 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::client::{self, Decoding, Endpoint};
-use crate::error::{Error, Result};
-use crate::ingest::{batch_to_records, records_to_batch, ProblemRecord};
+use crate::error::Result;
+use crate::ingest::{records_to_batch, ProblemRecord};
 use crate::num::Num;
 use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
 use crate::prompt::xie2024_program;
 use crate::question::find_slots;
 use crate::seed::fnv1a;
-use crate::store::{read_batches, write_batch};
+use crate::store::{problems, write_batch};
 
 #[derive(Clone, Debug)]
 pub struct ProgramsConfig {
@@ -75,19 +75,9 @@ fn wants_program(r: &ProblemRecord, origin: &str) -> bool {
 }
 
 pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
-    let dir = config.tables.join("problems");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| Error::file(&dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect();
-    files.sort();
     let mut tables: Vec<(PathBuf, Vec<ProblemRecord>)> = Vec::new();
-    for f in files {
-        let mut recs = Vec::new();
-        for b in read_batches(&f)? {
-            recs.extend(batch_to_records(&b)?);
-        }
+    for f in problems::files(&config.tables)? {
+        let recs = problems::read_file(&f)?;
         tables.push((f, recs));
     }
     let model = config.endpoint.model.clone();

@@ -1,10 +1,72 @@
 //! The `coefficients` table: the feature study's fitted terms, at `coefficients/part-0.parquet`.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
+use super::{part_file, write_batch};
+use crate::error::Result;
+
+/// The table's folder name under the tables root.
+pub const TABLE: &str = "coefficients";
+
+/// `<tables>/coefficients/part-0.parquet`: the table is one file, rewritten by every fit.
+pub fn file(tables: &Path) -> PathBuf {
+    part_file(&tables.join(TABLE), 0)
+}
+
+/// One row: a term of one (model, template) fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoefficientRow {
+    pub model: String,
+    pub template: String,
+    pub feature_set: String,
+    pub feature: String,
+    pub coefficient: Option<f64>,
+    pub std_error: Option<f64>,
+    pub z: Option<f64>,
+    pub p_value: Option<f64>,
+    pub estimable: bool,
+    pub n: i64,
+    pub accuracy: f64,
+    pub simulated: bool,
+}
+
+/// Rows as a batch in the table's schema.
+pub fn rows_to_batch(rows: &[CoefficientRow]) -> Result<RecordBatch> {
+    let text = |f: fn(&CoefficientRow) -> &str| -> ArrayRef {
+        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
+    };
+    let float = |f: fn(&CoefficientRow) -> Option<f64>| -> ArrayRef {
+        Arc::new(rows.iter().map(f).collect::<Float64Array>())
+    };
+    let flag = |f: fn(&CoefficientRow) -> bool| -> ArrayRef {
+        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<BooleanArray>())
+    };
+    let cols: Vec<ArrayRef> = vec![
+        text(|r| &r.model),
+        text(|r| &r.template),
+        text(|r| &r.feature_set),
+        text(|r| &r.feature),
+        float(|r| r.coefficient),
+        float(|r| r.std_error),
+        float(|r| r.z),
+        float(|r| r.p_value),
+        flag(|r| r.estimable),
+        Arc::new(rows.iter().map(|r| r.n).collect::<Int64Array>()),
+        float(|r| Some(r.accuracy)),
+        flag(|r| r.simulated),
+    ];
+    Ok(RecordBatch::try_new(schema(), cols)?)
+}
+
+/// Replace the table with `rows`.
+pub fn write(tables: &Path, rows: &[CoefficientRow]) -> Result<PathBuf> {
+    write_batch(&file(tables), &rows_to_batch(rows)?)
+}
 
 /// `coefficients`: one row per (model, template, term) of the feature study, the intercept
 /// included, at `coefficients/part-0.parquet`.

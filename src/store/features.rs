@@ -2,11 +2,13 @@
 //! authors' family), each hive-partitioned like `variants` as
 //! `<table>/dataset=<d>/attack=<a>/part-0.parquet`.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
+use super::{hive_dir, part_file};
 use advmath_core::features::FeatureSet;
 
 /// `features`: one row per variant, hive-partitioned like `variants` as
@@ -121,4 +123,31 @@ pub fn schema(set: FeatureSet) -> SchemaRef {
         FeatureSet::Advmath => advmath_schema(),
         FeatureSet::Xie2024 => xie2024_schema(),
     }
+}
+
+/// The stage that writes the tables.
+pub const MADE_BY: &str = "features";
+
+/// `<tables>/<set's table>`.
+pub fn dir(tables: &Path, set: FeatureSet) -> PathBuf {
+    tables.join(set.table())
+}
+
+/// `<tables>/<set's table>/dataset=<d>`: the partition one features run of a dataset replaces.
+pub fn dataset_dir(tables: &Path, set: FeatureSet, dataset: &str) -> PathBuf {
+    hive_dir(&dir(tables, set), "dataset", dataset)
+}
+
+/// Where a dataset's partition is written before it replaces the old one.
+pub fn staging_dir(tables: &Path, set: FeatureSet, dataset: &str) -> PathBuf {
+    tables.join(format!(
+        ".staging-{}-dataset={dataset}-{}",
+        set.table(),
+        std::process::id()
+    ))
+}
+
+/// The one part of an attack inside a staged dataset partition.
+pub fn staged_part(staging: &Path, attack: &str) -> PathBuf {
+    part_file(&hive_dir(staging, "attack", attack), 0)
 }

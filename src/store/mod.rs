@@ -12,6 +12,7 @@ mod columns;
 pub mod efficient_responses;
 pub mod features;
 pub mod generation_stats;
+pub mod hub;
 pub mod parquet;
 pub mod problems;
 pub mod responses;
@@ -23,8 +24,9 @@ use std::path::{Path, PathBuf};
 use arrow::datatypes::SchemaRef;
 
 pub use parquet::{
-    parquet_files_under, partitions, read_batches, text_column, tmp_path, write_batch, write_text,
-    writer_properties, AtomicParquet, TableFile,
+    is_parquet, numbered_parts, parquet_files_under, partitions, read_batches, swap_in,
+    text_column, tmp_path, write_batch, write_text, writer_properties, AtomicParquet, TableFile,
+    PARQUET_EXT,
 };
 
 /// A name made safe as one path component: anything but ASCII letters, digits, `-` and `_`
@@ -48,12 +50,7 @@ pub fn hive_dir(dir: &Path, key: &str, value: &str) -> PathBuf {
 
 /// The `n`th part file of a folder written whole by one stage.
 pub fn part_file(dir: &Path, n: usize) -> PathBuf {
-    dir.join(format!("part-{n}.parquet"))
-}
-
-/// Whether a file name is a Parquet part.
-pub fn is_parquet(name: &str) -> bool {
-    name.ends_with(".parquet")
+    dir.join(format!("part-{n}{PARQUET_EXT}"))
 }
 
 /// How a table is laid out under `tables/`.

@@ -10,20 +10,28 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
-use crate::error::{Error, Result};
+use crate::error::{ColumnProblem, Error, Result};
 
 /// Column `name` of a batch read from `file` as text, or an error naming the file and the column
 /// (never a panic on a file whose column is missing or has another type).
 pub fn text_column(batch: &RecordBatch, name: &str, file: &Path) -> Result<StringArray> {
-    let column = batch
-        .column_by_name(name)
-        .ok_or_else(|| Error::invalid(file.display(), format!("no {name} column")))?;
-    column.as_string_opt::<i32>().cloned().ok_or_else(|| {
-        Error::invalid(
-            file.display(),
-            format!("column {name} is {}, expected text", column.data_type()),
-        )
-    })
+    let column = batch.column_by_name(name).ok_or_else(|| Error::BadColumn {
+        file: file.to_path_buf(),
+        problem: ColumnProblem::Missing {
+            column: name.to_string(),
+        },
+    })?;
+    column
+        .as_string_opt::<i32>()
+        .cloned()
+        .ok_or_else(|| Error::BadColumn {
+            file: file.to_path_buf(),
+            problem: ColumnProblem::WrongType {
+                column: name.to_string(),
+                found: column.data_type().to_string(),
+                expected: "text",
+            },
+        })
 }
 
 pub fn writer_properties() -> WriterProperties {
@@ -138,7 +146,8 @@ pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
 pub type TableFile = (PathBuf, Vec<(String, String)>);
 
 /// Every Parquet file below `dir`, in path order. Folders named `key=value` contribute a
-/// partition value; other folders (`responses/<model>/`) are descended into as they are.
+/// partition value; other folders (`responses/<model>/`) are descended into as they are. Names
+/// starting with `.` or `_` are skipped, as the SQL engine's listing skips them.
 pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
     fn walk(dir: &Path, parts: &mut Vec<(String, String)>, out: &mut Vec<TableFile>) -> Result<()> {
         let mut entries: Vec<PathBuf> = fs::read_dir(dir)
@@ -152,6 +161,9 @@ pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
                 .and_then(|n| n.to_str())
                 .unwrap_or("")
                 .to_string();
+            if name.starts_with('.') || name.starts_with('_') {
+                continue;
+            }
             if p.is_dir() {
                 let part = name
                     .split_once('=')
@@ -162,7 +174,7 @@ pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
                 if pushed {
                     parts.pop();
                 }
-            } else if name.ends_with(".parquet") {
+            } else if is_parquet(&name) {
                 out.push((p, parts.clone()));
             }
         }
@@ -171,6 +183,44 @@ pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
     let mut out = Vec::new();
     walk(dir, &mut Vec::new(), &mut out)?;
     Ok(out)
+}
+
+/// `part-N.parquet` files of `dir`, in increasing N (then name): `part-2` before `part-10`.
+pub fn numbered_parts(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out: Vec<(u64, String, PathBuf)> = fs::read_dir(dir)
+        .map_err(|e| Error::file(dir, e))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let n = name.strip_prefix("part-")?.strip_suffix(PARQUET_EXT)?;
+            Some((n.parse().unwrap_or(u64::MAX), name, e.path()))
+        })
+        .collect();
+    out.sort();
+    Ok(out.into_iter().map(|(_, _, p)| p).collect())
+}
+
+/// Replace `target` with the folder `staged` (when one was written): the last step of a stage
+/// that rewrites a partition whole.
+pub fn swap_in(staged: &Path, target: &Path) -> Result<()> {
+    if target.exists() {
+        fs::remove_dir_all(target).map_err(|e| Error::file(target, e))?;
+    }
+    if staged.exists() {
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
+        }
+        fs::rename(staged, target).map_err(|e| Error::file(target, e))?;
+    }
+    Ok(())
+}
+
+/// The file extension of every table part.
+pub const PARQUET_EXT: &str = ".parquet";
+
+/// Whether a file name is a Parquet part.
+pub fn is_parquet(name: &str) -> bool {
+    name.ends_with(PARQUET_EXT)
 }
 
 #[cfg(test)]

@@ -98,28 +98,48 @@ pub fn problems_path(tables: &Path, dataset: &str, split: &str) -> PathBuf {
 pub fn read_problems(tables: &Path) -> Result<Vec<ProblemRecord>> {
     let dir = tables.join(TABLE);
     if !dir.is_dir() {
-        return Err(Error::invalid(
-            dir.display(),
-            "no problems table here (run `advmath ingest` first, or pass --tables)",
-        ));
+        return Err(Error::missing_table(TABLE, dir, MADE_BY));
     }
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .map_err(|e| Error::file(&dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect();
-    files.sort();
+    let files = files(tables)?;
     if files.is_empty() {
-        return Err(Error::invalid(
-            dir.display(),
-            "no problems tables (run `advmath ingest` first)",
-        ));
+        return Err(Error::missing_table(TABLE, dir, MADE_BY));
     }
     let mut out = Vec::new();
     for f in files {
-        for b in super::read_batches(&f)? {
-            out.extend(batch_to_records(&b)?);
-        }
+        out.extend(read_file(&f)?);
+    }
+    Ok(out)
+}
+
+/// `<tables>/problems`.
+pub fn dir(tables: &Path) -> PathBuf {
+    tables.join(TABLE)
+}
+
+/// The stage that writes the table.
+pub const MADE_BY: &str = "ingest";
+
+/// The table's files, one per (dataset, split), in name order.
+pub fn files(tables: &Path) -> Result<Vec<PathBuf>> {
+    let dir = tables.join(TABLE);
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .map_err(|e| Error::file(&dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(super::is_parquet)
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The records of one file of the table.
+pub fn read_file(file: &Path) -> Result<Vec<ProblemRecord>> {
+    let mut out = Vec::new();
+    for b in super::read_batches(file)? {
+        out.extend(batch_to_records(&b)?);
     }
     Ok(out)
 }

@@ -11,11 +11,14 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::{utf8, utf8_list};
-use super::{generation_stats, hive_dir, part_file, sanitize, AtomicParquet};
-use crate::error::{Error, Result};
+use super::{generation_stats, hive_dir, part_file, sanitize, swap_in, AtomicParquet};
+use crate::error::Result;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "variants";
+
+/// The stage that writes the table.
+pub const MADE_BY: &str = "generate";
 
 /// `<tables>/variants`.
 pub fn dir(tables: &Path) -> PathBuf {
@@ -25,6 +28,11 @@ pub fn dir(tables: &Path) -> PathBuf {
 /// `<tables>/variants/dataset=<d>`: the partition one generation run of a dataset replaces.
 pub fn dataset_dir(tables: &Path, dataset: &str) -> PathBuf {
     hive_dir(&dir(tables), "dataset", &sanitize(dataset))
+}
+
+/// The `n`th part of an attack's partition.
+pub fn part(attack_dir: &Path, n: usize) -> PathBuf {
+    part_file(attack_dir, n)
 }
 
 /// `<tables>/variants/dataset=<d>/attack=<a>`.
@@ -160,14 +168,7 @@ impl DatasetWriters {
         for table in [TABLE, generation_stats::TABLE] {
             let staged = self.staging.join(table);
             let target = hive_dir(&tables.join(table), "dataset", &sanitize(dataset));
-            if target.exists() {
-                fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
-            }
-            if staged.exists() {
-                fs::create_dir_all(tables.join(table))
-                    .map_err(|e| Error::file(tables.join(table), e))?;
-                fs::rename(&staged, &target).map_err(|e| Error::file(&target, e))?;
-            }
+            swap_in(&staged, &target)?;
         }
         let _ = fs::remove_dir_all(&self.staging);
         Ok(())

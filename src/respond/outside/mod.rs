@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::vocab::Attack;
 use super::{model_dir, rows_to_batch, Decoding, Extraction, Item, ResponseRow};
 use crate::error::{Error, Result};
 use crate::ingest::read_problems;
@@ -22,6 +21,7 @@ use crate::num::Num;
 use crate::prompt::Template;
 use crate::seed::fnv1a;
 use crate::store::write_batch;
+use crate::vocab::Attack;
 
 mod arithmattack;
 mod cells;

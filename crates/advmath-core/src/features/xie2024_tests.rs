@@ -67,7 +67,7 @@ fn operators_and_shared_values_count_per_path() {
     // log4: 84 -> 3.20 -> 3; 168 -> 3.70 -> 4; 14 -> 1.90 -> 2; 12 -> 1.79 -> 2;
     // 3 -> 0.79 -> 1; 4 -> 1; 2 -> 0.5, a tie, to the even 0.
     check(
-        "original",
+        "the original numbers",
         &p,
         &["3", "4", "2"],
         &[
