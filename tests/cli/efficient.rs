@@ -38,8 +38,8 @@ use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
 use advmath::respond::{rows_to_batch, Item, ResponseRow};
 use arrow::array::{ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
 
-use super::advmath;
-use super::server::{spawn_with, Reply};
+use crate::server::{spawn_with, Reply};
+use crate::util::{advmath, small_run};
 
 const CHEAP_ORIGINALS: &str = "1110";
 const CHEAP_VARIANTS: [&str; 4] = ["10101", "00010", "11011", "00000"];
@@ -301,7 +301,7 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
 #[test]
 fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
     let dir = tempfile::tempdir().unwrap();
-    super::small_run(dir.path());
+    small_run(dir.path());
     let tables = dir.path().join("tables");
     let run = || {
         let out = advmath()
@@ -372,7 +372,7 @@ fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
 /// Run 2: same pair, `reference`, top 1, `--per-problem 1`: every wrong variant of sim-c ranks p3
 /// (5) first; its first candidate v0 is answered right. Problems 1, solved 1, broken 0, ASR 0,
 /// requests 1 (per broken: undefined); full attack 5 on p3, 20 on all (no originals).
-pub(super) fn write_table5_fixture(tables: &Path) {
+pub fn write_table5_fixture(tables: &Path) {
     use advmath::respond::efficient::{efficient_batch, EfficientRow};
     let row = |compat: &str,
                top: i32,
