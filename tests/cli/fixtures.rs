@@ -348,3 +348,19 @@ pub fn full_fixture() -> (tempfile::TempDir, PathBuf) {
     write_generation_stats(&tables);
     (dir, tables)
 }
+
+/// The Table 3 fixture: the RobustMath release above ingested (its pairing written as
+/// variants), with the Table 3 responses.
+pub fn robustmath_fixture() -> (
+    tempfile::TempDir,
+    PathBuf,
+    advmath::ingest::RobustMathSummary,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let release = dir.path().join("robustmath");
+    write_robustmath_release(&release);
+    let tables = dir.path().join("tables");
+    let summary = advmath::ingest::ingest_robustmath(&release, &tables).unwrap();
+    write_responses(&tables, &table3_rows());
+    (dir, tables, summary)
+}

@@ -17,6 +17,7 @@ mod respond;
 mod run;
 #[path = "../support/server.rs"]
 mod server;
+mod slt;
 mod sql;
 mod usage;
 mod util;
