@@ -95,7 +95,7 @@ fn valid(records: &[ProblemRecord]) -> usize {
     records.iter().filter(|r| r.is_valid()).count()
 }
 
-/// Issue 2 acceptance: the Xie release's own programs are valid for at least as many
+/// The Xie release's own programs are valid for at least as many
 /// problems as the reference accepts (188 GSM8K, 189 MultiArith).
 #[test]
 fn xie_release_programs_validate() {
@@ -111,7 +111,8 @@ fn xie_release_programs_validate() {
     assert!(valid(&multiarith) >= 189);
 }
 
-/// Issue 2 acceptance: programs synthesised from annotations and equations.
+/// Programs synthesised from annotations and equations are valid for at least 85% of GSM8K and
+/// 97% of MultiArith.
 #[test]
 fn synthesised_programs_cover_gsm8k_and_multiarith() {
     let Some(data) = shared_data() else { return };
@@ -132,7 +133,7 @@ fn synthesised_programs_cover_gsm8k_and_multiarith() {
     }
 }
 
-/// Issue 3 acceptance on real programs: M2 keeps digit counts, every variant's text, answer
+/// On real programs: M2 keeps digit counts, every variant's text, answer
 /// and constraints check out.
 #[test]
 fn xie_variants_check_out() {
@@ -216,7 +217,7 @@ fn robustmath_release_ingests_as_rephrase_attack() {
     );
 }
 
-/// Issue 5 acceptance: from the real ArithmAttack responses, the SQL metrics reproduce the
+/// From the real ArithmAttack responses, the SQL metrics reproduce the
 /// published accuracies within 2.0 points and ASR within 3.0 (scored with the study's own
 /// last-number rule; GSM8K Llama-3.1 noise10 is compared with the figure derived from the
 /// shipped file, which the data README documents as differing from the published one).

@@ -162,7 +162,7 @@ fn metrics_sql_command_output_formats() {
 }
 
 /// Each metric ends with `ORDER BY` its key columns, in the order they appear; DataFusion must
-/// honour it (an unnested list once made it drop sort keys it wrongly thought redundant).
+/// honour it, also where an unnested list could lead it to drop sort keys it thinks redundant.
 fn assert_sorted_by_keys(name: &str, t: &ResultTable) {
     const KEYS: &[&str] = &[
         "model",
