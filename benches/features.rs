@@ -338,7 +338,7 @@ fn main() {
     }
 }
 
-/// Issue 6: one model's fit on 20,000 x 51 takes under 1 s (median of 5 fits, standard errors
+/// Goal: one model's fit on 20,000 x 51 takes under 1 s (median of 5 fits, standard errors
 /// included). The data are drawn from a known logistic model, as in the recovery test.
 fn fit_speed() -> bool {
     use rand::{RngExt, SeedableRng};

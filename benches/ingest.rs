@@ -1,5 +1,5 @@
 //! Benchmark: ingest GSM8K train + test (8,792 problems) from JSONL to the problems table.
-//! Goal (issue 2): under 5 s on this machine. Run: `cargo bench --bench ingest`.
+//! Goal: under 5 s on this machine. Run: `cargo bench --bench ingest`.
 
 #[path = "common.rs"]
 #[allow(dead_code)] // each benchmark uses part of the shared helpers

@@ -1,5 +1,5 @@
 //! Benchmark: publish GSM8K train + test M3 variants (100 per problem) as a hub-ready folder.
-//! Goal (issue 7): under 30 s on this machine. Run: `cargo bench --bench publish`.
+//! Goal: under 30 s on this machine. Run: `cargo bench --bench publish`.
 //! Generation uses fewer attempts than the paper (it is not what is timed here).
 
 #[path = "common.rs"]

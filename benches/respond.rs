@@ -1,5 +1,5 @@
 //! Benchmark: client overhead of `advmath respond` against a local server that answers at once.
-//! Goal (issue 4): at least 2,000 requests/s with concurrency 64. Run: `cargo bench --bench respond`.
+//! Goal: at least 2,000 requests/s with concurrency 64. Run: `cargo bench --bench respond`.
 //! The variants come from the default dataset (no shared data needed).
 
 #[allow(dead_code)] // each benchmark uses some of the helpers

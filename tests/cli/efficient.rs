@@ -38,8 +38,8 @@ use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
 use advmath::respond::{rows_to_batch, Item, ResponseRow};
 use arrow::array::{ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
 
-use super::advmath;
-use super::server::{spawn_with, Reply};
+use crate::server::{spawn_with, Reply};
+use crate::util::{advmath, small_run};
 
 const CHEAP_ORIGINALS: &str = "1110";
 const CHEAP_VARIANTS: [&str; 4] = ["10101", "00010", "11011", "00000"];
@@ -88,7 +88,7 @@ fn write_variants(tables: &Path, attack: &str, rows: &[(usize, usize, String)]) 
 }
 
 /// The fixture's variants and the cheap model's responses.
-fn fixture(tables: &Path) {
+pub fn fixture(tables: &Path) {
     let originals: Vec<_> = (0..4).map(|p| (p, 0, question(p, None))).collect();
     write_variants(tables, "original", &originals);
     let m3: Vec<_> = (0..4)
@@ -301,7 +301,7 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
 #[test]
 fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
     let dir = tempfile::tempdir().unwrap();
-    super::small_run(dir.path());
+    small_run(dir.path());
     let tables = dir.path().join("tables");
     let run = || {
         let out = advmath()
@@ -362,7 +362,7 @@ fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
 }
 
 /// Two efficient runs written by hand (the metrics' Xie fixture as the protocol would answer
-/// it), for the Table 5 SQL and the DuckDB parity test.
+/// it), for tests/slt/efficient/xie_efficient.slt and the DuckDB parity test.
 ///
 /// Run 1: target model-a from sim-c, `paper`, top 2. sim-c's adversarial examples: p0/4, p2/0,
 /// p2/4, so p2 (2) then p0 (1). p2: original right, v0 wrong: 2 rows, broken. p0: original
@@ -372,7 +372,7 @@ fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
 /// Run 2: same pair, `reference`, top 1, `--per-problem 1`: every wrong variant of sim-c ranks p3
 /// (5) first; its first candidate v0 is answered right. Problems 1, solved 1, broken 0, ASR 0,
 /// requests 1 (per broken: undefined); full attack 5 on p3, 20 on all (no originals).
-pub(super) fn write_table5_fixture(tables: &Path) {
+pub fn write_table5_fixture(tables: &Path) {
     use advmath::respond::efficient::{efficient_batch, EfficientRow};
     let row = |compat: &str,
                top: i32,
@@ -438,49 +438,15 @@ pub(super) fn write_table5_fixture(tables: &Path) {
     .unwrap();
 }
 
+/// Without an efficient run, `efficient_responses` is registered empty: Table 5 has no row and
+/// no error. With the runs of [`write_table5_fixture`], its figures are checked by
+/// `tests/slt/efficient/xie_efficient.slt`.
 #[test]
-fn metrics_xie_table5_reads_the_efficient_runs() {
+fn metrics_xie_table5_is_empty_without_an_efficient_run() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("tables");
     fixture(&tables);
-    // Without an efficient run the table is registered empty: no row, no error.
     assert!(table5(&tables).is_empty());
     write_table5_fixture(&tables);
-    let t = table5(&tables);
-    assert_eq!(t.len(), 2);
-    let paper = run_row(&t, "paper", None);
-    assert_eq!(
-        t.get(paper, "target").and_then(Cell::as_str),
-        Some("model-a")
-    );
-    assert_eq!(t.get(paper, "cheap").and_then(Cell::as_str), Some("sim-c"));
-    for (c, v) in [
-        ("top_problems", 2),
-        ("problems", 2),
-        ("solved", 2),
-        ("broken", 1),
-        ("requests", 4),
-        ("full_requests_selected", 12),
-        ("full_requests_all", 24),
-    ] {
-        assert_eq!(int(&t, paper, c), v, "paper {c}");
-    }
-    assert!((float(&t, paper, "asr") - 0.5).abs() < 1e-12);
-    assert!((float(&t, paper, "requests_per_broken") - 4.0).abs() < 1e-12);
-    assert!((float(&t, paper, "saving_selected") - (1.0 - 4.0 / 12.0)).abs() < 1e-12);
-    assert!((float(&t, paper, "saving_all") - (1.0 - 4.0 / 24.0)).abs() < 1e-12);
-    let reference = run_row(&t, "reference", Some(1));
-    for (c, v) in [
-        ("top_problems", 1),
-        ("problems", 1),
-        ("solved", 1),
-        ("broken", 0),
-        ("requests", 1),
-        ("full_requests_selected", 5),
-        ("full_requests_all", 20),
-    ] {
-        assert_eq!(int(&t, reference, c), v, "reference {c}");
-    }
-    assert_eq!(float(&t, reference, "asr"), 0.0);
-    assert_eq!(t.get(reference, "requests_per_broken"), Some(&Cell::Null));
+    assert_eq!(table5(&tables).len(), 2, "one row per run");
 }

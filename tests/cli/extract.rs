@@ -8,6 +8,8 @@ use advmath::extract::{agree, extract, extract_last_number, is_correct, Extracte
 use advmath::num::Num;
 use advmath::respond::outside::{arithmattack_authors_value, read_csv};
 
+use crate::util::shared_data;
+
 const LEVELS: [&str; 4] = ["clean", "noise10", "noise30", "noise50"];
 
 /// Cells whose shipped file does not reproduce the published figure (data README): either
@@ -64,7 +66,7 @@ fn pct(k: usize, n: usize) -> f64 {
 
 #[test]
 fn arithmattack_accuracy_reproduces_the_published_figures() {
-    let Some(data) = super::shared::data() else {
+    let Some(data) = shared_data() else {
         return;
     };
     let mut failures = Vec::new();
@@ -114,7 +116,7 @@ fn arithmattack_accuracy_reproduces_the_published_figures() {
 
 #[test]
 fn extraction_agrees_with_the_authors_converted_answers() {
-    let Some(data) = super::shared::data() else {
+    let Some(data) = shared_data() else {
         return;
     };
     let (mut agreeing, mut total) = (0, 0);
@@ -140,7 +142,7 @@ fn extraction_agrees_with_the_authors_converted_answers() {
 
 #[test]
 fn gsm8k_example_solutions_are_graded_like_the_release() {
-    let Some(data) = super::shared::data() else {
+    let Some(data) = shared_data() else {
         return;
     };
     let read = |name: &str| -> Vec<serde_json::Value> {
@@ -193,7 +195,7 @@ fn gsm8k_example_solutions_are_graded_like_the_release() {
 /// what the study's scripts sent: the `arithmattack` template must render it byte for byte.
 #[test]
 fn the_arithmattack_template_is_the_user_turn_the_study_sent() {
-    let Some(data) = super::shared::data() else {
+    let Some(data) = shared_data() else {
         return;
     };
     let template = advmath::prompt::Template::resolve("arithmattack").unwrap();

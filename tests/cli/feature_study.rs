@@ -10,8 +10,8 @@ use advmath::store::{parquet_files_under, read_batches};
 use arrow::array::AsArray;
 use arrow::datatypes::Float64Type;
 
-use super::advmath;
-use super::shared::data;
+use crate::util::advmath;
+use crate::util::shared_data as data;
 
 /// Per column of a feature table (attack `m3`): (min, max, rows).
 fn column_ranges(tables: &Path, set: FeatureSet) -> (Vec<(f64, f64)>, usize) {

@@ -8,6 +8,8 @@ use advmath::generate::noise::{insertion_count, is_mark, strip_marks, words, Noi
 use advmath::respond::outside::read_csv;
 use rand::SeedableRng;
 
+use crate::util::{advmath, problems_in, shared_data};
+
 const LEVELS: [u32; 3] = [10, 30, 50];
 
 fn questions(path: &Path) -> Vec<String> {
@@ -33,7 +35,7 @@ fn inserted_marks(clean: &str, noisy: &str) -> Option<usize> {
 /// words being the clean question split on single spaces: advmath's default count.
 #[test]
 fn released_noise_counts_follow_the_default_rule() {
-    let Some(data) = super::shared::data() else {
+    let Some(data) = shared_data() else {
         return;
     };
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0);
@@ -86,12 +88,12 @@ fn released_noise_counts_follow_the_default_rule() {
 /// each with floor(p x words) marks and otherwise the question byte for byte.
 #[test]
 fn arithmattack_multiarith_questions_ingest_and_noise() {
-    let Some(data) = super::shared::data() else {
+    let Some(data) = shared_data() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
-    super::advmath()
+    advmath()
         .args([
             "ingest",
             "--dataset",
@@ -107,11 +109,11 @@ fn arithmattack_multiarith_questions_ingest_and_noise() {
         .assert()
         .success()
         .stderr(predicates::str::contains("180 problems took a program"));
-    let problems = super::problems_in(&tables.join("problems/multiarith__arithmattack.parquet"));
+    let problems = problems_in(&tables.join("problems/multiarith__arithmattack.parquet"));
     assert_eq!(problems.len(), 180);
     let valid = problems.iter().filter(|p| p.is_valid()).count();
     eprintln!("ArithmAttack MultiArith questions with a valid program: {valid}/180");
-    super::advmath()
+    advmath()
         .args(["generate", "--attack", "punct", "--tables"])
         .arg(&tables)
         .assert()
@@ -126,7 +128,7 @@ fn arithmattack_multiarith_questions_ingest_and_noise() {
             "variants/dataset=multiarith/attack={attack}/part-0.parquet"
         ));
         let mut rows = 0;
-        for batch in super::read_batches(&part).unwrap() {
+        for batch in advmath::store::read_batches(&part).unwrap() {
             let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
             let (pid, question) = (text("problem_id"), text("question"));
             for i in 0..batch.num_rows() {

@@ -1,0 +1,187 @@
+//! `advmath ingest`: bad rows recorded next to good ones, unsafe or huge programs rejected
+//! without running them, conventional columns, duplicate ids and missing program files.
+
+use std::fs;
+
+use advmath::program::ErrorKind;
+use predicates::prelude::*;
+
+use crate::util::{advmath, problems_in};
+
+#[test]
+fn bad_rows_are_recorded_and_good_rows_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("test.jsonl");
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(br#"{"question": "Tom has 5 apples and buys 7 more. How many?", "answer": "5+7=<<5+7=12>>12\n#### 12"}"#);
+    bytes.extend_from_slice(b"\n{\"question\": broken\n");
+    bytes.extend_from_slice(b"{\"question\": \"caf\xe9 \xff\", \"answer\": \"#### 1\"}\n");
+    bytes.extend_from_slice(br#"{"question": "Ann has 3 pens and 4 pencils. How many?", "answer": "<<3+4=7>>7\n#### 7"}"#);
+    fs::write(&input, bytes).unwrap();
+    let tables = dir.path().join("tables");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "test.jsonl: line 2: malformed JSON",
+        ))
+        .stderr(predicate::str::contains(
+            "test.jsonl: line 3: not valid UTF-8",
+        ));
+    let rows = problems_in(&tables.join("problems/gsm8k__test.parquet"));
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.iter().filter(|r| r.is_valid()).count(), 2);
+    assert!(rows
+        .iter()
+        .filter(|r| !r.is_valid())
+        .all(|r| r.error.as_ref().unwrap().kind == ErrorKind::BadInput));
+}
+
+#[test]
+fn an_unusable_input_exits_1_with_the_file_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    fs::write(&empty, "").unwrap();
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(dir.path().join("t"))
+        .arg(&empty)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("empty.jsonl: the file is empty"));
+}
+
+#[test]
+fn unsafe_or_huge_programs_are_rejected_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("progs.jsonl");
+    // A statement nested thousands of levels deep would overflow the stack of the recursive tree
+    // walks and abort the whole run: it must be one rejected row instead.
+    let deep = format!(
+        "x = 5\ny = {}7{}\nprint(x + y)",
+        "(".repeat(50_000),
+        ")".repeat(50_000)
+    );
+    let long = format!("x = 5\ny = 7{}\nprint(x + y)", " + 0".repeat(20_000));
+    let rows = [
+        ("a", "x = 5\ny = 7\nprint(x + y)"),
+        ("b", "import os\nx = 5\ny = 7\nprint(x + y)"),
+        ("c", "x = 5\ny = 7\nexec('print(12)')\nprint(x + y)"),
+        (
+            "d",
+            "x = 5\ny = 7\nz = 1000000000000000000000000000000\nprint(x + y)",
+        ),
+        ("e", deep.as_str()),
+        ("f", long.as_str()),
+    ];
+    let text: String = rows
+        .iter()
+        .map(|(id, p)| serde_json::json!({"id": id, "q": "Tom has 5 apples and buys 7 more.", "a": "12", "prog": p}).to_string() + "\n")
+        .collect();
+    fs::write(&input, text).unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args([
+            "ingest",
+            "--id-col",
+            "id",
+            "--question-col",
+            "q",
+            "--answer-col",
+            "a",
+            "--program-col",
+            "prog",
+            "--tables",
+        ])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success();
+    let recs = problems_in(&tables.join("problems/progs__test.parquet"));
+    let detail = |id: &str| {
+        let r = recs
+            .iter()
+            .find(|r| r.problem_id.ends_with(&format!("/{id}")))
+            .unwrap();
+        r.error
+            .as_ref()
+            .map(|e| format!("{}: {}", e.kind, e.detail))
+            .unwrap_or_default()
+    };
+    assert_eq!(detail("a"), "");
+    assert!(
+        detail("b").contains("unsupported: import os"),
+        "{}",
+        detail("b")
+    );
+    assert!(detail("c").contains("unsupported: call"), "{}", detail("c"));
+    assert!(detail("d").contains("too large"), "{}", detail("d"));
+    assert!(detail("e").contains("nested more than"), "{}", detail("e"));
+    assert!(
+        detail("f").contains("more than 256 operators"),
+        "{}",
+        detail("f")
+    );
+}
+
+/// A table with `id` and `program` columns needs no column flags; a repeated id is one bad row.
+#[test]
+fn conventional_columns_are_found_and_repeated_ids_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("mine.csv");
+    fs::write(
+        &input,
+        "id,question,answer,program\n\
+         q1,Tom has 5 apples and buys 7 more.,12,\"a = 5\nb = 7\nprint(a + b)\"\n\
+         q2,Ann has 3 pens and 9 pencils.,12,\"p = 3\nq = 9\nprint(p + q)\"\n\
+         q1,Ann has 4 pens and 9 pencils.,13,\"p = 4\nq = 9\nprint(p + q)\"\n",
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--programs", "given", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mine\ttest\t3\t2\t"));
+    let recs = problems_in(&tables.join("problems/mine__test.parquet"));
+    let ids: Vec<&str> = recs.iter().map(|r| r.problem_id.as_str()).collect();
+    assert_eq!(ids, ["mine/test/q1", "mine/test/q2", "mine/test/q1#3"]);
+    assert_eq!(recs[0].program_origin, "given");
+    assert!(recs[2]
+        .error
+        .as_ref()
+        .unwrap()
+        .detail
+        .contains("row 3: duplicate id (row 1"));
+}
+
+#[test]
+fn a_missing_program_file_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let release = dir.path().join("toy");
+    fs::create_dir_all(release.join("code")).unwrap();
+    fs::write(
+        release.join("200_samples.json"),
+        r#"[{"index": 0, "question": "Tom has 5 apples and buys 7 more.", "final_ans": "12"},
+            {"index": 1, "question": "Ann has 3 pens and 4 pencils.", "final_ans": "7"}]"#,
+    )
+    .unwrap();
+    fs::write(release.join("code/0.py"), "a = 5\nb = 7\nprint(a + b)\n").unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&release)
+        .assert()
+        .success();
+    let recs = problems_in(&tables.join("problems/xie2024-toy__test.parquet"));
+    assert!(recs[0].is_valid());
+    let e = recs[1].error.as_ref().unwrap();
+    assert_eq!(e.kind, ErrorKind::MissingProgram);
+    assert!(e.detail.contains("code/1.py"), "{}", e.detail);
+}

@@ -1,0 +1,23 @@
+//! End-to-end tests: the real binary on tiny fixtures, plus library-level property tests and
+//! checks on the real data in `../shared/data` (skipped, with a message, when it is absent).
+//!
+//! One integration-test binary (`cargo test --test cli`); each module covers one part of the CLI.
+
+mod efficient;
+mod extract;
+mod feature_study;
+mod fixtures;
+mod generate;
+mod ingest;
+mod metrics;
+mod noise;
+mod publish;
+mod real_data;
+mod respond;
+mod run;
+#[path = "../support/server.rs"]
+mod server;
+mod slt;
+mod sql;
+mod usage;
+mod util;

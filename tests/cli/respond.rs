@@ -1,0 +1,387 @@
+//! `advmath respond` and `advmath programs` against local test servers and the offline models:
+//! retries, kill and resume, a real small LLM when one is served, grading.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::server::{spawn, Reply};
+use crate::util::{advmath, problems_in, skip, small_run, walk};
+use advmath::respond::stored_rows;
+
+fn respond(tables: &Path, port: u16, extra: &[&str]) -> assert_cmd::assert::Assert {
+    advmath()
+        .args([
+            "respond",
+            "--model",
+            "test-model",
+            "--endpoint",
+            &format!("http://127.0.0.1:{port}"),
+            "--tables",
+        ])
+        .arg(tables)
+        .args(extra)
+        .assert()
+}
+
+/// Every fault a real server produces is retried until it succeeds; Retry-After is honoured.
+#[test]
+fn retries_every_transient_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let faults = [
+        Reply::TooMany { retry_after: 1 },
+        Reply::ServerError,
+        Reply::Hang(Duration::from_secs(3)),
+        Reply::Malformed,
+        Reply::ResetMidBody,
+    ];
+    let server = spawn(
+        move |n| {
+            if n % 2 == 0 {
+                faults[(n / 2) % faults.len()]
+            } else {
+                Reply::Ok
+            }
+        },
+        Duration::ZERO,
+    );
+    let start = Instant::now();
+    respond(
+        &tables,
+        server.port,
+        &[
+            "--limit",
+            "5",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "1",
+            "--backoff",
+            "0.01",
+            "--attempts",
+            "4",
+        ],
+    )
+    .success()
+    .stdout(predicates::str::contains("test-model\t5\t0\t5\t0\t"));
+    assert!(
+        start.elapsed() >= Duration::from_secs(1),
+        "Retry-After: 1 was not honoured"
+    );
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        10
+    );
+    let rows = stored_rows(&tables, "test-model").unwrap();
+    assert_eq!(rows.len(), 5);
+    // A server that never recovers: the run ends, says so, and exits 1; a rerun retries.
+    let down = spawn(|_| Reply::ServerError, Duration::ZERO);
+    advmath()
+        .args([
+            "respond",
+            "--model",
+            "other",
+            "--endpoint",
+            &format!("http://127.0.0.1:{}", down.port),
+            "--limit",
+            "2",
+            "--attempts",
+            "2",
+            "--backoff",
+            "0.01",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("HTTP 500"));
+}
+
+/// kill -9 in the middle of 500 requests, then rerun: exactly 500 rows, none twice.
+#[test]
+fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let server = spawn(|_| Reply::Ok, Duration::from_millis(8));
+    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let args = |c: &mut std::process::Command| {
+        c.args([
+            "respond",
+            "--model",
+            "m",
+            "--endpoint",
+            &format!("http://127.0.0.1:{}", server.port),
+            "--limit",
+            "500",
+            "--concurrency",
+            "4",
+            "--flush-every",
+            "37",
+            "--tables",
+        ])
+        .arg(&tables)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    };
+    let mut c = std::process::Command::new(&bin);
+    args(&mut c);
+    let mut child = c.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = stored_rows(&tables, "m").unwrap().len();
+    assert!(
+        before < 500,
+        "the kill came too late to test anything ({before} rows)"
+    );
+    let mut c = std::process::Command::new(&bin);
+    args(&mut c);
+    assert!(c.status().unwrap().success());
+    let rows = stored_rows(&tables, "m").unwrap();
+    let ids: std::collections::HashSet<_> =
+        rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
+    assert_eq!(rows.len(), 500, "rows after resume");
+    assert_eq!(ids.len(), 500, "duplicate rows (request key, variant)");
+}
+
+/// A real LLM: SmolLM2-135M served by llama.cpp (started by `.ci/smollm2.sh`, whose URL is in
+/// ADVMATH_SMOLLM2_URL). Skipped, saying so, when no such server was started.
+#[test]
+fn smollm2_end_to_end() {
+    let Ok(url) = std::env::var("ADVMATH_SMOLLM2_URL") else {
+        skip("ADVMATH_SMOLLM2_URL is not set (.ci/run starts the SmolLM2 server)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    advmath()
+        .args([
+            "respond",
+            "--model",
+            "smollm2",
+            "--endpoint",
+            &url,
+            "--limit",
+            "20",
+            "--max-tokens",
+            "96",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "300",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("smollm2\t20\t0\t20\t0\t"));
+    let rows = stored_rows(&tables, "smollm2").unwrap();
+    assert_eq!(rows.len(), 20);
+    // The model is tiny and mostly wrong at maths: the pipeline is under test, not its accuracy.
+    let batches: Vec<_> = walk(&advmath::respond::model_dir(&tables, "smollm2"))
+        .iter()
+        .flat_map(|f| advmath::store::read_batches(f).unwrap())
+        .collect();
+    use arrow::array::AsArray;
+    for b in &batches {
+        let text = b.column_by_name("response").unwrap().as_string::<i32>();
+        let latency = b
+            .column_by_name("latency_ms")
+            .unwrap()
+            .as_primitive::<arrow::datatypes::Float64Type>();
+        for i in 0..b.num_rows() {
+            assert!(!text.value(i).trim().is_empty(), "an empty generation");
+            assert!(latency.value(i) > 0.0);
+        }
+    }
+}
+
+/// LLM-written programs: kept only when they validate; never executed.
+#[test]
+fn llm_programs_are_validated_like_given_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("noprog.jsonl");
+    std::fs::write(
+        &input,
+        "{\"question\": \"Tom has 15 apples and buys 27 more. How many?\", \"answer\": \"42\"}\n\
+         {\"question\": \"Ann has 3 pens and 9 pencils. How many?\", \"answer\": \"12\"}\n",
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .code(1);
+    // The first reply computes 15 + 27; the second is wrong for its problem (15 + 27 != 12).
+    let server = spawn(
+        |_| Reply::Text("Here:\n```python\na = 15\nb = 27\nprint(a + b)\n```"),
+        Duration::ZERO,
+    );
+    advmath()
+        .args([
+            "programs",
+            "--model",
+            "coder",
+            "--concurrency",
+            "1",
+            "--endpoint",
+            &format!("http://127.0.0.1:{}", server.port),
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("2\t1\t1\t0"));
+    let recs = problems_in(&tables.join("problems/noprog__test.parquet"));
+    assert!(recs[0].is_valid() && recs[0].program_origin == "llm:coder");
+    // The rejected program is kept with its reason, so a rerun does not pay for it again.
+    assert!(!recs[1].is_valid());
+    assert_eq!(recs[1].program_origin, "llm:coder");
+    let detail = &recs[1].error.as_ref().unwrap().detail;
+    assert!(detail.starts_with("program written by coder: "), "{detail}");
+    let asked_before = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    advmath()
+        .args(["programs", "--model", "coder", "--endpoint"])
+        .arg(format!("http://127.0.0.1:{}", server.port))
+        .arg("--tables")
+        .arg(&tables)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("0\t0\t0\t0"));
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        asked_before
+    );
+}
+
+/// The default run answers every variant for every model, also variants whose question text
+/// equals another's (an M2 and an M3 draw of the same numbers, a repeated noise draw): each
+/// has its own graded row, and no variant has two.
+#[test]
+fn default_run_grades_every_variant_of_every_model() {
+    let dir = tempfile::tempdir().unwrap();
+    advmath()
+        .arg("run")
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let engine = advmath::metrics::SqlEngine::open(&dir.path().join("tables")).unwrap();
+    let count = |sql: &str| -> Vec<(String, String, i64)> {
+        let t = engine.query_table(sql).unwrap();
+        (0..t.len())
+            .map(|r| {
+                let s = |c: &str| t.get(r, c).and_then(|v| v.as_str()).unwrap().to_string();
+                let n = t.get(r, "n").and_then(|v| v.as_i64()).unwrap();
+                (s("model"), s("attack"), n)
+            })
+            .collect()
+    };
+    let unanswered = count(
+        "SELECT m.model, v.attack, COUNT(*) AS n \
+         FROM variants v CROSS JOIN (SELECT DISTINCT model FROM responses) m \
+         LEFT JOIN responses r ON r.model = m.model AND r.variant_id = v.variant_id \
+             AND r.correct IS NOT NULL \
+         WHERE r.variant_id IS NULL GROUP BY m.model, v.attack ORDER BY m.model, v.attack",
+    );
+    assert_eq!(
+        unanswered,
+        Vec::new(),
+        "(model, attack, variants without a graded row)"
+    );
+    let doubled = count(
+        "SELECT model, attack, COUNT(*) AS n FROM ( \
+             SELECT model, attack, variant_id FROM responses \
+             GROUP BY model, attack, variant_id HAVING COUNT(*) > 1) d \
+         GROUP BY model, attack ORDER BY model, attack",
+    );
+    assert_eq!(
+        doubled,
+        Vec::new(),
+        "(model, attack, variants with two rows)"
+    );
+    // The case under test occurs in this run: some question is asked by two variants.
+    let shared = engine
+        .query_table(
+            "SELECT COUNT(*) AS n FROM (SELECT question FROM variants \
+             GROUP BY question HAVING COUNT(*) > 1) q",
+        )
+        .unwrap();
+    let shared = shared.get(0, "n").and_then(|v| v.as_i64()).unwrap();
+    assert!(
+        shared > 0,
+        "no two variants share a question text in the default run"
+    );
+}
+
+/// Offline models answer every variant; the oracle is always right.
+#[test]
+fn offline_models_answer_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let rows = stored_rows(&tables, "oracle").unwrap();
+    assert!(rows.len() > 500);
+    assert!(
+        rows.iter().all(|r| r.3 == Some(true)),
+        "the oracle is always right"
+    );
+    let carry = stored_rows(&tables, "sim-carry").unwrap();
+    let wrong = carry.iter().filter(|r| r.3 == Some(false)).count();
+    assert!(
+        wrong > 0 && wrong < carry.len(),
+        "sim-carry makes some mistakes: {wrong}/{}",
+        carry.len()
+    );
+}
+
+/// `--extraction xie2024` grades with Xie et al.'s scorer: every row of the run says so.
+#[test]
+fn respond_grades_with_the_chosen_extraction() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    std::fs::remove_dir_all(tables.join("responses").join("sim-careful")).unwrap();
+    advmath()
+        .args([
+            "respond",
+            "--model",
+            "sim-careful",
+            "--extraction",
+            "xie2024",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    let out = advmath()
+        .args([
+            "sql",
+            "SELECT extraction_rule, COUNT(*) AS n FROM responses \
+             WHERE model = 'sim-careful' GROUP BY extraction_rule ORDER BY extraction_rule",
+            "--format",
+            "csv",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rules: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert!(rules.contains(&"xie2024_pattern"), "{text}");
+    assert!(
+        rules
+            .iter()
+            .all(|r| ["xie2024_pattern", "miss"].contains(r)),
+        "{text}"
+    );
+}

@@ -1,0 +1,300 @@
+//! `advmath sql` and the SQL engine: output formats, clear errors, the registered tables and
+//! views, and the same metric results in DuckDB.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use advmath::metrics::{
+    self, Cell, OutputFormat, ResultTable, SqlEngine, TableState, EMBEDDED_SQL,
+};
+use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+
+use crate::fixtures::{fixture, full_fixture, responses_batch};
+
+use crate::util::skip;
+
+#[test]
+fn metrics_errors_are_clear() {
+    let (dir, tables) = fixture();
+    // A table that is not there.
+    let err = metrics::run_sql(&tables, "SELECT * FROM features", OutputFormat::Csv).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("table `features` is missing")
+            && msg.contains("features/dataset=<d>/attack=<a>"),
+        "{msg}"
+    );
+    assert!(msg.contains("available tables: responses"), "{msg}");
+    assert_eq!(err.exit_code(), 1);
+    // A folder without Parquet files.
+    std::fs::create_dir_all(tables.join("variants/dataset=toy")).unwrap();
+    let engine = SqlEngine::open(&tables).unwrap();
+    let variants = engine
+        .tables()
+        .iter()
+        .find(|t| t.layout.name == "variants")
+        .unwrap();
+    assert_eq!(variants.state, TableState::Empty);
+    let msg = engine
+        .query("SELECT COUNT(*) FROM variants")
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("table `variants` is empty"), "{msg}");
+    // A malformed query, and one naming a column that does not exist: usage errors (exit 2).
+    let err =
+        metrics::run_sql(&tables, "SELEC model FROM responses", OutputFormat::Table).unwrap_err();
+    // As the binary prints it: the error, then its cause (DataFusion's message).
+    let chain = |e: &advmath::Error| {
+        let mut text = e.to_string();
+        let mut cause = std::error::Error::source(e);
+        while let Some(c) = cause {
+            text += &format!(": {c}");
+            cause = c.source();
+        }
+        text
+    };
+    assert!(chain(&err).starts_with("SQL: "), "{}", chain(&err));
+    assert_eq!(err.exit_code(), 2);
+    let err = metrics::run_sql(
+        &tables,
+        "SELECT no_such_column FROM responses",
+        OutputFormat::Table,
+    )
+    .unwrap_err();
+    assert!(chain(&err).contains("no_such_column"), "{}", chain(&err));
+    assert_eq!(err.exit_code(), 2);
+    // Read-only: no DDL or DML.
+    let err =
+        metrics::run_sql(&tables, "CREATE TABLE t AS SELECT 1", OutputFormat::Table).unwrap_err();
+    assert_eq!(err.exit_code(), 2, "{err}");
+    // No tables folder at all.
+    let err =
+        metrics::run_sql(&dir.path().join("nope"), "SELECT 1", OutputFormat::Table).unwrap_err();
+    assert!(err.to_string().contains("no such tables folder"), "{err}");
+    // run_metrics without responses, and with a responses table without rows.
+    let empty = dir.path().join("empty-tables");
+    std::fs::create_dir_all(&empty).unwrap();
+    let err = metrics::run_metrics(&empty, &dir.path().join("o1")).unwrap_err();
+    assert!(
+        err.to_string().contains("table `responses` is missing"),
+        "{err}"
+    );
+    let no_rows = responses_batch(&[]);
+    advmath::store::write_batch(&empty.join("responses/m/part-0.parquet"), &no_rows).unwrap();
+    let err = metrics::run_metrics(&empty, &dir.path().join("o2")).unwrap_err();
+    assert!(
+        err.to_string().contains("table `responses` is empty"),
+        "{err}"
+    );
+    // A broken user metric file names the metric.
+    let sql_dir = dir.path().join("sql");
+    std::fs::create_dir_all(&sql_dir).unwrap();
+    std::fs::write(
+        sql_dir.join("bad.sql"),
+        "-- Table 0: broken\nSELECT nope FROM responses",
+    )
+    .unwrap();
+    let mut config = metrics::MetricsConfig::new(&tables, dir.path().join("o3"));
+    config.sql_dir = Some(sql_dir);
+    let err = metrics::run_metrics_with(&config).unwrap_err();
+    assert!(err.to_string().contains("metric bad"), "{err}");
+}
+
+#[test]
+fn metrics_sql_command_output_formats() {
+    let (dir, tables) = fixture();
+    let q = "SELECT model, COUNT(*) AS n, AVG(CASE WHEN correct THEN 1.0 ELSE 0.0 END) AS acc \
+             FROM responses WHERE template = 'xie2024' AND correct IS NOT NULL \
+             GROUP BY model ORDER BY model";
+    // model-a: 24 graded rows (4 originals + 20 variants; the NULL one is left out), model-b 25
+    // (with the outside row), sim-c 24.
+    let csv = metrics::run_sql(&tables, q, OutputFormat::Csv).unwrap();
+    assert_eq!(csv.rows, 3);
+    let lines: Vec<&str> = csv.text.lines().collect();
+    assert_eq!(lines[0], "model,n,acc");
+    assert!(lines[1].starts_with("model-a,24,"), "{}", csv.text);
+    assert!(lines[2].starts_with("model-b,25,"), "{}", csv.text);
+    let json = metrics::run_sql(&tables, q, OutputFormat::Json).unwrap();
+    let first: serde_json::Value = serde_json::from_str(json.text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["model"], "model-a");
+    assert_eq!(first["n"], 24);
+    let table = metrics::run_sql(&tables, q, OutputFormat::Table).unwrap();
+    assert!(table.text.contains("| model-a |"), "{}", table.text);
+    // The shared views of sql/views/ are there for users too: `graded` leaves out model-b's
+    // outside row, which matches no variant.
+    let graded = metrics::run_sql(
+        &tables,
+        "SELECT model, COUNT(*) AS n FROM graded WHERE template = 'xie2024' \
+         GROUP BY model ORDER BY model",
+        OutputFormat::Csv,
+    )
+    .unwrap();
+    assert_eq!(graded.text, "model,n\nmodel-a,24\nmodel-b,24\nsim-c,24\n");
+    let path = dir.path().join("out/result.parquet");
+    let pq = metrics::run_sql(&tables, q, OutputFormat::Parquet(path.clone())).unwrap();
+    assert_eq!(pq.parquet.as_deref(), Some(path.as_path()));
+    let batches = advmath::store::read_batches(&path).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+    assert_eq!(
+        batches[0].schema().field(0).data_type(),
+        &arrow::datatypes::DataType::Utf8
+    );
+    // An empty result still has its header.
+    let none = metrics::run_sql(
+        &tables,
+        "SELECT model FROM responses WHERE 1 = 0",
+        OutputFormat::Csv,
+    )
+    .unwrap();
+    assert_eq!((none.rows, none.text.as_str()), (0, "model\n"));
+    // The config form, from a file.
+    let file = dir.path().join("q.sql");
+    std::fs::write(&file, q).unwrap();
+    let config = metrics::SqlConfig {
+        tables: tables.clone(),
+        query: metrics::QuerySource::File(file),
+        format: OutputFormat::Csv,
+        threads: Some(1),
+    };
+    let mut buf = Vec::new();
+    assert_eq!(metrics::run_sql_config(&config, &mut buf).unwrap(), 3);
+    assert_eq!(String::from_utf8(buf).unwrap(), csv.text);
+}
+
+/// Each metric ends with `ORDER BY` its key columns, in the order they appear; DataFusion must
+/// honour it, also where an unnested list could lead it to drop sort keys it thinks redundant.
+fn assert_sorted_by_keys(name: &str, t: &ResultTable) {
+    const KEYS: &[&str] = &[
+        "model",
+        "template",
+        "dataset",
+        "attack",
+        "source",
+        "target",
+        "cheap",
+        "k",
+        "bin",
+        "noise_level",
+    ];
+    let keys: Vec<usize> = (0..t.columns.len())
+        .filter(|&i| KEYS.contains(&t.columns[i].as_str()))
+        .collect();
+    let key = |r: usize| -> Vec<(Option<i64>, Option<String>)> {
+        keys.iter()
+            .map(|&i| {
+                let c = &t.rows[r][i];
+                (c.as_i64(), c.as_str().map(str::to_string))
+            })
+            .collect()
+    };
+    for r in 1..t.len() {
+        assert!(
+            key(r - 1) <= key(r),
+            "{name}: rows {} and {r} out of order",
+            r - 1
+        );
+    }
+}
+
+/// Every embedded metric gives the same rows in DuckDB (tests/python/duckdb_parity.py) as in
+/// DataFusion, on both fixtures plus hive-partitioned tables.
+#[test]
+fn metrics_duckdb_parity() {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        skip("metrics_duckdb_parity needs python3 with duckdb (pip install duckdb)");
+        return;
+    }
+    let (dir, tables) = full_fixture();
+    crate::efficient::write_table5_fixture(&tables);
+    let engine = SqlEngine::open(&tables).unwrap();
+    let mut results = serde_json::Map::new();
+    for (name, text) in EMBEDDED_SQL {
+        let t = engine.query_table(text).unwrap();
+        assert!(!t.is_empty(), "{name} has rows on the fixture");
+        assert_sorted_by_keys(name, &t);
+        results.insert(name.to_string(), t.to_json());
+    }
+    let json = dir.path().join("datafusion.json");
+    std::fs::write(&json, serde_json::Value::Object(results).to_string()).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("tests/python/duckdb_parity.py"))
+        .arg(&tables)
+        .arg(root.join("sql"))
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "DuckDB parity failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("{} passed, 0 failed", EMBEDDED_SQL.len())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn metrics_hive_tables_are_registered_with_partition_columns() {
+    let (dir, tables) = fixture();
+    // A variants partition written the way `advmath generate` does (dataset and attack only in
+    // the path), plus an unrelated flat table.
+    let numbers = {
+        let mut b = arrow::array::ListBuilder::new(arrow::array::StringBuilder::new()).with_field(
+            Arc::new(arrow::datatypes::Field::new(
+                "item",
+                arrow::datatypes::DataType::Utf8,
+                false,
+            )),
+        );
+        b.values().append_value("3");
+        b.append(true);
+        Arc::new(b.finish()) as ArrayRef
+    };
+    let batch = RecordBatch::try_new(
+        advmath::store::variants::schema(),
+        vec![
+            Arc::new(StringArray::from(vec!["toy/test/0/m3/0"])),
+            Arc::new(StringArray::from(vec!["toy/test/0"])),
+            Arc::new(Int32Array::from(vec![0])),
+            Arc::new(Int32Array::from(vec![0])),
+            Arc::new(StringArray::from(vec!["q"])),
+            Arc::new(StringArray::from(vec!["1"])),
+            Arc::new(StringArray::from(vec!["1"])),
+            numbers,
+            Arc::new(arrow::array::UInt64Array::from(vec![7u64])),
+        ],
+    )
+    .unwrap();
+    advmath::store::write_batch(
+        &tables.join("variants/dataset=toy/attack=m3/part-0.parquet"),
+        &batch,
+    )
+    .unwrap();
+    let engine = SqlEngine::open(&tables).unwrap();
+    assert_eq!(engine.registered(), vec!["variants", "responses"]);
+    let t = engine
+        .query_table(
+            "SELECT v.dataset, v.attack, v.variant_index, COUNT(*) AS answers \
+             FROM variants v JOIN responses r ON r.variant_id = v.variant_id \
+             GROUP BY v.dataset, v.attack, v.variant_index",
+        )
+        .unwrap();
+    assert_eq!(
+        t.rows,
+        vec![vec![
+            Cell::Text("toy".into()),
+            Cell::Text("m3".into()),
+            Cell::Int(0),
+            Cell::Int(3)
+        ]]
+    );
+    drop(dir);
+}

@@ -1,0 +1,179 @@
+//! Helpers shared by the test modules: the binary, skipping a test whose prerequisite is absent,
+//! small pipeline runs, reading tables back and checking generated variants.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use advmath::ingest::{batch_to_records, ProblemRecord};
+use advmath::store::read_batches;
+use assert_cmd::Command;
+
+pub fn advmath() -> Command {
+    Command::cargo_bin("advmath").expect("binary built")
+}
+
+/// A test whose prerequisite is missing here says so on stderr and passes, unless
+/// ADVMATH_REQUIRE_ALL_TESTS is set (`.ci/run` sets it): then the missing prerequisite fails the
+/// test, so a green CI means every test really ran.
+pub fn skip(reason: &str) {
+    if std::env::var_os("ADVMATH_REQUIRE_ALL_TESTS").is_some() {
+        panic!("ADVMATH_REQUIRE_ALL_TESTS is set, but this test cannot run: {reason}");
+    }
+    eprintln!("SKIPPED: {reason}");
+}
+
+pub fn problems_in(path: &Path) -> Vec<ProblemRecord> {
+    read_batches(path)
+        .unwrap()
+        .iter()
+        .flat_map(|b| batch_to_records(b).unwrap())
+        .collect()
+}
+
+/// Every numeric variant in a generated table: its text holds exactly its numbers in slot
+/// order, its stored answer is the tree evaluated on them, every node keeps its constraints
+/// (checked with M1's attacker, so M2 and M3 variants also pass M1's checks), and M2 keeps
+/// digit counts. Returns how many variants were checked.
+pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
+    use advmath::generate::{decompose, digit_count, Attacker, Method};
+    use advmath::program::tree::num_text;
+    use advmath::question::find_slots;
+    use arrow::array::AsArray;
+    let problems: std::collections::HashMap<String, ProblemRecord> =
+        advmath::ingest::read_problems(tables)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.problem_id.clone(), p))
+            .collect();
+    let mut checked = 0;
+    for attack in ["m1", "m2", "m3"] {
+        let part = tables.join(format!(
+            "variants/dataset={dataset}/attack={attack}/part-0.parquet"
+        ));
+        if !part.exists() {
+            continue;
+        }
+        for batch in read_batches(&part).unwrap() {
+            let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
+            let (pid, question, answer) =
+                (text("problem_id"), text("question"), text("answer_exact"));
+            let numbers = batch
+                .column_by_name("numbers")
+                .unwrap()
+                .as_list::<i32>()
+                .clone();
+            for i in 0..batch.num_rows() {
+                let p = &problems[pid.value(i)];
+                let nums_arr = numbers.value(i);
+                let nums: Vec<_> = nums_arr
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| num_text::from_text(s.unwrap()).unwrap())
+                    .collect();
+                let in_text: Vec<_> = find_slots(question.value(i))
+                    .iter()
+                    .map(|s| s.value)
+                    .collect();
+                assert_eq!(
+                    in_text,
+                    nums,
+                    "{}: text {:?}",
+                    pid.value(i),
+                    question.value(i)
+                );
+                let tree = p.tree.as_ref().unwrap();
+                let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6).unwrap();
+                let ans = m1
+                    .check_slots(&nums)
+                    .unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));
+                assert_eq!(num_text::to_text(&ans), answer.value(i));
+                if attack == "m2" {
+                    for (new, old) in nums.iter().zip(p.slot_nums()) {
+                        let digits = |v| {
+                            decompose(v).map(|(a, b)| {
+                                digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a })
+                            })
+                        };
+                        if digits(old) != Some(1) && !new.eq_num(old) {
+                            assert_eq!(
+                                digits(*new),
+                                digits(old),
+                                "{}: {new:?} vs {old:?}",
+                                pid.value(i)
+                            );
+                        }
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+pub fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Run the default pipeline small, into `dir`.
+pub fn small_run(dir: &Path) {
+    small_run_with(dir, &[]);
+}
+
+pub fn small_run_with(dir: &Path, extra: &[&str]) {
+    advmath()
+        .args([
+            "run",
+            "--attempts",
+            "2000",
+            "--variants",
+            "10",
+            "--attack",
+            "m1,m2,m3,punct,m3+punct",
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(dir)
+        .assert()
+        .success();
+}
+
+pub fn python_has(modules: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip(&format!(
+            "python3 cannot import {modules} (.ci/run installs them)"
+        ));
+    }
+    ok
+}
+
+pub fn shared_data() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        skip("../shared/data is absent");
+        None
+    }
+}
+
+/// Assert `value` against `tests/snapshots/cli__<name>.snap`, whichever module asserts it: the
+/// snapshots keep the names they had when every test lived in one file.
+pub fn assert_snapshot(name: &str, value: impl AsRef<str>) {
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(format!("cli__{name}"), value.as_ref());
+    });
+}
