@@ -11,7 +11,7 @@ mod server;
 use std::time::{Duration, Instant};
 
 use advmath::generate::{AttackSpec, GenerateConfig, Method};
-use advmath::prompt::Template;
+use advmath::respond::prompt::Template;
 use advmath::respond::{respond, Backend, Decoding, Endpoint, RespondConfig};
 
 fn main() {

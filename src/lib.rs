@@ -5,15 +5,12 @@
 //! [`table`]s whose [`schema`]s are defined in one place. [`pipeline`] strings them together for the
 //! command line.
 
-pub mod coverage;
-pub mod defaults;
 pub mod error;
 pub mod features;
 pub mod generate;
 pub mod ingest;
 pub mod metrics;
 pub mod pipeline;
-pub mod prompt;
 pub mod publish;
 pub mod regress;
 pub mod respond;

@@ -140,7 +140,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             advmath::metrics::run_sql_config(&args.config()?, &mut stdout.lock())?;
         }
         Command::Programs(args) => {
-            let s = advmath::respond::programs::write_programs(&args.config()?)?;
+            let s = advmath::ingest::programs::write_programs(&args.config()?)?;
             let mut out = stdout.lock();
             writeln!(out, "asked\tnow_valid\trejected\tfailed")?;
             writeln!(

@@ -3,10 +3,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::coverage;
-use crate::defaults::default_source;
 use crate::error::{Error, Result};
 use crate::generate::{generate, GenerateConfig, GenerateSummary};
+use crate::ingest::coverage;
+use crate::ingest::default_dataset::default_source;
 use crate::ingest::{
     borrow_programs, build_records, problems_path, read_source, records_to_batch, Coverage,
     IngestOptions, ProblemRecord, Source,

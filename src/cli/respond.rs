@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser};
 
-use advmath::prompt::Template;
+use advmath::ingest::programs::ProgramsConfig;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
-use advmath::respond::programs::ProgramsConfig;
+use advmath::respond::prompt::Template;
 use advmath::respond::{
     Backend, Decoding, EfficientCompat, EfficientConfig, Endpoint, Extraction, RespondConfig,
 };

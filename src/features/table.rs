@@ -14,10 +14,10 @@ use rayon::prelude::*;
 use super::{compute_set_into, FeatureSet, SetScratch};
 use super::{finite, slots_needed};
 use crate::error::{Error, Result};
-use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::Program;
+use crate::store::problems::read_problems;
 use crate::store::{self, features, variants, AtomicParquet};
 
 /// Rows per batch read from the variants table.

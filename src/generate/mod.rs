@@ -19,12 +19,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::ingest::{read_problems, ProblemRecord};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
 use crate::question::{find_slots, format_like, render, Slot};
 use crate::seed::{draw_seed, stream_key};
+use crate::store::problems::{read_problems, ProblemRecord};
 pub use advmath_core::generate::noise::{self, add_noise, NoiseCount};
 pub use advmath_core::generate::sample;
 use advmath_core::vocab::Attack;

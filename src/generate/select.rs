@@ -10,8 +10,8 @@
 //! 100 problems that reach m variants for that level, so its problem sets differ between M1, M2
 //! and M3; here a sampled problem that does not reach m simply gets no variants for that attack.
 
-use crate::ingest::ProblemRecord;
 use crate::seed::stream_key;
+use crate::store::problems::ProblemRecord;
 
 /// The rank of a problem under a run seed (lower ranks are sampled first).
 pub fn rank(seed: u64, problem_id: &str) -> u64 {

@@ -15,6 +15,9 @@ use crate::question::{find_slots, template};
 use crate::synth;
 
 mod borrow;
+pub mod coverage;
+pub mod default_dataset;
+pub mod programs;
 mod read;
 pub mod robustmath;
 

@@ -17,7 +17,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 mod card;
 
 use crate::error::{Error, Result};
-use crate::ingest::read_problems;
+use crate::store::problems::read_problems;
 use crate::store::{hub, read_batches, variants, AtomicParquet};
 use card::{dataset_card, read_runs, source_info};
 

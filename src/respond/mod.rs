@@ -13,7 +13,7 @@
 pub mod client;
 pub mod efficient;
 pub mod outside;
-pub mod programs;
+pub mod prompt;
 mod rows;
 pub mod sim;
 mod store;
@@ -30,10 +30,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::ingest::read_problems;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::seed::{fnv1a, mix};
+use crate::store::problems::read_problems;
 use crate::store::{read_batches, variants, write_batch};
 use crate::vocab::Attack;
 
@@ -108,7 +108,7 @@ pub enum Backend {
 pub struct RespondConfig {
     pub tables: PathBuf,
     pub model: String,
-    pub template: crate::prompt::Template,
+    pub template: crate::respond::prompt::Template,
     pub decoding: Decoding,
     pub backend: Backend,
     pub attacks: Vec<String>,
@@ -215,7 +215,7 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
 /// The answers of an offline model: the problems' trees and the variants' numbers.
 pub(crate) struct Offline {
     model: String,
-    problems: HashMap<String, crate::ingest::ProblemRecord>,
+    problems: HashMap<String, crate::store::problems::ProblemRecord>,
     numbers: HashMap<String, Vec<Num>>,
 }
 

@@ -5,7 +5,7 @@ use super::{client::Decoding, sim};
 use crate::extract::{extract, is_correct, is_correct_exact};
 use crate::num::Num;
 use crate::program::tree::num_text;
-use crate::prompt::Template;
+use crate::respond::prompt::Template;
 use crate::seed::{fnv1a, mix};
 pub use crate::store::responses::{batch_to_rows, rows_to_batch, ResponseRow};
 

@@ -8,8 +8,8 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
 use crate::error::Result;
-use crate::generate::sample::AttackStats;
 use crate::vocab::REJECT_NAMES;
+use advmath_core::generate::sample::AttackStats;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "generation_stats";

@@ -16,10 +16,10 @@ use serde_json::Value;
 
 use super::{model_dir, rows_to_batch, Decoding, Extraction, Item, ResponseRow};
 use crate::error::{Error, Result};
-use crate::ingest::read_problems;
 use crate::num::Num;
-use crate::prompt::Template;
+use crate::respond::prompt::Template;
 use crate::seed::fnv1a;
+use crate::store::problems::read_problems;
 use crate::store::write_batch;
 use crate::vocab::Attack;
 

@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::{jsonl_values, required_model, Layout, OutsideConfig};
 use crate::error::Result;
-use crate::prompt::Template;
 use crate::respond::client::parse_completion;
+use crate::respond::prompt::Template;
 use crate::respond::{response_key, variant_items, Decoding, Endpoint, Item, ResponseRow};
 use crate::store::write_text;
 

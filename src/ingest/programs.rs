@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::client::{self, Decoding, Endpoint};
 use crate::error::Result;
-use crate::ingest::{records_to_batch, ProblemRecord};
 use crate::num::Num;
 use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
-use crate::prompt::xie2024_program;
 use crate::question::find_slots;
+use crate::respond::client::{self, Decoding, Endpoint};
+use crate::respond::prompt::xie2024_program;
 use crate::seed::fnv1a;
+use crate::store::problems::{records_to_batch, ProblemRecord};
 use crate::store::{problems, write_batch};
 
 #[derive(Clone, Debug)]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::ingest::{Coverage, ProblemRecord};
+use super::{Coverage, ProblemRecord};
 
 /// Sources with more rejections than this list the first ones per kind instead of all.
 const FULL_LIST_LIMIT: usize = 400;

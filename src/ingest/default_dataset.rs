@@ -2,10 +2,10 @@
 
 use serde::Deserialize;
 
+use super::{Format, RawProblem, Source};
 use crate::error::{Error, Result};
-use crate::ingest::{Format, RawProblem, Source};
 
-pub const DEFAULT_DATASET: &str = include_str!("../datasets/default/problems.jsonl");
+pub const DEFAULT_DATASET: &str = include_str!("../../datasets/default/problems.jsonl");
 
 #[derive(Deserialize)]
 struct Row {
