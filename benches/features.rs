@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use advmath::defaults::default_source;
+use advmath::ingest::default_dataset::default_source;
 use advmath::features::{build_features_table, compute_into, FeatureScratch, FEATURE_COUNT};
 use advmath::generate::{attack, Attacker, Method};
 use advmath::ingest::{
