@@ -30,7 +30,7 @@ use advmath::ingest::{
 use advmath::num::Num;
 use advmath::program::tree::num_text;
 use advmath::program::Program;
-use advmath::schema;
+use advmath::store::variants;
 use advmath::seed::stream_key;
 use advmath::store::{write_batch, AtomicParquet};
 use arrow::array::{
@@ -156,7 +156,7 @@ fn write_variants(tables: &Path, n: usize, pool: &[Variant], valid: &[&ProblemRe
         let rows = (part * per_part)..((part + 1) * per_part).min(n);
         let mut w = AtomicParquet::create(
             &dir.join(format!("part-{part}.parquet")),
-            schema::variants(),
+            variants::schema(),
         )
         .unwrap();
         let mut start = rows.start;
@@ -196,7 +196,7 @@ fn variants_batch(
         numbers.append(true);
     }
     RecordBatch::try_new(
-        schema::variants(),
+        variants::schema(),
         vec![
             text(&|i, v| format!("{}/bench/{i}", record(v).problem_id)),
             text(&|_, v| record(v).problem_id.clone()),
