@@ -5,6 +5,7 @@ mod cli;
 use std::io::Write;
 use std::process::ExitCode;
 
+use advmath::output::tsv_row;
 use clap::Parser;
 
 use cli::{Cli, Command};
@@ -90,14 +91,29 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let config = args.config()?;
             let s = advmath::respond::respond(&config)?;
             let mut out = stdout.lock();
-            writeln!(
-                out,
-                "model\tasked\tskipped_done\twritten\tfailed\tcorrect\treused"
+            tsv_row(
+                &mut out,
+                [
+                    "model",
+                    "asked",
+                    "skipped_done",
+                    "written",
+                    "failed",
+                    "correct",
+                    "reused",
+                ],
             )?;
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
-                config.model, s.asked, s.skipped_done, s.written, s.failed, s.correct, s.reused
+            tsv_row(
+                &mut out,
+                [
+                    config.model.clone(),
+                    s.asked.to_string(),
+                    s.skipped_done.to_string(),
+                    s.written.to_string(),
+                    s.failed.to_string(),
+                    s.correct.to_string(),
+                    s.reused.to_string(),
+                ],
             )?;
             if s.failed > 0 {
                 return Err(advmath::Error::invalid(
@@ -127,14 +143,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let mut models: Vec<_> = written.into_iter().collect();
             models.sort();
             let mut out = stdout.lock();
-            writeln!(out, "model\trows")?;
+            tsv_row(&mut out, ["model", "rows"])?;
             for (m, n) in models {
-                writeln!(out, "{m}\t{n}")?;
+                tsv_row(&mut out, [m, n.to_string()])?;
             }
         }
         Command::Metrics(args) => {
             let summary = advmath::metrics::run_metrics_with(&args.config())?;
-            write!(stdout.lock(), "{summary}")?;
+            summary.write_table(&mut stdout.lock())?;
         }
         Command::Sql(args) => {
             advmath::metrics::run_sql_config(&args.config()?, &mut stdout.lock())?;
@@ -142,11 +158,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Programs(args) => {
             let s = advmath::ingest::programs::write_programs(&args.config()?)?;
             let mut out = stdout.lock();
-            writeln!(out, "asked\tnow_valid\trejected\tfailed")?;
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}",
-                s.asked, s.now_valid, s.rejected, s.failed
+            tsv_row(&mut out, ["asked", "now_valid", "rejected", "failed"])?;
+            tsv_row(
+                &mut out,
+                [s.asked, s.now_valid, s.rejected, s.failed].map(|n| n.to_string()),
             )?;
         }
         Command::Features(args) => {
@@ -155,28 +170,36 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             sets.dedup();
             for set in sets {
                 let rows = advmath::features::build_feature_set_table(&args.tables, set)?;
-                writeln!(stdout.lock(), "{}\t{rows}", set.table())?;
+                tsv_row(&mut stdout.lock(), [set.table(), &rows.to_string()])?;
             }
         }
         Command::Regress(args) => {
             let config = args.config();
             let s = advmath::regress::regress(&config)?;
             let mut out = stdout.lock();
-            writeln!(
-                out,
-                "model\ttemplate\tn\taccuracy\tmost_positive\tmost_negative"
+            tsv_row(
+                &mut out,
+                [
+                    "model",
+                    "template",
+                    "n",
+                    "accuracy",
+                    "most_positive",
+                    "most_negative",
+                ],
             )?;
             for f in &s.fits {
                 let (top, bottom) = advmath::regress::extremes(f);
-                writeln!(
-                    out,
-                    "{}\t{}\t{}\t{:.4}\t{}\t{}",
-                    f.model,
-                    f.template,
-                    f.n,
-                    f.accuracy,
-                    top.join(","),
-                    bottom.join(",")
+                tsv_row(
+                    &mut out,
+                    [
+                        f.model.clone(),
+                        f.template.clone(),
+                        f.n.to_string(),
+                        format!("{:.4}", f.accuracy),
+                        top.join(","),
+                        bottom.join(","),
+                    ],
                 )?;
             }
             eprintln!(
@@ -203,9 +226,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             writeln!(out)?;
             summary.generate.write_table(&mut out)?;
             writeln!(out)?;
-            writeln!(out, "model\tresponses\tcorrect")?;
+            tsv_row(&mut out, ["model", "responses", "correct"])?;
             for (model, s) in &summary.responses {
-                writeln!(out, "{model}\t{}\t{}", s.written, s.correct)?;
+                tsv_row(
+                    &mut out,
+                    [model.clone(), s.written.to_string(), s.correct.to_string()],
+                )?;
             }
             eprintln!("outputs in {}", config.out.display());
         }

@@ -11,6 +11,7 @@ use crate::ingest::{
     borrow_programs, build_records, problems_path, read_source, records_to_batch, Coverage,
     IngestOptions, ProblemRecord, Source,
 };
+use crate::output::tsv_row;
 use crate::store;
 
 /// `advmath ingest`: the inputs, how to read them, where the tables go.
@@ -39,19 +40,30 @@ impl IngestSummary {
 
     /// One line per source, tab-separated, for stdout.
     pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
-        writeln!(out, "dataset\tsplit\tproblems\tvalid\tvalid_pct\trejected")?;
+        tsv_row(
+            out,
+            [
+                "dataset",
+                "split",
+                "problems",
+                "valid",
+                "valid_pct",
+                "rejected",
+            ],
+        )?;
         for records in &self.sources {
             let c = Coverage::of(records);
             let kinds: Vec<String> = c.by_kind.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            writeln!(
+            tsv_row(
                 out,
-                "{}\t{}\t{}\t{}\t{:.1}\t{}",
-                c.dataset,
-                c.split,
-                c.total,
-                c.valid,
-                100.0 * c.valid_share(),
-                kinds.join(",")
+                [
+                    c.dataset.clone(),
+                    c.split.clone(),
+                    c.total.to_string(),
+                    c.valid.to_string(),
+                    format!("{:.1}", 100.0 * c.valid_share()),
+                    kinds.join(","),
+                ],
             )?;
         }
         Ok(())
@@ -240,9 +252,17 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
 impl GenerateSummary {
     /// One line per (dataset, attack), tab-separated, for stdout.
     pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
-        writeln!(out, "dataset\tattack\tproblems\tvariants")?;
+        tsv_row(out, ["dataset", "attack", "problems", "variants"])?;
         for ((dataset, attack), (problems, rows)) in &self.rows {
-            writeln!(out, "{dataset}\t{attack}\t{problems}\t{rows}")?;
+            tsv_row(
+                out,
+                [
+                    dataset.clone(),
+                    attack.clone(),
+                    problems.to_string(),
+                    rows.to_string(),
+                ],
+            )?;
         }
         Ok(())
     }

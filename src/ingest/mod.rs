@@ -30,7 +30,8 @@ pub use read::{detect_format, read_source};
 pub use robustmath::{ingest_robustmath, is_robustmath, RobustMathSummary};
 
 /// Source layouts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// GSM8K JSONL: `question`, `answer` with `<<calc=annotations>>` and `#### final`.
     Gsm8k,
@@ -51,7 +52,8 @@ pub enum Format {
 }
 
 /// Which program a problem gets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ProgramSource {
     /// The given program when it validates, otherwise one synthesised from the worked solution.
     #[default]

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::num::Num;
+use crate::output::tsv_row;
 use crate::program::tree::num_text;
 use crate::store::variants;
 use crate::vocab::Attack;
@@ -85,18 +86,27 @@ pub struct RobustMathSummary {
 impl RobustMathSummary {
     /// One tab-separated line, with its header, for stdout.
     pub fn write_table(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        writeln!(
-            out,
-            "dataset\toriginals\trephrased\tpaired\toriginals_paired\tunpaired"
+        tsv_row(
+            &mut *out,
+            [
+                "dataset",
+                "originals",
+                "rephrased",
+                "paired",
+                "originals_paired",
+                "unpaired",
+            ],
         )?;
-        writeln!(
-            out,
-            "{DATASET}\t{}\t{}\t{}\t{}\t{}",
-            self.originals,
-            self.rephrased,
-            self.paired,
-            self.originals_paired,
-            self.unpaired.len()
+        tsv_row(
+            &mut *out,
+            [
+                DATASET.to_string(),
+                self.originals.to_string(),
+                self.rephrased.to_string(),
+                self.paired.to_string(),
+                self.originals_paired.to_string(),
+                self.unpaired.len().to_string(),
+            ],
         )
     }
 }

@@ -21,14 +21,12 @@
 //! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
 
 mod engine;
-mod plots;
 mod report;
 mod result;
 mod sql;
 pub mod stats;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -43,6 +41,7 @@ pub use stats::{
 };
 
 use crate::error::{Error, Result};
+use crate::output::tsv_row;
 
 /// The metric SQL files, in report order, embedded so that the binary works anywhere.
 pub const EMBEDDED_SQL: &[(&str, &str)] = &[
@@ -272,23 +271,27 @@ pub struct MetricsSummary {
     pub seconds: f64,
 }
 
-impl fmt::Display for MetricsSummary {
+impl MetricsSummary {
     /// One line per metric: name, rows, seconds, CSV path (tab-separated), then the report.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    pub fn write_table(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         for m in &self.metrics {
-            writeln!(
-                f,
-                "{}\t{}\t{:.2}s\t{}",
-                m.name,
-                m.rows,
-                m.seconds,
-                m.csv.display()
+            tsv_row(
+                &mut *out,
+                [
+                    m.name.clone(),
+                    m.rows.to_string(),
+                    format!("{:.2}s", m.seconds),
+                    m.csv.display().to_string(),
+                ],
             )?;
         }
         for (name, reason) in &self.skipped {
-            writeln!(f, "{name}\tskipped\t{reason}")?;
+            tsv_row(&mut *out, [name.as_str(), "skipped", reason.as_str()])?;
         }
-        write!(f, "report\t{}", self.report.display())
+        tsv_row(
+            &mut *out,
+            ["report".to_string(), self.report.display().to_string()],
+        )
     }
 }
 

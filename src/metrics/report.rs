@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::{
-    arithmattack_published, plots, stats, Cell, MetricSql, MetricsConfig, ResultTable, SqlEngine,
+    arithmattack_published, stats, Cell, MetricSql, MetricsConfig, ResultTable, SqlEngine,
     TableState, MAX_PLOTS, REPORT_ROWS,
 };
 use crate::error::{Error, Result};
+use crate::plot;
 
 fn text_of(table: &ResultTable, row: usize, column: &str) -> String {
     table
@@ -96,16 +97,16 @@ pub(super) fn attack_curve_plots(
         if max_k < 2.0 {
             continue; // one variant per problem: no curve
         }
-        let series: Vec<plots::Series> = by_model
+        let series: Vec<plot::Series> = by_model
             .into_iter()
-            .map(|(name, points)| plots::Series { name, points })
+            .map(|(name, points)| plot::Series { name, points })
             .collect();
         let title = format!(
             "Attack accuracy vs attacks per problem: {} / {} ({})",
             key[1], key[2], key[0]
         );
         let path = plot_path(dir, "xie_attack_curve", &key)?;
-        plots::line_chart(
+        plot::line_chart(
             &path,
             &title,
             "k (first k variants of each problem)",
@@ -169,7 +170,7 @@ pub(super) fn transfer_plots(
             key[1], key[2], key[0]
         );
         let path = plot_path(dir, "xie_transfer", &key)?;
-        plots::heatmap(
+        plot::heatmap(
             &path,
             &title,
             "model",
@@ -211,16 +212,16 @@ pub(super) fn noise_plots(
         if max_level <= 0.0 {
             continue; // clean questions only: no noise curve
         }
-        let series: Vec<plots::Series> = by_model
+        let series: Vec<plot::Series> = by_model
             .into_iter()
             .map(|(name, mut points)| {
                 points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                plots::Series { name, points }
+                plot::Series { name, points }
             })
             .collect();
         let title = format!("Accuracy vs punctuation noise: {} ({})", key[1], key[0]);
         let path = plot_path(dir, "arithmattack_accuracy", &key)?;
-        plots::line_chart(
+        plot::line_chart(
             &path,
             &title,
             "noise level (% of words with a punctuation mark)",
@@ -257,7 +258,7 @@ pub(super) fn asr_bar_plots(
             key[1], key[0]
         );
         let path = plot_path(dir, "arithmattack_asr", &key)?;
-        plots::bar_chart(
+        plot::bar_chart(
             &path,
             &title,
             "model",

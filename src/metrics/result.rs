@@ -10,6 +10,7 @@ use arrow::datatypes::{DataType, Float64Type, Int64Type, Schema};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use crate::error::Result;
+use crate::output::{Csv, CsvField, Quote};
 
 /// One value of a result table.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,14 +59,14 @@ impl Cell {
         }
     }
 
-    /// CSV text: NULL is the empty field; floats keep full (round-trip) precision.
-    fn csv(&self) -> String {
+    /// The CSV field: NULL is the empty field; floats keep full (round-trip) precision.
+    fn csv(&self) -> CsvField<'_> {
         match self {
-            Cell::Null => String::new(),
-            Cell::Bool(b) => b.to_string(),
-            Cell::Int(v) => v.to_string(),
-            Cell::Float(v) => v.to_string(),
-            Cell::Text(s) => csv_quote(s),
+            Cell::Null => CsvField::Empty,
+            Cell::Bool(b) => CsvField::Number(b.to_string()),
+            Cell::Int(v) => CsvField::Number(v.to_string()),
+            Cell::Float(v) => CsvField::Number(v.to_string()),
+            Cell::Text(s) => CsvField::Text(s.as_str().into()),
         }
     }
 
@@ -92,14 +93,6 @@ impl Cell {
                 .unwrap_or(serde_json::Value::Null),
             Cell::Text(s) => serde_json::Value::String(s.clone()),
         }
-    }
-}
-
-fn csv_quote(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 
@@ -207,16 +200,12 @@ impl ResultTable {
 
     /// RFC 4180 CSV with a header line.
     pub fn to_csv(&self) -> String {
-        let mut out = String::new();
-        let header: Vec<String> = self.columns.iter().map(|c| csv_quote(c)).collect();
-        out.push_str(&header.join(","));
-        out.push('\n');
+        let mut csv = Csv::new(&self.columns, Quote::Needed);
         for row in &self.rows {
-            let cells: Vec<String> = row.iter().map(Cell::csv).collect();
-            out.push_str(&cells.join(","));
-            out.push('\n');
+            let fields: Vec<CsvField> = row.iter().map(Cell::csv).collect();
+            csv.row(&fields);
         }
-        out
+        csv.finish()
     }
 
     /// A Markdown (GFM) table. Model names of simulated models get " *(simulated)*"; the flag

@@ -17,6 +17,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 mod card;
 
 use crate::error::{Error, Result};
+use crate::output::tsv_row;
 use crate::store::problems::read_problems;
 use crate::store::{hub, read_batches, variants, AtomicParquet};
 use card::{dataset_card, read_runs, source_info};
@@ -58,10 +59,13 @@ pub fn default_name(tables: &Path) -> String {
 impl PublishSummary {
     /// One line per (config, split), tab-separated, for stdout.
     pub fn write_table(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        writeln!(out, "config\tsplit\trows")?;
+        tsv_row(&mut *out, ["config", "split", "rows"])?;
         for (config, splits) in &self.configs {
             for (split, rows) in splits {
-                writeln!(out, "{config}\t{split}\t{rows}")?;
+                tsv_row(
+                    &mut *out,
+                    [config.as_str(), split.as_str(), &rows.to_string()],
+                )?;
             }
         }
         Ok(())

@@ -21,15 +21,14 @@
 //! Every observed point is drawn (the paper's plot drops none); the CSV gives each point's total.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt::Write as _;
 use std::path::Path;
 
-use plotters::prelude::*;
-
 use super::{GroupData, GroupKey};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::features::xie2024::{log4_column, LOG4_MAX, LOG4_MIN};
 use crate::features::FeatureSet;
+use crate::output::{Csv, CsvField, Quote};
+use crate::plot::{category_line_chart, CategorySeries};
 
 /// How a panel reads a variant's features: (category, weight) pairs.
 enum Measure {
@@ -212,14 +211,17 @@ pub fn figure8(
         let position = |c: i64| categories.iter().position(|&x| x == c).unwrap_or(0) as i32;
         write_points(dir, &panel, &series, &labels, &position)?;
         let svg = format!("{}.svg", panel.file);
-        draw(
-            &dir.join(&svg),
-            &title,
-            panel.title,
-            &series,
-            &labels,
-            &position,
-        )?;
+        let lines: Vec<CategorySeries> = series
+            .iter()
+            .map(|(key, points)| CategorySeries {
+                name: series_label(key),
+                points: points
+                    .iter()
+                    .map(|(&c, &(ok, total))| (position(c), 100.0 * ok / total))
+                    .collect(),
+            })
+            .collect();
+        category_line_chart(&dir.join(&svg), &title, panel.title, &lines, &labels)?;
         out.push(PanelOut {
             title,
             file: Some(svg),
@@ -240,79 +242,25 @@ fn write_points(
     labels: &[String],
     position: &dyn Fn(i64) -> i32,
 ) -> Result<()> {
-    let mut csv = String::from("model,template,x,label,correct,total,accuracy\n");
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let mut csv = Csv::new(
+        [
+            "model", "template", "x", "label", "correct", "total", "accuracy",
+        ],
+        Quote::AllText,
+    );
     for ((model, template), points) in series {
         for (&c, &(ok, total)) in points {
             let x = position(c);
-            let _ = writeln!(
-                csv,
-                "{},{},{x},{},{ok},{total},{:.6}",
-                quote(model),
-                quote(template),
-                quote(&labels[x as usize]),
-                ok / total
-            );
+            csv.row(&[
+                CsvField::Text(model.into()),
+                CsvField::Text(template.into()),
+                CsvField::Number(x.to_string()),
+                CsvField::Text(labels[x as usize].as_str().into()),
+                CsvField::Number(ok.to_string()),
+                CsvField::Number(total.to_string()),
+                CsvField::Number(format!("{:.6}", ok / total)),
+            ]);
         }
     }
-    crate::store::write_text(&dir.join(format!("{}.csv", panel.file)), &csv)
-}
-
-fn draw(
-    path: &Path,
-    title: &str,
-    x_desc: &str,
-    series: &Series,
-    labels: &[String],
-    position: &dyn Fn(i64) -> i32,
-) -> Result<()> {
-    let last = (labels.len() as i32 - 1).max(1);
-    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::new(path, (720, 420)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(45)
-            .build_cartesian_2d((0..last).into_segmented(), 0.0..100.0)?;
-        let label_of = |v: &SegmentValue<i32>| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
-                labels.get(*i as usize).cloned().unwrap_or_default()
-            }
-            SegmentValue::Last => String::new(),
-        };
-        chart
-            .configure_mesh()
-            .x_labels(labels.len() + 1)
-            .x_label_formatter(&label_of)
-            .x_desc(x_desc)
-            .y_desc("accuracy %")
-            .draw()?;
-        for (i, (key, points)) in series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            let pts: Vec<(SegmentValue<i32>, f64)> = points
-                .iter()
-                .map(|(&c, &(ok, total))| (SegmentValue::CenterOf(position(c)), 100.0 * ok / total))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(pts.iter().cloned(), color.stroke_width(2)))?
-                .label(series_label(key))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-            chart.draw_series(
-                pts.iter()
-                    .map(|p| Circle::new(p.clone(), 3, color.filled())),
-            )?;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
-        Ok(())
-    };
-    draw().map_err(|e| Error::invalid(path.display(), format!("plot failed: {e}")))
+    crate::store::write_text(&dir.join(format!("{}.csv", panel.file)), &csv.finish())
 }

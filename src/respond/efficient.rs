@@ -38,7 +38,8 @@ use crate::store::write_batch;
 use crate::vocab::Attack;
 
 /// Which candidates the cheap model offers, and whether the target's original is asked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum EfficientCompat {
     /// Adversarial examples as the paper defines them (the cheap model solves the original); the
     /// target is asked the original first and attacked only when it solves it.

@@ -10,7 +10,8 @@ use crate::seed::{fnv1a, mix};
 pub use crate::store::responses::{batch_to_rows, rows_to_batch, ResponseRow};
 
 /// How answers are read from responses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Extraction {
     /// advmath's rules: the stated answer ("the answer is", boxed, ...), else the last number.
     #[default]

@@ -9,6 +9,7 @@ mod feature_study;
 mod fixtures;
 mod generate;
 mod ingest;
+mod layers;
 mod metrics;
 mod noise;
 mod publish;

@@ -35,7 +35,8 @@ pub use cells::read_csv;
 pub use openai_batch::export_batch;
 
 /// Outside layouts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OutsideFormat {
     /// OpenAI Batch API output JSONL (custom_id = advmath's response key).
     OpenaiBatch,

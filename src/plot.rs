@@ -1,5 +1,6 @@
-//! SVG figures of the metrics report (plotters' SVG backend: text is written as SVG text, no font
-//! files needed).
+//! The SVG charts of the reports: the metrics report's line charts, heatmaps and bar charts, and
+//! the feature study's Figure 8 panels (plotters' SVG backend: text is written as SVG text, no
+//! font files needed).
 
 use std::path::Path;
 
@@ -270,4 +271,71 @@ pub(crate) fn bar_chart(
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// One line of a chart over named categories: (category position, y) points.
+pub(crate) struct CategorySeries {
+    pub name: String,
+    pub points: Vec<(i32, f64)>,
+}
+
+/// A line chart of percentages (y in [0, 100]) over categories named by `labels` (position i is
+/// `labels[i]`), one coloured line with markers per series and a legend.
+pub(crate) fn category_line_chart(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    series: &[CategorySeries],
+    labels: &[String],
+) -> Result<()> {
+    let last = (labels.len() as i32 - 1).max(1);
+    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let root = SVGBackend::new(path, (720, 420)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(45)
+            .build_cartesian_2d((0..last).into_segmented(), 0.0..100.0)?;
+        let label_of = |v: &SegmentValue<i32>| match v {
+            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
+                labels.get(*i as usize).cloned().unwrap_or_default()
+            }
+            SegmentValue::Last => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .x_labels(labels.len() + 1)
+            .x_label_formatter(&label_of)
+            .x_desc(x_desc)
+            .y_desc("accuracy %")
+            .draw()?;
+        for (i, s) in series.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let pts: Vec<(SegmentValue<i32>, f64)> = s
+                .points
+                .iter()
+                .map(|&(x, y)| (SegmentValue::CenterOf(x), y))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(pts.iter().cloned(), color.stroke_width(2)))?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
+            chart.draw_series(
+                pts.iter()
+                    .map(|p| Circle::new(p.clone(), 3, color.filled())),
+            )?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| plot_error(path, e))
 }

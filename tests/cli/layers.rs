@@ -1,0 +1,193 @@
+//! The library's modules import downwards only: no loop, no stage reaching up into the pipeline.
+//! The allowed edges are the map in the README's layout section; a new `crate::` import that is
+//! not on it fails here, naming the file.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Modules of the core crate, usable from anywhere.
+const CORE: &[&str] = &[
+    "extract", "features", "generate", "num", "program", "question", "seed", "synth", "vocab",
+];
+
+/// What each module of the advmath crate may import (besides the core crate's modules, which
+/// the crate re-exports).
+const ENGINE: &[(&str, &[&str])] = &[
+    ("error", &[]),
+    ("output", &[]),
+    ("plot", &["error"]),
+    ("store", &["error"]),
+    ("generate", &["error", "store", "output"]),
+    ("respond", &["error", "store", "output"]),
+    ("ingest", &["error", "store", "output", "respond"]),
+    ("features", &["error", "store", "output"]),
+    ("regress", &["error", "store", "output", "plot", "features"]),
+    ("metrics", &["error", "store", "output", "plot"]),
+    ("publish", &["error", "store", "output"]),
+    (
+        "pipeline",
+        &[
+            "error", "store", "output", "ingest", "generate", "respond", "features", "regress",
+            "metrics", "publish",
+        ],
+    ),
+];
+
+/// The core crate's modules, in the same form.
+const CORE_EDGES: &[(&str, &[&str])] = &[
+    ("num", &[]),
+    ("seed", &[]),
+    ("vocab", &[]),
+    ("question", &["num"]),
+    ("extract", &["num"]),
+    ("program", &["num", "question"]),
+    ("features", &["num", "program"]),
+    ("synth", &["num", "program", "question"]),
+    ("generate", &["num", "program", "question", "seed", "vocab"]),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `crate::<module>` references of every non-test source file, by the top-level module the file
+/// belongs to.
+fn imports(src: &Path, skip: &[&str]) -> BTreeMap<(String, PathBuf), Vec<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut out = BTreeMap::new();
+    for file in files {
+        let rel = file.strip_prefix(src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let module = top.trim_end_matches(".rs").to_string();
+        let name = file.file_name().unwrap().to_string_lossy();
+        if skip.contains(&module.as_str()) || name.ends_with("tests.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&file).unwrap();
+        // Inline test modules sit at the end of a file; what they import is not the module's.
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+        let mut used: Vec<String> = code
+            .match_indices("crate::")
+            .map(|(i, _)| {
+                code[i + 7..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect()
+            })
+            .filter(|m: &String| !m.is_empty() && *m != module)
+            .collect();
+        used.sort();
+        used.dedup();
+        out.insert((module, rel.to_path_buf()), used);
+    }
+    out
+}
+
+fn check(src: &Path, rules: &[(&str, &[&str])], always: &[&str], skip: &[&str]) -> Vec<String> {
+    let rules: BTreeMap<&str, &[&str]> = rules.iter().copied().collect();
+    let mut wrong = Vec::new();
+    for ((module, file), used) in imports(src, skip) {
+        let Some(allowed) = rules.get(module.as_str()) else {
+            wrong.push(format!(
+                "{}: module `{module}` is not on the map",
+                file.display()
+            ));
+            continue;
+        };
+        for m in used {
+            if !allowed.contains(&m.as_str()) && !always.contains(&m.as_str()) {
+                wrong.push(format!(
+                    "{}: `{module}` imports `crate::{m}`",
+                    file.display()
+                ));
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
+fn modules_import_downwards_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = check(&root.join("src"), ENGINE, CORE, &["lib", "main", "cli"]);
+    wrong.extend(check(
+        &root.join("crates/advmath-core/src"),
+        CORE_EDGES,
+        &[],
+        &["lib"],
+    ));
+    assert!(
+        wrong.is_empty(),
+        "imports against the layering:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_map_has_no_loop() {
+    // Depth-first over each map: a module reachable from itself is a loop.
+    for rules in [ENGINE, CORE_EDGES] {
+        let edges: BTreeMap<&str, &[&str]> = rules.iter().copied().collect();
+        fn reaches(
+            edges: &BTreeMap<&str, &[&str]>,
+            from: &str,
+            to: &str,
+            seen: &mut Vec<String>,
+        ) -> bool {
+            for &next in edges.get(from).copied().unwrap_or(&[]) {
+                if next == to {
+                    return true;
+                }
+                if !seen.iter().any(|s| s == next) {
+                    seen.push(next.to_string());
+                    if reaches(edges, next, to, seen) {
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        for module in edges.keys() {
+            assert!(
+                !reaches(&edges, module, module, &mut Vec::new()),
+                "{module} is in a loop"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_core_crate_has_no_engine_dependency() {
+    let manifest = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/advmath-core/Cargo.toml"),
+    )
+    .unwrap();
+    for engine in [
+        "polars",
+        "datafusion",
+        "arrow",
+        "parquet",
+        "ureq",
+        "tokio",
+        "advmath =",
+    ] {
+        assert!(
+            !manifest.contains(engine),
+            "advmath-core depends on {engine}"
+        );
+    }
+}
