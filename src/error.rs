@@ -44,6 +44,29 @@ pub enum Error {
         file: PathBuf,
         problem: ColumnProblem,
     },
+    /// A line of a JSON Lines file does not parse.
+    #[error("{}: line {line}: malformed JSON", file.display())]
+    JsonLine {
+        file: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The query engine cannot register a table or view of a tables folder.
+    #[error("{}: cannot register `{name}`", dir.display())]
+    Register {
+        name: String,
+        dir: PathBuf,
+        #[source]
+        source: datafusion::error::DataFusionError,
+    },
+    /// A figure cannot be drawn.
+    #[error("{}: cannot draw the plot", path.display())]
+    Plot {
+        path: PathBuf,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The input as a whole cannot be used (empty file, unknown layout).
     #[error("{path}: {reason}")]
     InvalidInput { path: String, reason: String },
@@ -99,6 +122,9 @@ impl Error {
             Error::InvalidInput { .. }
             | Error::MissingTable { .. }
             | Error::BadColumn { .. }
+            | Error::JsonLine { .. }
+            | Error::Register { .. }
+            | Error::Plot { .. }
             | Error::Json(_)
             | Error::File { .. } => 1,
             Error::Polars(_) => 1,

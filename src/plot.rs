@@ -15,8 +15,11 @@ pub(crate) struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-fn plot_error(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::invalid(path.display(), format!("cannot draw the plot: {e}"))
+fn plot_error(path: &Path, e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+    Error::Plot {
+        path: path.to_path_buf(),
+        source: e.into(),
+    }
 }
 
 fn short(name: &str, max: usize) -> String {
@@ -38,21 +41,20 @@ pub(crate) fn line_chart(
     x_range: (f64, f64),
     series: &[Series],
 ) -> Result<()> {
-    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
     let (x0, mut x1) = x_range;
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
     let pad = (x1 - x0) * 0.03;
     let root = SVGBackend::new(path, (860, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
+    root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
         .margin(14)
         .x_label_area_size(42)
         .y_label_area_size(56)
         .build_cartesian_2d((x0 - pad)..(x1 + pad), 0f64..1.02f64)
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     // Integer x values (k, noise levels): one tick per distinct x when there are few.
     let mut xs: Vec<f64> = series
         .iter()
@@ -80,19 +82,19 @@ pub(crate) fn line_chart(
         .x_label_formatter(&x_format)
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     for (i, s) in series.iter().enumerate() {
         let color = Palette99::pick(i).mix(0.95);
         chart
             .draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))
-            .map_err(|e| err(&e))?
+            .map_err(|e| plot_error(path, e))?
             .label(short(&s.name, 40))
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
             });
         chart
             .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| err(&e))?;
+            .map_err(|e| plot_error(path, e))?;
     }
     if !series.is_empty() {
         chart
@@ -101,9 +103,9 @@ pub(crate) fn line_chart(
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
             .draw()
-            .map_err(|e| err(&e))?;
+            .map_err(|e| plot_error(path, e))?;
     }
-    root.present().map_err(|e| err(&e))?;
+    root.present().map_err(|e| plot_error(path, e))?;
     Ok(())
 }
 
@@ -117,13 +119,12 @@ pub(crate) fn heatmap(
     names: &[String],
     values: &[Vec<Option<f64>>],
 ) -> Result<()> {
-    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
     let n = names.len().max(1) as i32;
     let cell = 96u32;
     let width = 230 + cell * n as u32;
     let height = 180 + cell * n as u32;
     let root = SVGBackend::new(path, (width, height)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
+    root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
     let labels: Vec<String> = names.iter().map(|s| short(s, 15)).collect();
     let label_of = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
@@ -144,7 +145,7 @@ pub(crate) fn heatmap(
         .y_label_area_size(150)
         // An integer range is inclusive as a discrete axis: 0..n-1 gives n segments.
         .build_cartesian_2d((0..n - 1).into_segmented(), (0..n - 1).into_segmented())
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     chart
         .configure_mesh()
         .disable_mesh()
@@ -155,7 +156,7 @@ pub(crate) fn heatmap(
         .x_desc(col_desc)
         .y_desc(row_desc)
         .draw()
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     let mut cells = Vec::new();
     for (r, row) in values.iter().enumerate() {
         for (c, v) in row.iter().enumerate() {
@@ -181,7 +182,7 @@ pub(crate) fn heatmap(
                 color.filled(),
             )
         }))
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     let style = ("sans-serif", 13)
         .into_font()
         .color(&BLACK)
@@ -195,8 +196,8 @@ pub(crate) fn heatmap(
                 style.clone(),
             )
         }))
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
+    root.present().map_err(|e| plot_error(path, e))?;
     Ok(())
 }
 
@@ -209,11 +210,10 @@ pub(crate) fn bar_chart(
     y_desc: &str,
     bars: &[(String, Option<f64>)],
 ) -> Result<()> {
-    let err = |e: &dyn std::fmt::Display| plot_error(path, e);
     let n = bars.len().max(1) as i32;
     let width = (200 + 110 * n as u32).max(520);
     let root = SVGBackend::new(path, (width, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
+    root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
     let labels: Vec<String> = bars.iter().map(|(name, _)| short(name, 24)).collect();
     let label_of = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
@@ -226,7 +226,7 @@ pub(crate) fn bar_chart(
         .y_label_area_size(56)
         // An integer range is inclusive as a discrete axis: 0..n-1 gives n segments.
         .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..1.02f64)
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -236,7 +236,7 @@ pub(crate) fn bar_chart(
         .y_desc(y_desc)
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     let color = Palette99::pick(0).mix(0.9);
     chart
         .draw_series(bars.iter().enumerate().filter_map(|(i, (_, v))| {
@@ -251,7 +251,7 @@ pub(crate) fn bar_chart(
             bar.set_margin(0, 0, 18, 18);
             Some(bar)
         }))
-        .map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
     let style = ("sans-serif", 13)
         .into_font()
         .color(&BLACK)
@@ -268,8 +268,8 @@ pub(crate) fn bar_chart(
                 style.clone(),
             )
         }))
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
+        .map_err(|e| plot_error(path, e))?;
+    root.present().map_err(|e| plot_error(path, e))?;
     Ok(())
 }
 
@@ -289,7 +289,7 @@ pub(crate) fn category_line_chart(
     labels: &[String],
 ) -> Result<()> {
     let last = (labels.len() as i32 - 1).max(1);
-    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let draw = || -> std::result::Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let root = SVGBackend::new(path, (720, 420)).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)

@@ -22,11 +22,10 @@ pub fn default_source() -> Result<Source> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
-            let row: Row = serde_json::from_str(line).map_err(|e| {
-                Error::invalid(
-                    "datasets/default/problems.jsonl",
-                    format!("line {}: {e}", i + 1),
-                )
+            let row: Row = serde_json::from_str(line).map_err(|source| Error::JsonLine {
+                file: "datasets/default/problems.jsonl".into(),
+                line: i + 1,
+                source,
             })?;
             let index = row
                 .id

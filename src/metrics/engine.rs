@@ -157,11 +157,10 @@ impl SqlEngine {
                                 None,
                                 None,
                             ))
-                            .map_err(|e| {
-                                Error::invalid(
-                                    path.display(),
-                                    format!("cannot read table `{}`: {e}", layout.name),
-                                )
+                            .map_err(|source| Error::Register {
+                                name: layout.name.to_string(),
+                                dir: path.clone(),
+                                source,
                             })?;
                         TableState::Registered { files }
                     }
@@ -184,14 +183,18 @@ impl SqlEngine {
             t.layout.name == "responses" && matches!(t.state, TableState::Registered { .. })
         });
         if responses_registered {
-            register_model_order(&ctx, &[]).map_err(|e| {
-                Error::invalid(tables_dir.display(), format!("table `model_order`: {e}"))
+            register_model_order(&ctx, &[]).map_err(|source| Error::Register {
+                name: "model_order".into(),
+                dir: tables_dir.to_path_buf(),
+                source,
             })?;
             for (name, sql) in EMBEDDED_VIEWS {
                 runtime
                     .block_on(async { ctx.sql(sql).await?.collect().await })
-                    .map_err(|e| {
-                        Error::invalid(tables_dir.display(), format!("view `{name}`: {e}"))
+                    .map_err(|source| Error::Register {
+                        name: name.to_string(),
+                        dir: tables_dir.to_path_buf(),
+                        source,
                     })?;
             }
         }
@@ -288,11 +291,10 @@ impl SqlEngine {
                 )));
             }
         }
-        register_model_order(&self.ctx, models).map_err(|e| {
-            Error::invalid(
-                self.tables_dir.display(),
-                format!("table `model_order`: {e}"),
-            )
+        register_model_order(&self.ctx, models).map_err(|source| Error::Register {
+            name: "model_order".into(),
+            dir: self.tables_dir.clone(),
+            source,
         })
     }
 

@@ -13,7 +13,7 @@ use advmath_core::features::FeatureSet;
 
 /// `features`: one row per variant, hive-partitioned like `variants` as
 /// `features/dataset=<d>/attack=<a>/part-0.parquet`. advmath's own 51 features (the `advmath`
-/// set, not the authors' list: see `src/features/mod.rs`) in the fixed order of
+/// set, not the authors' list: see `crates/advmath-core/src/features/mod.rs`) in the fixed order of
 /// [`advmath_core::features::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
 /// that the table is one numeric matrix.
 pub fn advmath_schema() -> SchemaRef {
@@ -25,7 +25,7 @@ pub fn advmath_schema() -> SchemaRef {
 }
 
 /// `features_xie2024`: the `xie2024` set, the feature family of the authors' code
-/// (`src/features/xie2024.rs`), one row per variant, partitioned like `features` as
+/// (`crates/advmath-core/src/features/xie2024.rs`), one row per variant, partitioned like `features` as
 /// `features_xie2024/dataset=<d>/attack=<a>/part-0.parquet`; columns in the fixed order of
 /// [`advmath_core::features::xie2024::XIE2024_NAMES`], all Float64.
 pub fn xie2024_schema() -> SchemaRef {
@@ -59,7 +59,7 @@ pub fn xie2024_doc() -> Vec<(String, String)> {
 /// Column descriptions of `features`, partitions first, then schema order. "Operations" are
 /// `Bin`, `Neg` and `Call` nodes; "leaves" are question numbers (constants are not leaves);
 /// "intermediate results" are the values of operations other than the answer; range bins are
-/// on |value|. See `src/features/mod.rs` for the full definitions.
+/// on |value|. See `crates/advmath-core/src/features/mod.rs` for the full definitions.
 pub const ADVMATH_DOC: &[(&str, &str)] = &[
     ("dataset", "partition: source dataset"),
     ("attack", "partition: the attack, as in `variants`"),

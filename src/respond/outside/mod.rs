@@ -213,7 +213,11 @@ fn jsonl_values(path: &Path) -> Result<Vec<(usize, Value)>> {
         .map(|(i, line)| {
             serde_json::from_str(line)
                 .map(|v| (i, v))
-                .map_err(|e| Error::invalid(path.display(), format!("line {}: {e}", i + 1)))
+                .map_err(|source| Error::JsonLine {
+                    file: path.to_path_buf(),
+                    line: i + 1,
+                    source,
+                })
         })
         .collect()
 }
