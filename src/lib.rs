@@ -1,9 +1,11 @@
 //! advmath: adversarial math-word-problem datasets on Arrow.
 //!
-//! Stages, one module each: [`ingest`] problems and their solution programs, [`program`] trees
-//! (parsed, never executed), [`synth`]esised programs from worked solutions, and the Parquet
-//! [`table`]s whose [`schema`]s are defined in one place. [`pipeline`] strings them together for the
-//! command line.
+//! The pure parts (numbers, programs and trees, generation, noise, extraction, features) are the
+//! `advmath-core` crate, re-exported here. This crate is the engine around them: the [`store`]
+//! owns the tables folder (every table's location, schema and codec); one module per stage
+//! ([`ingest`], [`generate`], [`respond`], [`features`], [`regress`], [`metrics`], [`publish`])
+//! reads and writes through it; [`pipeline`] strings the stages together for `advmath run`.
+//! [`output`] and [`plot`] write what people read; [`error`] is the one error type.
 
 pub mod error;
 pub mod features;

@@ -1,4 +1,4 @@
-//! Metrics as SQL (issue 5). Every metric is one portable SQL file under `sql/` (embedded in the
+//! Metrics as SQL. Every metric is one portable SQL file under `sql/` (embedded in the
 //! binary, or read from a folder), run by DataFusion over the Parquet tables of a `tables/`
 //! folder; the same files run unchanged in DuckDB (`tests/python/duckdb_parity.py`).
 //!

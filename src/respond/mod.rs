@@ -4,7 +4,7 @@
 //! A request is keyed by a hash of (model, template, decoding settings, question); a row by that
 //! key and its variant, so two variants with the same question each get their own graded row
 //! from one reply, asked once. Finished rows go to a write-ahead log at once and into atomically
-//! written Parquet parts ([`store`]); a rerun folds a killed run's log first, then asks only what
+//! written Parquet parts (`respond::store`); a rerun folds a killed run's log first, then asks only what
 //! has no row yet, reusing a stored reply when an identical question was already answered. A kill
 //! loses only the requests in flight and never duplicates a row.
 //!
