@@ -10,8 +10,8 @@ use advmath::store::{parquet_files_under, read_batches};
 use arrow::array::AsArray;
 use arrow::datatypes::Float64Type;
 
-use crate::util::advmath;
 use crate::util::shared_data as data;
+use crate::util::{advmath, ingest_xie_release};
 
 /// Per column of a feature table (attack `m3`): (min, max, rows).
 fn column_ranges(tables: &Path, set: FeatureSet) -> (Vec<(f64, f64)>, usize) {
@@ -50,13 +50,7 @@ fn xie2024_columns_on_the_xie_m3_variants() {
     let Some(data) = data() else { return };
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--programs", "given", "--tables"])
-        .arg(&tables)
-        .arg(data.join("xie2024/gsm8k"))
-        .arg(data.join("xie2024/multiarith"))
-        .assert()
-        .success();
+    ingest_xie_release(&data, &tables);
     let attempts = std::env::var("ADVMATH_XIE_ATTEMPTS").unwrap_or_else(|_| "3000".into());
     let variants = std::env::var("ADVMATH_XIE_VARIANTS").unwrap_or_else(|_| "20".into());
     advmath()

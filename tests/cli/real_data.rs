@@ -7,7 +7,7 @@ use advmath::generate::{attack, Attacker, Method};
 use advmath::ingest::{build_records, read_source, IngestOptions, ProblemRecord, ProgramSource};
 use advmath::seed::stream_key;
 
-use crate::util::{advmath, shared_data, verify_variants};
+use crate::util::{advmath, ingest_xie_release, shared_data, verify_variants};
 
 fn ingest(path: &Path, programs: ProgramSource) -> Vec<ProblemRecord> {
     let opts = IngestOptions {
@@ -140,13 +140,7 @@ fn xie_variants_check_out() {
     let Some(data) = shared_data() else { return };
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--programs", "given", "--tables"])
-        .arg(&tables)
-        .arg(data.join("xie2024/gsm8k"))
-        .arg(data.join("xie2024/multiarith"))
-        .assert()
-        .success();
+    ingest_xie_release(&data, &tables);
     advmath()
         .args([
             "generate",

@@ -147,6 +147,17 @@ pub fn small_run_with(dir: &Path, extra: &[&str]) {
         .success();
 }
 
+/// Ingest the Xie et al. release's 200 + 200 problems with their given programs into `tables`.
+pub fn ingest_xie_release(data: &Path, tables: &Path) {
+    advmath()
+        .args(["ingest", "--programs", "given", "--tables"])
+        .arg(tables)
+        .arg(data.join("xie2024/gsm8k"))
+        .arg(data.join("xie2024/multiarith"))
+        .assert()
+        .success();
+}
+
 pub fn python_has(modules: &str) -> bool {
     let ok = std::process::Command::new("python3")
         .args(["-c", &format!("import {modules}")])
