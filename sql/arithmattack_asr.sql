@@ -61,6 +61,12 @@ SELECT
     flipped,
     fixed,
     asr,
-    AVG(asr) OVER (PARTITION BY model, template, dataset) AS asr_mean
+    -- Summed in level order: a window without an order adds the three rates in whatever order
+    -- the rows arrive, and the last bit of the mean would depend on the thread schedule.
+    AVG(asr) OVER (
+        PARTITION BY model, template, dataset
+        ORDER BY noise_level
+        ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+    ) AS asr_mean
 FROM rates
 ORDER BY model, template, dataset, noise_level
