@@ -21,17 +21,17 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use advmath::ingest::default_dataset::default_source;
 use advmath::features::{build_features_table, compute_into, FeatureScratch, FEATURE_COUNT};
 use advmath::generate::{attack, Attacker, Method};
+use advmath::ingest::default_dataset::default_source;
 use advmath::ingest::{
     build_records, problems_path, records_to_batch, ProblemRecord, ProgramSource,
 };
 use advmath::num::Num;
 use advmath::program::tree::num_text;
 use advmath::program::Program;
-use advmath::store::variants;
 use advmath::seed::stream_key;
+use advmath::store::variants;
 use advmath::store::{write_batch, AtomicParquet};
 use arrow::array::{
     ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array,

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use advmath::ingest::default_dataset::default_source;
 use advmath::generate::{attack, Attacker, Method};
+use advmath::ingest::default_dataset::default_source;
 use advmath::ingest::{build_records, ProgramSource};
 use advmath::store::read_batches;
 use predicates::prelude::*;
