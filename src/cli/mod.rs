@@ -98,8 +98,8 @@ pub struct MetricsArgs {
     /// Bootstrap replicates for the 95% intervals.
     #[arg(long, default_value_t = MetricsConfig::default().replicates)]
     pub replicates: usize,
-    /// Bootstrap seed.
-    #[arg(long, default_value_t = 42)]
+    /// Bootstrap seed (each row mixes in its model, template, dataset and attack).
+    #[arg(long, default_value_t = MetricsConfig::default().seed)]
     pub seed: u64,
     /// DataFusion worker threads (default: all cores). The results do not depend on it.
     #[arg(long)]
