@@ -1,4 +1,11 @@
 //! The commands' work, as library calls: each takes a checked config and returns a summary.
+//!
+//! [`run`] is the chain `ingest`, `generate`, `respond` per model, `features`, `regress`,
+//! `metrics`, `publish`, each on its stage's defaults, which live in the library configs alone
+//! ([`GenerateConfig::default`], [`crate::respond::RespondConfig::default`],
+//! [`crate::regress::RegressConfig::default`], [`crate::metrics::MetricsConfig::default`],
+//! [`crate::publish::PublishConfig::new`]) and are read by each command's clap arguments too;
+//! `tests/cli/defaults.rs` checks that both ways write the same bytes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
