@@ -1,4 +1,11 @@
 //! The commands' work, as library calls: each takes a checked config and returns a summary.
+//!
+//! [`run`] is the chain `ingest`, `generate`, `respond` per model, `features`, `regress`,
+//! `metrics`, `publish`, each on its stage's defaults, which live in the library configs alone
+//! ([`GenerateConfig::default`], [`crate::respond::RespondConfig::default`],
+//! [`crate::regress::RegressConfig::default`], [`crate::metrics::MetricsConfig::default`],
+//! [`crate::publish::PublishConfig::new`]) and are read by each command's clap arguments too;
+//! `tests/cli/defaults.rs` checks that both ways write the same bytes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -173,7 +180,7 @@ impl RunConfig {
     pub fn regression_for(out: &Path) -> crate::regress::RegressConfig {
         crate::regress::RegressConfig {
             tables: tables_dir(out),
-            report_dir: out.join("reports"),
+            report_dir: reports_dir(out),
             ..Default::default()
         }
     }
@@ -189,8 +196,24 @@ pub struct RunSummary {
     pub publish: crate::publish::PublishSummary,
 }
 
+/// The output folder of every command left to its defaults: `run --out`, and the parent of every
+/// other command's tables and reports.
+pub const DEFAULT_OUT: &str = "out";
+
+/// The models `run` asks when none is named: the offline ones, so it needs no network.
+pub const DEFAULT_MODELS: [&str; 5] = crate::respond::sim::SIMULATED;
+
 pub fn tables_dir(out: &Path) -> PathBuf {
     out.join("tables")
+}
+
+pub fn reports_dir(out: &Path) -> PathBuf {
+    out.join("reports")
+}
+
+/// The tables folder of every command but `run` (`run` puts it under its `--out`).
+pub fn default_tables() -> PathBuf {
+    tables_dir(Path::new(DEFAULT_OUT))
 }
 
 pub fn run(config: &RunConfig) -> Result<RunSummary> {
@@ -198,7 +221,7 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         inputs: config.inputs.clone(),
         options: config.options.clone(),
         tables: tables_dir(&config.out),
-        report: Some(config.out.join("reports").join("program_coverage.md")),
+        report: Some(reports_dir(&config.out).join("program_coverage.md")),
     };
     config.generation.check()?;
     let ingest = ingest(&ingest_config)?;
@@ -227,16 +250,13 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
     eprintln!("computing metrics ...");
     let metrics = crate::metrics::run_metrics(
         &tables_dir(&config.out),
-        &config.out.join("reports").join("metrics"),
+        &reports_dir(&config.out).join("metrics"),
     )?;
     let hub = config.out.join("hub");
     let publish = crate::publish::publish(&crate::publish::PublishConfig {
-        tables: tables_dir(&config.out),
-        name: crate::publish::default_name(&tables_dir(&config.out)),
-        out: hub.clone(),
         include: vec!["features".into()],
         force: true,
-        max_shard_rows: 500_000,
+        ..crate::publish::PublishConfig::new(tables_dir(&config.out), hub.clone())
     })?;
     eprintln!("hub-ready dataset folder -> {}", hub.display());
     Ok(RunSummary {

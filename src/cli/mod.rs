@@ -12,9 +12,22 @@ use advmath::generate::noise::NoiseCount;
 use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::metrics::{MetricsConfig, OutputFormat, QuerySource, SqlConfig};
-use advmath::pipeline::{IngestConfig, RunConfig};
+use advmath::pipeline::{default_tables, IngestConfig, RunConfig, DEFAULT_MODELS, DEFAULT_OUT};
 use advmath::publish::PublishConfig;
 use advmath::regress::RegressConfig;
+use advmath::respond::{Backend, Endpoint, RespondConfig};
+
+/// A list default as the comma-separated text its `value_delimiter = ','` argument parses, so
+/// that `--help` shows it the way it is typed.
+fn comma_list<T: std::fmt::Display>(items: &[T]) -> &'static str {
+    let text = items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    // Built once per parse of the command line; clap keeps default values as `&'static str`.
+    Box::leak(text.into_boxed_str())
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -74,19 +87,19 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct MetricsArgs {
     /// Folder of the Parquet tables.
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Where the CSV and Markdown per metric, the plots and report.md go.
-    #[arg(long, default_value = "out/metrics")]
+    #[arg(long, default_value_os_t = MetricsConfig::default().out)]
     pub out: PathBuf,
     /// Read the metric .sql files from this folder instead of the built-in ones.
     #[arg(long)]
     pub sql_dir: Option<PathBuf>,
     /// Bootstrap replicates for the 95% intervals.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = MetricsConfig::default().replicates)]
     pub replicates: usize,
-    /// Bootstrap seed.
-    #[arg(long, default_value_t = 42)]
+    /// Bootstrap seed (each row mixes in its model, template, dataset and attack).
+    #[arg(long, default_value_t = MetricsConfig::default().seed)]
     pub seed: u64,
     /// DataFusion worker threads (default: all cores). The results do not depend on it.
     #[arg(long)]
@@ -100,13 +113,12 @@ pub struct MetricsArgs {
 impl MetricsArgs {
     pub fn config(&self) -> MetricsConfig {
         MetricsConfig {
-            tables: self.tables.clone(),
-            out: self.out.clone(),
             sql_dir: self.sql_dir.clone(),
             replicates: self.replicates,
             seed: self.seed,
             threads: self.threads,
             model_order: self.model_order.clone(),
+            ..MetricsConfig::new(&self.tables, &self.out)
         }
     }
 }
@@ -119,7 +131,7 @@ pub struct SqlArgs {
     #[arg(long, conflicts_with = "query")]
     pub file: Option<PathBuf>,
     /// Folder of the Parquet tables to query.
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Output: table, csv, json (one object per line) or parquet (needs --output).
     #[arg(long, default_value = "table")]
@@ -151,7 +163,7 @@ impl SqlArgs {
 #[derive(Args, Debug)]
 pub struct FeaturesArgs {
     /// Folder of the Parquet tables (reads problems and variants, writes the feature tables).
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Feature sets to compute, comma-separated: `xie2024` (the authors' feature family, table
     /// `features_xie2024`), `advmath` (advmath's own 51, table `features`).
@@ -159,7 +171,7 @@ pub struct FeaturesArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "advmath,xie2024"
+        default_value = comma_list(&FeatureSet::ALL)
     )]
     pub set: Vec<FeatureSet>,
 }
@@ -208,7 +220,7 @@ pub struct PublishArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Folder of the Parquet tables to publish from.
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Dataset name for the card (default: advmath-<sources>).
     #[arg(long)]
@@ -220,22 +232,20 @@ pub struct PublishArgs {
     #[arg(long)]
     pub force: bool,
     /// Rows per Parquet shard.
-    #[arg(long, default_value_t = 500_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = PublishConfig::MAX_SHARD_ROWS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub max_shard_rows: u64,
 }
 
 impl PublishArgs {
     pub fn config(&self) -> PublishConfig {
+        let config = PublishConfig::new(self.tables.clone(), self.out.clone());
         PublishConfig {
-            tables: self.tables.clone(),
-            out: self.out.clone(),
-            name: self
-                .name
-                .clone()
-                .unwrap_or_else(|| advmath::publish::default_name(&self.tables)),
+            name: self.name.clone().unwrap_or(config.name),
             include: self.include.clone(),
             force: self.force,
             max_shard_rows: self.max_shard_rows as usize,
+            ..config
         }
     }
 }
@@ -244,19 +254,21 @@ fn parse_attack(s: &str) -> Result<AttackSpec, String> {
     AttackSpec::parse(s)
 }
 
-/// Generation settings shared by `generate` and `run`.
+/// Generation settings shared by `generate` and `run`; every default is
+/// [`GenerateConfig::default`]'s.
 #[derive(Args, Debug, Clone)]
 pub struct GenerationArgs {
     /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
     /// punct (ArithmAttack noise on the originals), or a composition such as m3+punct.
-    #[arg(long, value_delimiter = ',', value_parser = parse_attack, default_value = "m1,m2,m3,punct")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_attack, default_value = comma_list(&GenerateConfig::default().attacks))]
     pub attack: Vec<AttackSpec>,
     /// Attempts per problem and numeric attack (the paper's N).
-    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = GenerateConfig::default().attempts, value_parser = clap::value_parser!(u64).range(1..))]
     pub attempts: u64,
     /// Variants per problem and attack (m); a problem that does not reach m distinct valid
     /// variants gets none for that attack.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = GenerateConfig::default().variants as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub variants: u32,
     /// At most this many problems per attack (default: all that reach m variants).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -267,22 +279,25 @@ pub struct GenerationArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub sample_problems: Option<u32>,
     /// Significant digits for M1 draws (the paper's c).
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=15))]
+    #[arg(long, default_value_t = GenerateConfig::default().digits,
+          value_parser = clap::value_parser!(u32).range(1..=15))]
     pub digits: u32,
     /// Punctuation noise levels, percent of the word count.
-    #[arg(long, value_delimiter = ',', default_value = "10,30,50", value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, value_delimiter = ',', default_value = comma_list(&GenerateConfig::default().noise_levels),
+          value_parser = clap::value_parser!(u32).range(1..=100))]
     pub noise: Vec<u32>,
     /// Noised copies per problem and noise level (ArithmAttack makes one).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = GenerateConfig::default().noise_variants as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub noise_variants: u32,
     /// Punctuation marks per question, words being the question split on single spaces:
     /// `floor`: floor(p x words), the count of every noised question the ArithmAttack study
     /// released; `round`: round(p x words), half to even; `randint`: the study's published
     /// script, randint(1, int(p x words + 1)).
-    #[arg(long, value_enum, default_value_t = NoiseCount::Floor)]
+    #[arg(long, value_enum, default_value_t = GenerateConfig::default().noise_count)]
     pub noise_count: NoiseCount,
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = GenerateConfig::default().seed)]
     pub seed: u64,
     /// Worker threads (default: all cores). The output does not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -312,7 +327,7 @@ impl GenerationArgs {
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
     /// Folder of the Parquet tables: reads `problems/`, writes `variants/` and `generation_stats/`.
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     #[command(flatten)]
     pub generation: GenerationArgs,
@@ -334,10 +349,10 @@ pub struct SourceArgs {
     #[arg(long)]
     pub id_col: Option<String>,
     /// Generic tables: column holding the question.
-    #[arg(long, default_value = "question")]
+    #[arg(long, default_value_t = Columns::default().question)]
     pub question_col: String,
     /// Generic tables: column holding the final answer (a GSM8K-style worked solution works too).
-    #[arg(long, default_value = "answer")]
+    #[arg(long, default_value_t = Columns::default().answer)]
     pub answer_col: String,
     /// Generic tables: column holding a Python solution program [default: `program`, when the
     /// table has one].
@@ -345,7 +360,7 @@ pub struct SourceArgs {
     pub program_col: Option<String>,
     /// Which programs to use: given ones, ones synthesised from worked solutions, or given
     /// with a synthesised fallback.
-    #[arg(long, value_enum, default_value_t = ProgramSource::Auto)]
+    #[arg(long, value_enum, default_value_t = ProgramSource::default())]
     pub programs: ProgramSource,
     /// A problem source (e.g. MultiArith.json) whose program or worked solution a problem
     /// without one takes when their questions match, e.g. for the ArithmAttack study's MultiArith
@@ -380,7 +395,7 @@ pub struct IngestArgs {
     #[command(flatten)]
     pub source: SourceArgs,
     /// Folder of the Parquet tables (problems go to `<tables>/problems/`).
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Also write a Markdown coverage report listing every rejected problem with its reason.
     #[arg(long)]
@@ -394,7 +409,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub source: SourceArgs,
     /// Output folder: tables in `<out>/tables`, reports in `<out>/reports`.
-    #[arg(long, default_value = "out")]
+    #[arg(long, default_value = DEFAULT_OUT)]
     pub out: PathBuf,
     #[command(flatten)]
     pub generation: GenerationArgs,
@@ -402,7 +417,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "oracle,sim-careful,sim-carry,sim-divweak,sim-distracted"
+        default_value = comma_list(&DEFAULT_MODELS)
     )]
     pub models: Vec<String>,
     /// Ask the --models at this OpenAI-compatible endpoint instead of simulating them.
@@ -431,13 +446,18 @@ impl RunArgs {
             .models
             .iter()
             .map(|m| {
-                // The stage's own defaults, exactly as `advmath respond --model M` would have them.
-                let mut args =
-                    RespondDefaults::try_parse_from(["respond", "--model", m.as_str()])?.args;
-                args.tables = tables.clone();
-                args.endpoint = self.endpoint.clone();
-                args.api_key_env = self.api_key_env.clone();
-                args.config()
+                let backend = match &self.endpoint {
+                    None => Backend::Offline,
+                    Some(url) => Backend::Endpoint(Endpoint {
+                        api_key: api_key_from(&self.api_key_env)?,
+                        ..Endpoint::new(url.as_str(), m.as_str())
+                    }),
+                };
+                Ok(RespondConfig {
+                    backend,
+                    progress: true,
+                    ..RespondConfig::new(tables.clone(), m.as_str())
+                })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         Ok(RunConfig {

@@ -3,31 +3,42 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser};
+use clap::Args;
 
 use advmath::ingest::programs::ProgramsConfig;
+use advmath::pipeline::default_tables;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
 use advmath::respond::prompt::Template;
 use advmath::respond::{
     Backend, Decoding, EfficientCompat, EfficientConfig, Endpoint, Extraction, RespondConfig,
 };
 
-/// Prompt and decoding settings (they are part of every response's resume key).
+/// The library's endpoint settings, read for the defaults of the flags that change them.
+fn endpoint_defaults() -> Endpoint {
+    Endpoint::new("", "")
+}
+
+fn programs_defaults() -> ProgramsConfig {
+    ProgramsConfig::new(default_tables(), endpoint_defaults())
+}
+
+/// Prompt and decoding settings (they are part of every response's resume key); the defaults
+/// are [`Template::default`] and [`Decoding::default`].
 #[derive(Args, Debug, Clone)]
 pub struct PromptArgs {
     /// Prompt template: xie2024 (the paper's zero-shot CoT), arithmattack, or a file with {question}.
-    #[arg(long, default_value = "xie2024")]
+    #[arg(long, default_value_t = Template::default().name)]
     pub template: String,
     /// Sampling temperature. The default 0 (greedy) makes reruns reproducible; it is neither
     /// paper's setting: Xie et al. sampled at 0.1 with 512 tokens, ArithmAttack at the model's
     /// default temperature with up to 2000 new tokens.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = Decoding::default().temperature)]
     pub temperature: f64,
     /// Nucleus sampling: keep the smallest token set with this probability mass.
     #[arg(long)]
     pub top_p: Option<f64>,
     /// Most tokens a reply may have; a reply cut here has finish reason `length`.
-    #[arg(long, default_value_t = 512)]
+    #[arg(long, default_value_t = Decoding::default().max_tokens)]
     pub max_tokens: u32,
     /// Sampling seed sent to the server.
     #[arg(long)]
@@ -54,7 +65,7 @@ impl PromptArgs {
 }
 
 /// The API key held by the environment variable `var` names; read once, never logged.
-fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String>> {
+pub(crate) fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String>> {
     match var {
         Some(var) => std::env::var(var).map(Some).map_err(|_| {
             advmath::Error::Usage(format!("environment variable {var} is not set")).into()
@@ -63,18 +74,12 @@ fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String>> {
     }
 }
 
-/// `respond`'s arguments on their own, so that `run` builds its responders from the same
-/// defaults as the `respond` command.
-#[derive(Parser, Debug)]
-pub(crate) struct RespondDefaults {
-    #[command(flatten)]
-    pub(crate) args: RespondArgs,
-}
-
+/// Every default is [`RespondConfig::default`]'s, [`Endpoint::new`]'s or
+/// [`EfficientConfig::new`]'s, which `run` uses too.
 #[derive(Args, Debug)]
 pub struct RespondArgs {
     /// Folder of the Parquet tables (reads variants, writes responses/<model>/).
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Model name: sent to the endpoint, or an offline model (oracle, sim-careful, sim-carry,
     /// sim-divweak, sim-distracted) when --endpoint is absent.
@@ -92,17 +97,19 @@ pub struct RespondArgs {
     #[command(flatten)]
     pub prompt: PromptArgs,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = RespondConfig::default().concurrency as u32,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: u32,
     /// Per-request timeout, seconds.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = endpoint_defaults().timeout.as_secs_f64())]
     pub timeout: f64,
     /// Attempts per request (429, 5xx, timeouts and dropped connections are retried with
     /// exponential backoff and jitter, honouring Retry-After).
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=50))]
+    #[arg(long, default_value_t = endpoint_defaults().max_attempts,
+          value_parser = clap::value_parser!(u32).range(1..=50))]
     pub attempts: u32,
     /// First backoff step, seconds.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = endpoint_defaults().backoff_base.as_secs_f64())]
     pub backoff: f64,
     /// Only these attacks (originals are always included), comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -116,12 +123,14 @@ pub struct RespondArgs {
     #[arg(long)]
     pub efficient_from: Option<String>,
     /// Efficient attack: problems attacked per dataset and attack (the paper's 50).
-    #[arg(long, default_value_t = 50, requires = "efficient_from", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = EfficientConfig::new("").top_problems as u32,
+          requires = "efficient_from", value_parser = clap::value_parser!(u32).range(1..))]
     pub top_problems: u32,
     /// Efficient attack: `paper` asks the target the original first and attacks only what it
     /// solves; `reference` is the authors' script (every variant the cheap model gets wrong, no
     /// original asked).
-    #[arg(long, value_enum, default_value_t = EfficientCompat::Paper, requires = "efficient_from")]
+    #[arg(long, value_enum, default_value_t = EfficientConfig::new("").compat,
+          requires = "efficient_from")]
     pub efficient_compat: EfficientCompat,
     /// At most k variants per problem (efficient attack: at most k candidates per problem).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -129,16 +138,16 @@ pub struct RespondArgs {
     /// How answers are read: advmath's rules (standard: the stated answer, then the last number),
     /// Xie et al.'s scorer (xie2024: the last match of their digit pattern, no sign) or the
     /// ArithmAttack study's (last-number), each to reproduce that paper's grading.
-    #[arg(long, value_enum, default_value_t = Extraction::Standard)]
+    #[arg(long, value_enum, default_value_t = Extraction::default())]
     pub extraction: Extraction,
     /// At most n questions, or with --efficient-from n problems (for a quick look).
     #[arg(long)]
     pub limit: Option<usize>,
     /// Write a Parquet part every K responses ...
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = RespondConfig::default().flush_every)]
     pub flush_every: usize,
     /// ... or every T seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = RespondConfig::default().flush_seconds)]
     pub flush_seconds: f64,
 }
 
@@ -149,14 +158,12 @@ impl RespondArgs {
             Some(url) => {
                 let api_key = api_key_from(&self.api_key_env)?;
                 Backend::Endpoint(Endpoint {
-                    url: url.clone(),
-                    model: self.model.clone(),
                     completions: self.completions,
                     api_key,
                     timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
                     max_attempts: self.attempts,
                     backoff_base: std::time::Duration::from_secs_f64(self.backoff.max(0.0)),
-                    backoff_cap: std::time::Duration::from_secs(30),
+                    ..Endpoint::new(url.as_str(), self.model.as_str())
                 })
             }
         };
@@ -169,9 +176,9 @@ impl RespondArgs {
             attacks: self.attack.clone(),
             datasets: self.dataset.clone(),
             efficient: self.efficient_from.as_ref().map(|cheap| EfficientConfig {
-                cheap: cheap.clone(),
                 top_problems: self.top_problems as usize,
                 compat: self.efficient_compat,
+                ..EfficientConfig::new(cheap.as_str())
             }),
             per_problem: self.per_problem.map(|k| k as usize),
             extraction: self.extraction,
@@ -187,7 +194,7 @@ impl RespondArgs {
 #[derive(Args, Debug)]
 pub struct ExportBatchArgs {
     /// Folder of the Parquet tables (reads `variants/`).
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// The JSONL file to write.
     #[arg(long)]
@@ -213,7 +220,7 @@ pub struct IngestResponsesArgs {
     #[arg(long, value_enum)]
     pub format: OutsideFormat,
     /// Folder of the Parquet tables: reads `variants/` to match rows, writes `responses/`.
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Model name (required unless the layout carries it: ArithmAttack folders, GSM8K solutions).
     #[arg(long)]
@@ -235,7 +242,7 @@ pub struct IngestResponsesArgs {
     /// How to read answers: advmath's rules (standard), the last number of the reply as the
     /// ArithmAttack study scored (last-number), or Xie et al.'s scorer (xie2024: the last match of
     /// their digit pattern, no sign), each to reproduce that paper's figures.
-    #[arg(long, value_enum, default_value_t = Extraction::Standard)]
+    #[arg(long, value_enum, default_value_t = Extraction::default())]
     pub extraction: Extraction,
 }
 
@@ -260,7 +267,7 @@ impl IngestResponsesArgs {
 #[derive(Args, Debug)]
 pub struct ProgramsArgs {
     /// Folder of the Parquet tables: reads and rewrites `problems/`.
-    #[arg(long, default_value = "out/tables")]
+    #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
     /// Model to ask for programs (the paper used GPT-4).
     #[arg(long)]
@@ -275,13 +282,13 @@ pub struct ProgramsArgs {
     #[arg(long)]
     pub api_key_env: Option<String>,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = programs_defaults().concurrency)]
     pub concurrency: usize,
     /// Per-request timeout, seconds.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = endpoint_defaults().timeout.as_secs_f64())]
     pub timeout: f64,
     /// Most tokens a reply may have.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = programs_defaults().decoding.max_tokens)]
     pub max_tokens: u32,
     /// At most n problems.
     #[arg(long)]
@@ -291,24 +298,18 @@ pub struct ProgramsArgs {
 impl ProgramsArgs {
     pub fn config(&self) -> anyhow::Result<ProgramsConfig> {
         let api_key = api_key_from(&self.api_key_env)?;
+        let defaults = programs_defaults();
         Ok(ProgramsConfig {
             tables: self.tables.clone(),
             endpoint: Endpoint {
-                url: self.endpoint.clone(),
-                model: self.model.clone(),
                 completions: self.completions,
                 api_key,
                 timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
-                max_attempts: 6,
-                backoff_base: std::time::Duration::from_millis(500),
-                backoff_cap: std::time::Duration::from_secs(30),
+                ..Endpoint::new(self.endpoint.as_str(), self.model.as_str())
             },
             decoding: Decoding {
-                temperature: 0.0,
-                top_p: None,
                 max_tokens: self.max_tokens,
-                seed: None,
-                stop: Vec::new(),
+                ..defaults.decoding
             },
             concurrency: self.concurrency.max(1),
             limit: self.limit,

@@ -58,13 +58,18 @@ pub struct GenerateConfig {
     pub progress: bool,
 }
 
-impl GenerateConfig {
-    /// The paper's settings (N = 30,000, m = 100, c = 6, noise 10/30/50), run seed 42, all
-    /// cores, no progress bar; change fields with struct-update syntax.
-    pub fn new(tables: PathBuf, attacks: Vec<AttackSpec>) -> Self {
+impl Default for GenerateConfig {
+    /// The paper's settings (N = 30,000, m = 100, c = 6, noise 10/30/50) for M1, M2, M3 and
+    /// punctuation noise on the default tables, run seed 42, all cores, no progress bar.
+    fn default() -> Self {
         GenerateConfig {
-            tables,
-            attacks,
+            tables: crate::pipeline::default_tables(),
+            attacks: vec![
+                AttackSpec::Numeric(Method::M1),
+                AttackSpec::Numeric(Method::M2),
+                AttackSpec::Numeric(Method::M3),
+                AttackSpec::Punct,
+            ],
             attempts: 30_000,
             variants: 100,
             problems: None,
@@ -76,6 +81,17 @@ impl GenerateConfig {
             seed: 42,
             threads: None,
             progress: false,
+        }
+    }
+}
+
+impl GenerateConfig {
+    /// The defaults for these attacks on these tables; change fields with struct-update syntax.
+    pub fn new(tables: PathBuf, attacks: Vec<AttackSpec>) -> Self {
+        GenerateConfig {
+            tables,
+            attacks,
+            ..Default::default()
         }
     }
 

@@ -31,6 +31,23 @@ pub struct ProgramsConfig {
     pub limit: Option<usize>,
 }
 
+impl ProgramsConfig {
+    /// Greedy replies of up to 1024 tokens (a program is longer than an answer), 4 requests in
+    /// flight, every problem that lacks a program.
+    pub fn new(tables: PathBuf, endpoint: Endpoint) -> Self {
+        ProgramsConfig {
+            tables,
+            endpoint,
+            decoding: Decoding {
+                max_tokens: 1024,
+                ..Decoding::default()
+            },
+            concurrency: 4,
+            limit: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProgramsSummary {
     pub asked: usize,

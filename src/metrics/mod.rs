@@ -231,16 +231,28 @@ pub struct MetricsConfig {
     pub model_order: Vec<String>,
 }
 
-impl MetricsConfig {
-    pub fn new(tables: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Self {
+impl Default for MetricsConfig {
+    /// The embedded metrics over the default tables into `out/metrics`, [`BOOTSTRAP_REPLICATES`]
+    /// replicates seeded with [`BOOTSTRAP_SEED`], all cores, models by name.
+    fn default() -> Self {
         MetricsConfig {
-            tables: tables.into(),
-            out: out.into(),
+            tables: crate::pipeline::default_tables(),
+            out: Path::new(crate::pipeline::DEFAULT_OUT).join("metrics"),
             sql_dir: None,
             replicates: BOOTSTRAP_REPLICATES,
             seed: BOOTSTRAP_SEED,
             threads: None,
             model_order: Vec::new(),
+        }
+    }
+}
+
+impl MetricsConfig {
+    pub fn new(tables: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Self {
+        MetricsConfig {
+            tables: tables.into(),
+            out: out.into(),
+            ..Default::default()
         }
     }
 }

@@ -34,6 +34,24 @@ pub struct PublishConfig {
     pub max_shard_rows: usize,
 }
 
+impl PublishConfig {
+    /// Rows per Parquet shard unless told otherwise.
+    pub const MAX_SHARD_ROWS: usize = 500_000;
+
+    /// The variants of `tables` into `out`, named from their datasets ([`default_name`]), no
+    /// extra table, an existing `out` refused.
+    pub fn new(tables: PathBuf, out: PathBuf) -> Self {
+        PublishConfig {
+            name: default_name(&tables),
+            tables,
+            out,
+            include: Vec::new(),
+            force: false,
+            max_shard_rows: Self::MAX_SHARD_ROWS,
+        }
+    }
+}
+
 /// What was published: config -> split -> rows.
 #[derive(Clone, Debug, Default)]
 pub struct PublishSummary {

@@ -21,6 +21,20 @@ pub struct Decoding {
     pub stop: Vec<String>,
 }
 
+impl Default for Decoding {
+    /// Greedy, 512 tokens: reruns are reproducible. Neither paper's setting (Xie et al. sampled
+    /// at 0.1 with 512 tokens, ArithmAttack at the model's default temperature).
+    fn default() -> Self {
+        Decoding {
+            temperature: 0.0,
+            top_p: None,
+            max_tokens: 512,
+            seed: None,
+            stop: Vec::new(),
+        }
+    }
+}
+
 impl Decoding {
     /// Canonical text for the resume key.
     pub fn key_text(&self) -> String {
@@ -45,6 +59,21 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// Chat completions without a key, 120 s per request, 6 attempts backing off from 0.5 s up
+    /// to 30 s.
+    pub fn new(url: impl Into<String>, model: impl Into<String>) -> Self {
+        Endpoint {
+            url: url.into(),
+            model: model.into(),
+            completions: false,
+            api_key: None,
+            timeout: Duration::from_secs(120),
+            max_attempts: 6,
+            backoff_base: Duration::from_millis(500),
+            backoff_cap: Duration::from_secs(30),
+        }
+    }
+
     pub fn request_url(&self) -> String {
         let base = self.url.trim_end_matches('/');
         let base = base.strip_suffix("/v1").unwrap_or(base);

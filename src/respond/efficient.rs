@@ -69,6 +69,17 @@ pub struct EfficientConfig {
     pub compat: EfficientCompat,
 }
 
+impl EfficientConfig {
+    /// The paper's setup: 50 problems per (dataset, attack), the original asked first.
+    pub fn new(cheap: impl Into<String>) -> Self {
+        EfficientConfig {
+            cheap: cheap.into(),
+            top_problems: 50,
+            compat: EfficientCompat::Paper,
+        }
+    }
+}
+
 /// One attack's plan for a problem.
 #[derive(Clone, Debug)]
 struct Plan {

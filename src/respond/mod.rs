@@ -126,6 +126,41 @@ pub struct RespondConfig {
     pub progress: bool,
 }
 
+impl Default for RespondConfig {
+    /// Every variant of the default tables, asked offline with Xie et al.'s prompt, greedy,
+    /// 8 requests in flight, read by advmath's rules, a part written every 200 responses or
+    /// 10 seconds, no progress bar; `model` is empty: name one ([`RespondConfig::new`]).
+    fn default() -> Self {
+        RespondConfig {
+            tables: crate::pipeline::default_tables(),
+            model: String::new(),
+            template: prompt::Template::default(),
+            decoding: Decoding::default(),
+            backend: Backend::Offline,
+            attacks: Vec::new(),
+            datasets: Vec::new(),
+            efficient: None,
+            per_problem: None,
+            extraction: Extraction::default(),
+            limit: None,
+            concurrency: 8,
+            flush_every: 200,
+            flush_seconds: 10.0,
+            progress: false,
+        }
+    }
+}
+
+impl RespondConfig {
+    pub fn new(tables: PathBuf, model: impl Into<String>) -> Self {
+        RespondConfig {
+            tables,
+            model: model.into(),
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct RespondSummary {
     /// Requests made (one per distinct question).

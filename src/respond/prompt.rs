@@ -33,6 +33,16 @@ pub struct Template {
     pub text: String,
 }
 
+impl Default for Template {
+    /// Xie et al.'s zero-shot chain of thought.
+    fn default() -> Self {
+        Template {
+            name: "xie2024".into(),
+            text: XIE2024.into(),
+        }
+    }
+}
+
 impl Template {
     /// A built-in name (`xie2024`, `arithmattack`) or a file holding a template with `{question}`.
     pub fn resolve(spec: &str) -> Result<Template> {

@@ -5,7 +5,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::json;
 
@@ -29,14 +28,8 @@ pub fn export_batch(
     let items = variant_items(tables, attacks, &[])?;
     // Only its request bodies are used: the Batch API sends them, not advmath.
     let endpoint = Endpoint {
-        url: String::new(),
-        model: model.to_string(),
         completions,
-        api_key: None,
-        timeout: Duration::from_secs(1),
-        max_attempts: 1,
-        backoff_base: Duration::ZERO,
-        backoff_cap: Duration::ZERO,
+        ..Endpoint::new("", model)
     };
     let url = if completions {
         "/v1/completions"
