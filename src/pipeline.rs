@@ -19,7 +19,7 @@ use crate::ingest::{
     IngestOptions, ProblemRecord, Source,
 };
 use crate::output::tsv_row;
-use crate::store;
+use crate::store::{self, reports_dir, tables_dir};
 
 /// `advmath ingest`: the inputs, how to read them, where the tables go.
 #[derive(Clone, Debug)]
@@ -196,25 +196,8 @@ pub struct RunSummary {
     pub publish: crate::publish::PublishSummary,
 }
 
-/// The output folder of every command left to its defaults: `run --out`, and the parent of every
-/// other command's tables and reports.
-pub const DEFAULT_OUT: &str = "out";
-
 /// The models `run` asks when none is named: the offline ones, so it needs no network.
 pub const DEFAULT_MODELS: [&str; 5] = crate::respond::sim::SIMULATED;
-
-pub fn tables_dir(out: &Path) -> PathBuf {
-    out.join("tables")
-}
-
-pub fn reports_dir(out: &Path) -> PathBuf {
-    out.join("reports")
-}
-
-/// The tables folder of every command but `run` (`run` puts it under its `--out`).
-pub fn default_tables() -> PathBuf {
-    tables_dir(Path::new(DEFAULT_OUT))
-}
 
 pub fn run(config: &RunConfig) -> Result<RunSummary> {
     let ingest_config = IngestConfig {

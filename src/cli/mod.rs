@@ -12,10 +12,11 @@ use advmath::generate::noise::NoiseCount;
 use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::metrics::{MetricsConfig, OutputFormat, QuerySource, SqlConfig};
-use advmath::pipeline::{default_tables, IngestConfig, RunConfig, DEFAULT_MODELS, DEFAULT_OUT};
+use advmath::pipeline::{IngestConfig, RunConfig, DEFAULT_MODELS};
 use advmath::publish::PublishConfig;
 use advmath::regress::RegressConfig;
 use advmath::respond::{Backend, Endpoint, RespondConfig};
+use advmath::store::{default_tables, DEFAULT_OUT};
 
 /// A list default as the comma-separated text its `value_delimiter = ','` argument parses, so
 /// that `--help` shows it the way it is typed.
@@ -441,7 +442,7 @@ impl IngestArgs {
 
 impl RunArgs {
     pub fn config(&self) -> anyhow::Result<RunConfig> {
-        let tables = advmath::pipeline::tables_dir(&self.out);
+        let tables = advmath::store::tables_dir(&self.out);
         let responders = self
             .models
             .iter()

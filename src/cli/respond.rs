@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use advmath::ingest::programs::ProgramsConfig;
-use advmath::pipeline::default_tables;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
 use advmath::respond::prompt::Template;
 use advmath::respond::{
     Backend, Decoding, EfficientCompat, EfficientConfig, Endpoint, Extraction, RespondConfig,
 };
+use advmath::store::default_tables;
 
 /// The library's endpoint settings, read for the defaults of the flags that change them.
 fn endpoint_defaults() -> Endpoint {

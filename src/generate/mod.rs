@@ -63,7 +63,7 @@ impl Default for GenerateConfig {
     /// punctuation noise on the default tables, run seed 42, all cores, no progress bar.
     fn default() -> Self {
         GenerateConfig {
-            tables: crate::pipeline::default_tables(),
+            tables: crate::store::default_tables(),
             attacks: vec![
                 AttackSpec::Numeric(Method::M1),
                 AttackSpec::Numeric(Method::M2),

@@ -236,8 +236,8 @@ impl Default for MetricsConfig {
     /// replicates seeded with [`BOOTSTRAP_SEED`], all cores, models by name.
     fn default() -> Self {
         MetricsConfig {
-            tables: crate::pipeline::default_tables(),
-            out: Path::new(crate::pipeline::DEFAULT_OUT).join("metrics"),
+            tables: crate::store::default_tables(),
+            out: Path::new(crate::store::DEFAULT_OUT).join("metrics"),
             sql_dir: None,
             replicates: BOOTSTRAP_REPLICATES,
             seed: BOOTSTRAP_SEED,

@@ -72,12 +72,12 @@ impl Default for RegressConfig {
     /// scikit-learn's `LogisticRegression()` defaults (L2 with C = 1), no standardisation.
     fn default() -> Self {
         RegressConfig {
-            tables: crate::pipeline::default_tables(),
+            tables: crate::store::default_tables(),
             attacks: vec!["m3".into()],
             alpha: 1.0,
             standardize: false,
             set: FeatureSet::Xie2024,
-            report_dir: crate::pipeline::reports_dir(Path::new(crate::pipeline::DEFAULT_OUT)),
+            report_dir: crate::store::reports_dir(Path::new(crate::store::DEFAULT_OUT)),
         }
     }
 }

@@ -132,7 +132,7 @@ impl Default for RespondConfig {
     /// 10 seconds, no progress bar; `model` is empty: name one ([`RespondConfig::new`]).
     fn default() -> Self {
         RespondConfig {
-            tables: crate::pipeline::default_tables(),
+            tables: crate::store::default_tables(),
             model: String::new(),
             template: prompt::Template::default(),
             decoding: Decoding::default(),

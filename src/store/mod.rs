@@ -29,6 +29,25 @@ pub use parquet::{
     PARQUET_EXT,
 };
 
+/// The output folder of every command left to its defaults: `run --out`, and the parent of every
+/// other command's tables and reports.
+pub const DEFAULT_OUT: &str = "out";
+
+/// `<out>/tables`: the tables folder of an output folder.
+pub fn tables_dir(out: &Path) -> PathBuf {
+    out.join("tables")
+}
+
+/// `<out>/reports`: where the reports of an output folder go.
+pub fn reports_dir(out: &Path) -> PathBuf {
+    out.join("reports")
+}
+
+/// The tables folder of every command but `run` (`run` puts it under its `--out`).
+pub fn default_tables() -> PathBuf {
+    tables_dir(Path::new(DEFAULT_OUT))
+}
+
 /// A name made safe as one path component: anything but ASCII letters, digits, `-` and `_`
 /// becomes `_`.
 pub fn sanitize(s: &str) -> String {

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use advmath::pipeline::{DEFAULT_MODELS, DEFAULT_OUT};
+use advmath::pipeline::DEFAULT_MODELS;
+use advmath::store::DEFAULT_OUT;
 
 use crate::util::{advmath, walk};
 

@@ -79,7 +79,7 @@ fn imports(src: &Path, skip: &[&str]) -> BTreeMap<(String, PathBuf), Vec<String>
         }
         let text = fs::read_to_string(&file).unwrap();
         // Inline test modules sit at the end of a file; what they import is not the module's.
-        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+        let code = text.split("#[cfg(test)]\nmod tests {").next().unwrap();
         let mut used: Vec<String> = code
             .match_indices("crate::")
             .map(|(i, _)| {
