@@ -2,8 +2,11 @@
 //!
 //! Retries cover what a busy or flaky server does: 429 and 5xx (honouring `Retry-After`),
 //! timeouts, dropped connections and bodies that are not the JSON promised. Backoff is exponential
-//! with full jitter. The API key is read from an environment variable at start and only ever put
-//! in the Authorization header.
+//! with full jitter; a `Retry-After` is honoured up to [`MAX_RETRY_AFTER`] (and never beyond the
+//! request timeout), and a wait of a second or more is logged. The API key is read from an
+//! environment variable at start and only ever put in the Authorization header: a server that
+//! echoes it back in a reply or an error body has it replaced by `[redacted]` before anything is
+//! printed or stored.
 
 use std::time::{Duration, Instant};
 
@@ -174,14 +177,32 @@ fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
-/// A `Retry-After` number in units of `unit` seconds, capped at 10 minutes (an HTTP date is
-/// treated as "soon": one backoff step).
+/// The longest `Retry-After` honoured: a server asking for more is waited on this long.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// A `Retry-After` number in units of `unit` seconds, as asked (an HTTP date is treated as
+/// "soon": one backoff step).
 fn retry_after(value: Option<&str>, unit: f64) -> Option<Duration> {
     let s = value?.trim();
     s.parse::<f64>()
         .ok()
-        .filter(|v| *v >= 0.0)
-        .map(|v| Duration::from_secs_f64((v * unit).min(600.0)))
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        // A day bounds what is kept of an absurd value, so that it fits a Duration.
+        .map(|v| Duration::from_secs_f64((v * unit).min(86_400.0)))
+}
+
+/// The part of a server's `Retry-After` that is waited: at most [`MAX_RETRY_AFTER`], and never
+/// longer than one request may take.
+fn honoured(after: Duration, timeout: Duration) -> Duration {
+    after.min(MAX_RETRY_AFTER).min(timeout)
+}
+
+/// `text` with every occurrence of the API key replaced.
+fn redact(text: String, key: Option<&str>) -> String {
+    match key {
+        Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, "[redacted]"),
+        _ => text,
+    }
 }
 
 fn attempt(
@@ -241,6 +262,7 @@ pub fn complete(
     decoding: &Decoding,
     jitter_seed: u64,
 ) -> Result<Completion, String> {
+    let key = endpoint.api_key.as_deref();
     let body = endpoint.body(prompt, decoding);
     let mut rng = Pcg64Mcg::seed_from_u64(jitter_seed);
     let mut last = String::new();
@@ -256,7 +278,7 @@ pub fn complete(
         match outcome {
             Ok(((text, prompt_tokens, completion_tokens, finish_reason), latency_ms)) => {
                 return Ok(Completion {
-                    text,
+                    text: redact(text, key),
                     latency_ms,
                     prompt_tokens,
                     completion_tokens,
@@ -264,17 +286,29 @@ pub fn complete(
                     attempts: n,
                 })
             }
-            Err(AttemptError::Fatal(reason)) => return Err(reason),
+            Err(AttemptError::Fatal(reason)) => return Err(redact(reason, key)),
             Err(AttemptError::Retry { reason, after }) => {
-                last = reason;
+                last = redact(reason, key);
                 if n == endpoint.max_attempts {
                     break;
                 }
                 let exp = endpoint.backoff_base.as_secs_f64() * 2f64.powi(n as i32 - 1);
                 let jittered = rng.random_range(0.0..=exp.min(endpoint.backoff_cap.as_secs_f64()));
-                let wait = after
-                    .map(|a| a.as_secs_f64().max(jittered))
-                    .unwrap_or(jittered);
+                let wait = match after {
+                    Some(asked) => {
+                        let waited = honoured(asked, endpoint.timeout);
+                        if waited >= Duration::from_secs(1) {
+                            eprintln!(
+                                "note: {}: the server asked to wait {:.1} s (Retry-After); waiting {:.1} s",
+                                endpoint.model,
+                                asked.as_secs_f64(),
+                                waited.as_secs_f64()
+                            );
+                        }
+                        waited.as_secs_f64().max(jittered)
+                    }
+                    None => jittered,
+                };
                 std::thread::sleep(Duration::from_secs_f64(wait));
             }
         }
@@ -342,5 +376,39 @@ mod tests {
             retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), 1.0),
             None
         );
+        assert_eq!(
+            retry_after(Some("1e300"), 1.0),
+            Some(Duration::from_secs(86_400))
+        );
+        assert_eq!(retry_after(Some("NaN"), 1.0), None);
+    }
+
+    #[test]
+    fn a_long_retry_after_is_capped_by_the_maximum_and_the_timeout() {
+        let asked = Duration::from_secs(100_000);
+        assert_eq!(honoured(asked, Duration::from_secs(120)), MAX_RETRY_AFTER);
+        assert_eq!(
+            honoured(asked, Duration::from_secs(5)),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            honoured(Duration::from_secs(2), Duration::from_secs(5)),
+            Duration::from_secs(2)
+        );
+    }
+
+    #[test]
+    fn the_api_key_is_redacted_from_server_text() {
+        let key = Some("sk-secret-123");
+        assert_eq!(
+            redact(
+                "HTTP 401: bad key sk-secret-123 (sk-secret-123)".into(),
+                key
+            ),
+            "HTTP 401: bad key [redacted] ([redacted])"
+        );
+        assert_eq!(redact("no key here".into(), key), "no key here");
+        assert_eq!(redact("anything".into(), Some("")), "anything");
+        assert_eq!(redact("anything".into(), None), "anything");
     }
 }

@@ -23,6 +23,97 @@ fn respond(tables: &Path, port: u16, extra: &[&str]) -> assert_cmd::assert::Asse
         .assert()
 }
 
+/// A server asking to wait for a day is waited on no longer than the request timeout (and never
+/// longer than the documented maximum), and the run says so.
+#[test]
+fn a_huge_retry_after_is_capped_and_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let server = spawn(
+        |n| {
+            if n == 0 {
+                Reply::TooMany {
+                    retry_after: 100_000,
+                }
+            } else {
+                Reply::Ok
+            }
+        },
+        Duration::ZERO,
+    );
+    let start = Instant::now();
+    let out = respond(
+        &tables,
+        server.port,
+        &[
+            "--limit",
+            "1",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "2",
+            "--attempts",
+            "2",
+        ],
+    )
+    .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("the server asked to wait 86400.0 s (Retry-After); waiting 2.0 s"),
+        "{stderr}"
+    );
+    // Uncapped, the run would sleep for a day; capped, the wait is the 2 s timeout.
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(stored_rows(&tables, "test-model").unwrap().len(), 1);
+}
+
+/// A server that echoes the API key in an error body: the key is neither printed nor stored.
+#[test]
+fn an_echoed_api_key_is_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let server = spawn(|_| Reply::EchoAuthorization, Duration::ZERO);
+    let key = "sk-test-0123456789abcdef";
+    let out = advmath()
+        .env("ADVMATH_TEST_KEY", key)
+        .args([
+            "respond",
+            "--model",
+            "test-model",
+            "--endpoint",
+            &format!("http://127.0.0.1:{}", server.port),
+            "--api-key-env",
+            "ADVMATH_TEST_KEY",
+            "--limit",
+            "2",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .code(1);
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.get_output().stdout),
+        String::from_utf8_lossy(&out.get_output().stderr)
+    );
+    assert!(!printed.contains(key), "{printed}");
+    assert!(printed.contains("[redacted]"), "{printed}");
+    for file in walk(&tables) {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !bytes.windows(key.len()).any(|w| w == key.as_bytes()),
+            "{} holds the key",
+            file.display()
+        );
+    }
+}
+
 /// Every fault a real server produces is retried until it succeeds; Retry-After is honoured.
 #[test]
 fn retries_every_transient_fault() {

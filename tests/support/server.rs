@@ -20,6 +20,8 @@ pub enum Reply {
     ResetMidBody,
     /// 200 with this assistant text.
     Text(&'static str),
+    /// 401 whose body echoes the request's Authorization header, as some servers do.
+    EchoAuthorization,
 }
 
 pub struct Server {
@@ -84,6 +86,7 @@ fn serve(
             return;
         }
         let mut length = 0;
+        let mut authorization = String::new();
         loop {
             let mut h = String::new();
             if reader.read_line(&mut h).unwrap_or(0) == 0 {
@@ -94,6 +97,9 @@ fn serve(
             }
             if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap_or(0);
+            }
+            if h.to_ascii_lowercase().starts_with("authorization:") {
+                authorization = h["authorization:".len()..].trim().to_string();
             }
         }
         let mut body = vec![0; length];
@@ -131,6 +137,12 @@ fn serve(
                 return;
             }
             Reply::Malformed => send(&mut out, "200 OK", "", r#"{"choices": [ {"message": "#),
+            Reply::EchoAuthorization => send(
+                &mut out,
+                "401 Unauthorized",
+                "",
+                &format!(r#"{{"error":"invalid credentials: {authorization}"}}"#),
+            ),
             Reply::Text(t) => {
                 let body = format!(
                     r#"{{"choices":[{{"message":{{"role":"assistant","content":{}}},"finish_reason":"stop"}}]}}"#,
