@@ -476,3 +476,37 @@ fn respond_grades_with_the_chosen_extraction() {
         "{text}"
     );
 }
+
+/// An ArithmAttack file without its replies is refused, naming the file and the column, instead
+/// of being graded all wrong.
+#[test]
+fn an_arithmattack_file_without_replies_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let file = dir.path().join("clean.csv");
+    std::fs::write(
+        &file,
+        "Question,Answer - Ground Truth Converted\nTom has 3 apples and buys 4 more. How many?,7\n",
+    )
+    .unwrap();
+    let out = advmath()
+        .args([
+            "ingest-responses",
+            "--format",
+            "arithmattack",
+            "--model",
+            "m",
+            "--tables",
+        ])
+        .arg(&tables)
+        .arg(&file)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("clean.csv: no Answer - LLM column"),
+        "{stderr}"
+    );
+    assert!(stored_rows(&tables, "m").unwrap().is_empty());
+}

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::cells::read_csv;
 use super::{original_attack, outside_item, outside_key, Layout, OutsideConfig, Problem, Problems};
-use crate::error::{Error, Result};
+use crate::error::{ColumnProblem, Error, Result};
 use crate::num::Num;
 use crate::respond::ResponseRow;
 
@@ -23,6 +23,7 @@ impl Layout for Arithmattack {
         let mut out = Vec::new();
         for (dataset, model, level, path) in arithmattack_files(&config.input, config)? {
             let rows = read_csv(&path)?;
+            require_columns(&rows, &path)?;
             let match_questions = |rows: &[HashMap<String, String>]| {
                 rows.iter()
                     .map(|r| problems.find(r.get("Question").map(String::as_str).unwrap_or("")))
@@ -69,6 +70,29 @@ impl Layout for Arithmattack {
     }
 }
 
+/// The columns a study file cannot do without: a file lacking the replies would be graded all
+/// wrong instead of refused.
+const REQUIRED: [&str; 2] = ["Question", "Answer - LLM"];
+
+/// A null cell is absent from its row's map, so a column is missing when no row has it.
+fn require_columns(rows: &[HashMap<String, String>], path: &Path) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    match REQUIRED
+        .iter()
+        .find(|c| !rows.iter().any(|r| r.contains_key(**c)))
+    {
+        Some(column) => Err(Error::BadColumn {
+            file: path.to_path_buf(),
+            problem: ColumnProblem::Missing {
+                column: column.to_string(),
+            },
+        }),
+        None => Ok(()),
+    }
+}
+
 /// (dataset, model, noise level, file) for an ArithmAttack folder or file.
 fn arithmattack_files(
     input: &Path,
@@ -79,7 +103,8 @@ fn arithmattack_files(
         if stem == "clean" {
             Some(0)
         } else {
-            stem.strip_prefix("noise")?.parse().ok()
+            let level: u32 = stem.strip_prefix("noise")?.parse().ok()?;
+            i32::try_from(level).ok()
         }
     };
     let mut files = Vec::new();
