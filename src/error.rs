@@ -67,6 +67,13 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A query result would be written inside the tables folder it reads.
+    #[error(
+        "{}: inside the tables folder {}; a result written there would be read as table data",
+        output.display(),
+        tables.display()
+    )]
+    OutputInsideTables { output: PathBuf, tables: PathBuf },
     /// The input as a whole cannot be used (empty file, unknown layout).
     #[error("{path}: {reason}")]
     InvalidInput { path: String, reason: String },
@@ -118,7 +125,7 @@ impl Error {
     /// Exit code convention: 1 for data or validation failures, 2 for usage and internal errors.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage(_) => 2,
+            Error::Usage(_) | Error::OutputInsideTables { .. } => 2,
             Error::InvalidInput { .. }
             | Error::MissingTable { .. }
             | Error::BadColumn { .. }

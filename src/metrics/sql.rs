@@ -79,6 +79,9 @@ pub struct SqlOutput {
 
 /// Run one user query over `tables` and render it.
 pub fn run_sql(tables: &Path, query: &str, format: OutputFormat) -> Result<SqlOutput> {
+    if let OutputFormat::Parquet(path) = &format {
+        refuse_inside_tables(path, tables)?;
+    }
     let engine = SqlEngine::open(tables)?;
     let output = engine.query(query)?;
     render(&output, &format)
@@ -86,12 +89,102 @@ pub fn run_sql(tables: &Path, query: &str, format: OutputFormat) -> Result<SqlOu
 
 /// [`run_sql`] from a [`SqlConfig`], writing text output to `out`; returns the row count.
 pub fn run_sql_config(config: &SqlConfig, out: &mut dyn Write) -> Result<usize> {
+    if let OutputFormat::Parquet(path) = &config.format {
+        refuse_inside_tables(path, &config.tables)?;
+    }
     let query = config.query.read()?;
     let engine = SqlEngine::open_with_threads(&config.tables, config.threads)?;
     let output = engine.query(&query)?;
     let rendered = render(&output, &config.format)?;
     out.write_all(rendered.text.as_bytes())?;
     Ok(rendered.rows)
+}
+
+/// A result written among the tables would be read back as table data by the next query.
+fn refuse_inside_tables(output: &Path, tables: &Path) -> Result<()> {
+    let Ok(tables) = tables.canonicalize() else {
+        return Ok(());
+    };
+    // The output file may not exist yet: resolve its nearest existing ancestor.
+    let absolute = std::path::absolute(output).map_err(|e| Error::file(output, e))?;
+    let mut existing = absolute.as_path();
+    while !existing.exists() {
+        match existing.parent() {
+            Some(parent) => existing = parent,
+            None => return Ok(()),
+        }
+    }
+    let resolved = existing
+        .canonicalize()
+        .map_err(|e| Error::file(existing, e))?
+        .join(absolute.strip_prefix(existing).unwrap_or(Path::new("")));
+    if resolved.starts_with(&tables) {
+        return Err(Error::OutputInsideTables {
+            output: output.to_path_buf(),
+            tables,
+        });
+    }
+    Ok(())
+}
+
+/// Nested columns (lists, structs, maps) as JSON text, one value per row: CSV has no nested
+/// values, and JSON keeps them readable and exact.
+fn nested_as_json(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let nested = |t: &DataType| t.is_nested();
+    if !schema.fields().iter().any(|f| nested(f.data_type())) {
+        return Ok((Arc::clone(schema), batches.to_vec()));
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            if nested(f.data_type()) {
+                Field::new(f.name(), DataType::Utf8, true)
+            } else {
+                f.as_ref().clone()
+            }
+        })
+        .collect();
+    let out_schema = Arc::new(Schema::new(fields));
+    let mut out = Vec::with_capacity(batches.len());
+    for b in batches {
+        let mut columns = Vec::with_capacity(b.num_columns());
+        for (column, field) in b.columns().iter().zip(schema.fields()) {
+            if !nested(field.data_type()) {
+                columns.push(Arc::clone(column));
+                continue;
+            }
+            let one = RecordBatch::try_new(
+                Arc::new(Schema::new(vec![field.as_ref().clone()])),
+                vec![Arc::clone(column)],
+            )?;
+            let mut buf = Vec::new();
+            {
+                let mut w = arrow::json::WriterBuilder::new()
+                    .with_explicit_nulls(true)
+                    .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
+                w.write(&one)?;
+                w.finish()?;
+            }
+            let text = String::from_utf8_lossy(&buf);
+            let values: Vec<Option<String>> = text
+                .lines()
+                .map(|line| {
+                    let row: serde_json::Value = serde_json::from_str(line)?;
+                    Ok(match &row[field.name()] {
+                        serde_json::Value::Null => None,
+                        v => Some(v.to_string()),
+                    })
+                })
+                .collect::<std::result::Result<_, serde_json::Error>>()?;
+            columns.push(Arc::new(arrow::array::StringArray::from(values)) as _);
+        }
+        out.push(RecordBatch::try_new(Arc::clone(&out_schema), columns)?);
+    }
+    Ok((out_schema, out))
 }
 
 /// View types (DataFusion reads strings as Utf8View) become plain Utf8/Binary so that every
@@ -142,6 +235,7 @@ fn render(output: &QueryOutput, format: &OutputFormat) -> Result<SqlOutput> {
             s
         }
         OutputFormat::Csv => {
+            let (schema, batches) = nested_as_json(&schema, &batches)?;
             let mut buf = Vec::new();
             if batches.is_empty() {
                 let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();

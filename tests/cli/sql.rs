@@ -11,7 +11,7 @@ use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 
 use crate::fixtures::{fixture, full_fixture, responses_batch};
 
-use crate::util::skip;
+use crate::util::{advmath, skip};
 
 #[test]
 fn metrics_errors_are_clear() {
@@ -297,4 +297,37 @@ fn metrics_hive_tables_are_registered_with_partition_columns() {
         ]]
     );
     drop(dir);
+}
+
+/// `sql --output` never writes among the tables it reads, and CSV output writes list columns as
+/// JSON text.
+#[test]
+fn sql_output_stays_out_of_the_tables_and_csv_writes_lists() {
+    let (_dir, tables) = fixture();
+    let inside = tables.join("responses/result.parquet");
+    let out = advmath()
+        .args(["sql", "SELECT 1 AS one", "--format", "parquet", "--output"])
+        .arg(&inside)
+        .arg("--tables")
+        .arg(&tables)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("inside the tables folder"), "{stderr}");
+    assert!(!inside.exists());
+    let out = advmath()
+        .args([
+            "sql",
+            "SELECT 'a' AS s, make_array(1, 2) AS l, CAST(NULL AS INT) AS n",
+            "--format",
+            "csv",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout),
+        "s,l,n\na,\"[1,2]\",\n"
+    );
 }
