@@ -67,6 +67,13 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A tabular input (CSV, JSON Lines, Parquet) cannot be read as a table.
+    #[error("{}: cannot be read as a table", file.display())]
+    ReadTable {
+        file: PathBuf,
+        #[source]
+        source: polars::error::PolarsError,
+    },
     /// A query result would be written inside the tables folder it reads.
     #[error(
         "{}: inside the tables folder {}; a result written there would be read as table data",
@@ -130,6 +137,7 @@ impl Error {
             | Error::MissingTable { .. }
             | Error::BadColumn { .. }
             | Error::JsonLine { .. }
+            | Error::ReadTable { .. }
             | Error::Register { .. }
             | Error::Plot { .. }
             | Error::Json(_)

@@ -331,17 +331,44 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
         CsvReadOptions, DataType as PlType, JsonFormat, JsonReader, ParquetReader, SerReader,
     };
     let file = || fs::File::open(path).map_err(|e| Error::file(path, e));
-    read_nonempty(path)?;
+    let bytes = read_nonempty(path)?;
+    let unreadable = |source| Error::ReadTable {
+        file: path.to_path_buf(),
+        source,
+    };
+    // Rows of a JSON Lines file nested too deep would overflow the JSON reader's stack: they
+    // become bad rows, and only the others reach it. `rows[k]` is the source row of table row k.
+    let mut too_deep = Vec::new();
+    let mut rows: Vec<usize> = Vec::new();
     let df = match format {
         Format::Csv => CsvReadOptions::default()
             .with_has_header(true)
             .with_infer_schema_length(Some(0))
-            .try_into_reader_with_file_path(Some(path.to_path_buf()))?
-            .finish()?,
-        Format::Jsonl => JsonReader::new(file()?)
-            .with_json_format(JsonFormat::JsonLines)
-            .finish()?,
-        _ => ParquetReader::new(file()?).finish()?,
+            .try_into_reader_with_file_path(Some(path.to_path_buf()))
+            .and_then(|r| r.finish())
+            .map_err(unreadable)?,
+        Format::Jsonl => {
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|e| Error::invalid(path.display(), format!("not UTF-8 text: {e}")))?;
+            let mut kept = String::with_capacity(text.len());
+            for (row, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+                if json_depth(line) > MAX_JSON_DEPTH {
+                    too_deep.push(row);
+                } else {
+                    rows.push(row);
+                    kept.push_str(line);
+                    kept.push('\n');
+                }
+            }
+            if rows.is_empty() {
+                return Ok(too_deep_rows(path, &too_deep));
+            }
+            JsonReader::new(std::io::Cursor::new(kept.into_bytes()))
+                .with_json_format(JsonFormat::JsonLines)
+                .finish()
+                .map_err(unreadable)?
+        }
+        _ => ParquetReader::new(file()?).finish().map_err(unreadable)?,
     };
     let column = |name: &str| -> Result<Vec<Option<String>>> {
         let c = df.column(name).map_err(|_| {
@@ -377,15 +404,17 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
         .as_deref()
         .map(column)
         .transpose()?;
-    Ok(questions
+    let source_row = |k: usize| rows.get(k).copied().unwrap_or(k);
+    let mut out: Vec<RawProblem> = questions
         .into_iter()
         .enumerate()
-        .map(|(i, q)| {
+        .map(|(k, q)| {
+            let i = source_row(k);
             let where_ = format!("{}: row {}", path.display(), i + 1);
             let Some(q) = q.filter(|q| !q.trim().is_empty()) else {
                 return bad_row(i as i64, format!("{where_}: empty question"));
             };
-            let answer = answers[i].clone();
+            let answer = answers[k].clone();
             // A GSM8K-style answer column carries a worked solution.
             let worked = answer
                 .as_ref()
@@ -394,16 +423,61 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
             let answer = answer.map(|a| synth::gsm8k_final_answer(&a).unwrap_or(a));
             RawProblem {
                 source_index: i as i64,
-                id: ids.as_ref().and_then(|v| v[i].clone()),
+                id: ids.as_ref().and_then(|v| v[k].clone()),
                 question: q,
                 answer,
                 program: programs.as_ref().map(|p| {
-                    p[i].clone()
+                    p[k].clone()
                         .ok_or_else(|| format!("{where_}: empty program"))
                 }),
                 worked,
                 ..Default::default()
             }
         })
-        .collect())
+        .collect();
+    out.extend(too_deep_rows(path, &too_deep));
+    out.sort_by_key(|r| r.source_index);
+    Ok(out)
+}
+
+fn too_deep_rows(path: &Path, rows: &[usize]) -> Vec<RawProblem> {
+    rows.iter()
+        .map(|&row| {
+            let reason = format!(
+                "{}: row {}: JSON nested deeper than {MAX_JSON_DEPTH} levels",
+                path.display(),
+                row + 1
+            );
+            bad_row(row as i64, reason)
+        })
+        .collect()
+}
+
+/// The deepest JSON nesting a generic row may have; real rows are flat records.
+const MAX_JSON_DEPTH: usize = 64;
+
+/// How deep the arrays and objects of one JSON text nest (brackets inside strings ignored).
+fn json_depth(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for c in text.bytes() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }

@@ -185,3 +185,62 @@ fn a_missing_program_file_is_recorded() {
     assert_eq!(e.kind, ErrorKind::MissingProgram);
     assert!(e.detail.contains("code/1.py"), "{}", e.detail);
 }
+
+/// A JSON Lines row nested 10,000 levels deep is one bad row naming file, row and reason; the
+/// rows around it land.
+#[test]
+fn a_deeply_nested_json_row_is_a_bad_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("deep.jsonl");
+    let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    std::fs::write(
+        &input,
+        format!(
+            "{{\"question\": \"Tom has 5 apples and buys 7 more. How many?\", \"answer\": \"12\", \"program\": \"print(5 + 7)\"}}\n\
+             {{\"question\": \"deep\", \"answer\": {deep}}}\n\
+             {{\"question\": \"Ann has 4 pens and 9 pencils. How many?\", \"answer\": \"13\", \"program\": \"print(4 + 9)\"}}\n"
+        ),
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success();
+    let recs = problems_in(&tables.join("problems/deep__test.parquet"));
+    assert_eq!(recs.len(), 3);
+    assert_eq!(
+        recs[0].question,
+        "Tom has 5 apples and buys 7 more. How many?"
+    );
+    assert_eq!(recs[2].question, "Ann has 4 pens and 9 pencils. How many?");
+    let error = recs[1].error.as_ref().expect("the deep row is invalid");
+    assert!(
+        error
+            .detail
+            .ends_with("deep.jsonl: row 2: JSON nested deeper than 64 levels"),
+        "{}",
+        error.detail
+    );
+}
+
+/// A truncated Parquet input is an error that names the file, not a library dump.
+#[test]
+fn a_truncated_parquet_input_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("broken.parquet");
+    std::fs::write(&input, b"PAR1 this is not a whole parquet file").unwrap();
+    let out = advmath()
+        .args(["ingest", "--tables"])
+        .arg(dir.path().join("t"))
+        .arg(&input)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("broken.parquet: cannot be read as a table"),
+        "{stderr}"
+    );
+}
