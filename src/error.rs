@@ -74,6 +74,17 @@ pub enum Error {
         #[source]
         source: polars::error::PolarsError,
     },
+    /// Another process is writing what this one would write.
+    #[error(
+        "{stage} of {name:?} is being written by another process (pid {holder}); wait for it to end (lock: {})",
+        path.display()
+    )]
+    Locked {
+        stage: &'static str,
+        name: String,
+        holder: String,
+        path: PathBuf,
+    },
     /// A query result would be written inside the tables folder it reads.
     #[error(
         "{}: inside the tables folder {}; a result written there would be read as table data",
@@ -132,7 +143,7 @@ impl Error {
     /// Exit code convention: 1 for data or validation failures, 2 for usage and internal errors.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage(_) | Error::OutputInsideTables { .. } => 2,
+            Error::Usage(_) | Error::OutputInsideTables { .. } | Error::Locked { .. } => 2,
             Error::InvalidInput { .. }
             | Error::MissingTable { .. }
             | Error::BadColumn { .. }

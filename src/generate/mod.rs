@@ -31,6 +31,7 @@ use advmath_core::vocab::Attack;
 pub use advmath_core::vocab::AttackSpec;
 
 use crate::store::generation_stats::{stats_to_batch, StatRow};
+use crate::store::lock::WriterLock;
 use crate::store::variants::{rows_to_batch, DatasetWriters, Row};
 use crate::store::{runs, write_text};
 pub use sample::{
@@ -327,6 +328,8 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         .progress_chars("=> "),
     );
     for (dataset, problems) in by_dataset {
+        // A second run on the dataset would stage beside this one and swap its partition away.
+        let _lock = WriterLock::acquire(&config.tables, "generate", dataset)?;
         let mut writers = DatasetWriters::new(&config.tables, dataset);
         let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
         for chunk in problems.chunks(CHUNK) {

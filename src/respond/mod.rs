@@ -33,6 +33,7 @@ use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::seed::{fnv1a, mix};
+use crate::store::lock::WriterLock;
 use crate::store::problems::read_problems;
 use crate::store::{read_batches, variants, write_batch};
 use crate::vocab::Attack;
@@ -178,6 +179,8 @@ pub struct RespondSummary {
 
 /// Ask the model about every selected variant that has no row yet.
 pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
+    // Two runs for one model would ask every question twice and store every row twice.
+    let _lock = WriterLock::acquire(&config.tables, "respond", &config.model)?;
     if config.efficient.is_some() {
         return efficient::run(config);
     }

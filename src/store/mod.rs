@@ -13,6 +13,7 @@ pub mod efficient_responses;
 pub mod features;
 pub mod generation_stats;
 pub mod hub;
+pub mod lock;
 pub mod parquet;
 pub mod problems;
 pub mod responses;

@@ -205,3 +205,58 @@ proptest! {
         }
     }
 }
+
+/// Two `generate` runs on one dataset at once: the second exits 2 naming the first, which
+/// finishes normally.
+#[test]
+fn a_second_generate_on_the_same_dataset_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let generate = |attempts: &str| {
+        let mut c = std::process::Command::new(&bin);
+        c.args([
+            "generate",
+            "--attempts",
+            attempts,
+            "--threads",
+            "1",
+            "--tables",
+        ])
+        .arg(&tables)
+        .stdout(std::process::Stdio::null());
+        c
+    };
+    let mut first = generate("200000")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The lock file holds the first run's pid once it has the lock.
+    let lock = tables.join(".locks/generate-default.lock");
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&lock).unwrap_or_default().trim() != first.id().to_string() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the first run never took the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let second = generate("2000").output().unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains(&format!("(pid {})", first.id())),
+        "{stderr}"
+    );
+    assert!(first.wait().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap(),
+        "",
+        "a finished run leaves no pid"
+    );
+}

@@ -237,6 +237,72 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
     assert_eq!(ids.len(), 500, "duplicate rows (request key, variant)");
 }
 
+/// Two `respond` runs for one model at once: the second exits 2 naming the first's pid, and the
+/// server is asked each question once; the table holds one row per key.
+#[test]
+fn a_second_respond_for_the_same_model_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let server = spawn(|_| Reply::Ok, Duration::from_millis(20));
+    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let command = || {
+        let mut c = std::process::Command::new(&bin);
+        c.args([
+            "respond",
+            "--model",
+            "m",
+            "--endpoint",
+            &format!("http://127.0.0.1:{}", server.port),
+            "--limit",
+            "100",
+            "--concurrency",
+            "2",
+            "--tables",
+        ])
+        .arg(&tables)
+        .stdout(std::process::Stdio::null());
+        c
+    };
+    let mut first = command()
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the first run is asking (it holds the lock from its start).
+    let start = Instant::now();
+    while server.requests.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the first run never asked"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = command().output().unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains(&format!("(pid {})", first.id())),
+        "{stderr}"
+    );
+    assert!(first.wait().unwrap().success());
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        100,
+        "each question asked once"
+    );
+    let rows = stored_rows(&tables, "m").unwrap();
+    let ids: std::collections::HashSet<_> =
+        rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
+    assert_eq!((rows.len(), ids.len()), (100, 100));
+    // The lock went with the first run: a third run starts, finds everything done, asks nothing.
+    let third = command().output().unwrap();
+    assert!(third.status.success());
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        100
+    );
+}
+
 /// A real LLM: SmolLM2-135M served by llama.cpp (started by `.ci/smollm2.sh`, whose URL is in
 /// ADVMATH_SMOLLM2_URL). Skipped, saying so, when no such server was started.
 #[test]
