@@ -148,8 +148,8 @@ fn two_template_tables(dir: &Path, n: usize, answers: &[Answers]) {
 #[test]
 fn two_templates_are_never_pooled() {
     let dir = tempfile::tempdir().unwrap();
-    let up = |i: usize| (i % 5 >= 2) != (i % 7 == 0);
-    let down = |i: usize| (i % 5 < 2) != (i % 7 == 0);
+    let up = |i: usize| (i % 5 >= 2) != i.is_multiple_of(7);
+    let down = |i: usize| (i % 5 < 2) != i.is_multiple_of(7);
     let never = |_: usize| false;
     two_template_tables(
         dir.path(),
