@@ -85,6 +85,16 @@ pub enum Error {
         holder: String,
         path: PathBuf,
     },
+    /// A query ran past its time bound.
+    #[error("the query ran longer than {} s (its time limit)", limit.as_secs_f64())]
+    QueryTimeout { limit: std::time::Duration },
+    /// A query needed more memory than its bound.
+    #[error("the query needs more than its memory limit of {limit} bytes")]
+    QueryMemory {
+        limit: usize,
+        #[source]
+        source: Option<datafusion::error::DataFusionError>,
+    },
     /// A query result would be written inside the tables folder it reads.
     #[error(
         "{}: inside the tables folder {}; a result written there would be read as table data",
@@ -149,6 +159,8 @@ impl Error {
             | Error::BadColumn { .. }
             | Error::JsonLine { .. }
             | Error::ReadTable { .. }
+            | Error::QueryTimeout { .. }
+            | Error::QueryMemory { .. }
             | Error::Register { .. }
             | Error::Plot { .. }
             | Error::Json(_)

@@ -105,6 +105,8 @@ pub struct MetricsArgs {
     /// DataFusion worker threads (default: all cores). The results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub bounds: QueryBounds,
     /// Universal attacks (Table 4): the order in which the prefix figure adds models,
     /// comma-separated; models not listed follow by name. Default: every model by name.
     #[arg(long, value_delimiter = ',')]
@@ -117,9 +119,35 @@ impl MetricsArgs {
             sql_dir: self.sql_dir.clone(),
             replicates: self.replicates,
             seed: self.seed,
-            threads: self.threads,
+            limits: self.bounds.limits(self.threads),
             model_order: self.model_order.clone(),
             ..MetricsConfig::new(&self.tables, &self.out)
+        }
+    }
+}
+
+/// Bounds on every query of `sql` and `metrics`.
+#[derive(Args, Debug, Clone)]
+pub struct QueryBounds {
+    /// Memory the operators of one query may hold (e.g. 4GiB, 512MiB); a query needing more
+    /// fails with exit 1. Default: half of this machine's memory.
+    #[arg(long, value_parser = advmath::metrics::parse_size)]
+    pub memory_limit: Option<usize>,
+    /// Seconds one query may run; a query running longer fails with exit 1. Default: no limit.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+}
+
+impl QueryBounds {
+    fn limits(&self, threads: Option<usize>) -> advmath::metrics::EngineLimits {
+        let default = advmath::metrics::EngineLimits::default();
+        advmath::metrics::EngineLimits {
+            threads,
+            memory: self.memory_limit.or(default.memory),
+            timeout: self
+                .timeout
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .map(std::time::Duration::from_secs_f64),
         }
     }
 }
@@ -143,6 +171,8 @@ pub struct SqlArgs {
     /// DataFusion worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub bounds: QueryBounds,
 }
 
 impl SqlArgs {
@@ -156,7 +186,7 @@ impl SqlArgs {
             tables: self.tables.clone(),
             query,
             format: OutputFormat::from_name(&self.format, self.output.clone())?,
-            threads: self.threads,
+            limits: self.bounds.limits(self.threads),
         })
     }
 }

@@ -88,6 +88,89 @@ pub struct SqlEngine {
     ctx: SessionContext,
     tables_dir: PathBuf,
     tables: Vec<TableStatus>,
+    limits: EngineLimits,
+}
+
+/// What a query may use: worker threads, memory for its operators, and time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineLimits {
+    /// Worker threads (default: the cores).
+    pub threads: Option<usize>,
+    /// Bytes the operators of one query may hold (hash tables, sorts); `None`: no bound.
+    pub memory: Option<usize>,
+    /// Wall time one query may take; `None`: no bound.
+    pub timeout: Option<std::time::Duration>,
+}
+
+impl Default for EngineLimits {
+    /// All cores, half the machine's memory (when it can be read), no time bound.
+    fn default() -> Self {
+        EngineLimits {
+            threads: None,
+            memory: physical_memory().map(|bytes| bytes / 2),
+            timeout: None,
+        }
+    }
+}
+
+async fn sleep_or_forever(limit: Option<std::time::Duration>) {
+    match limit {
+        Some(limit) => tokio::time::sleep(limit).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Returns once the process holds more than `limit` bytes (never without a limit, or where the
+/// resident size cannot be read).
+async fn memory_watch(limit: Option<usize>) {
+    let Some(limit) = limit.filter(|_| resident_bytes().is_some()) else {
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        if resident_bytes().is_some_and(|rss| rss > limit) {
+            return;
+        }
+    }
+}
+
+/// The process's resident memory, from `/proc/self/status` where there is one.
+fn resident_bytes() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Total memory from `/proc/meminfo`, where there is one.
+fn physical_memory() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// `4GiB`, `512MiB`, `300MB`, `1000000` (bytes): a memory size as people write it.
+pub fn parse_size(text: &str) -> std::result::Result<usize, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("not a size: {text:?} (e.g. 4GiB, 512MiB)"))?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "kib" | "k" => 1024.0,
+        "mib" | "m" => 1024.0 * 1024.0,
+        "gib" | "g" => 1024.0 * 1024.0 * 1024.0,
+        other => return Err(format!("unknown size unit {other:?} in {text:?}")),
+    };
+    Ok((value * scale) as usize)
 }
 
 /// Parquet files a table folder holds, as the SQL engine lists them (hidden names skipped).
@@ -105,6 +188,18 @@ impl SqlEngine {
 
     /// Open a `tables/` folder; `threads` bounds DataFusion's parallelism (default: the cores).
     pub fn open_with_threads(tables: &Path, threads: Option<usize>) -> Result<Self> {
+        Self::open_limited(
+            tables,
+            EngineLimits {
+                threads,
+                ..EngineLimits::default()
+            },
+        )
+    }
+
+    /// Open a `tables/` folder whose queries run within `limits`.
+    pub fn open_limited(tables: &Path, limits: EngineLimits) -> Result<Self> {
+        let threads = limits.threads;
         if !tables.is_dir() {
             return Err(Error::invalid(
                 tables.display(),
@@ -129,7 +224,11 @@ impl SqlEngine {
             .options_mut()
             .execution
             .listing_table_ignore_subdirectory = false;
-        let ctx = SessionContext::new_with_config(config);
+        let mut runtime_env = datafusion::execution::runtime_env::RuntimeEnvBuilder::new();
+        if let Some(bytes) = limits.memory {
+            runtime_env = runtime_env.with_memory_limit(bytes, 1.0);
+        }
+        let ctx = SessionContext::new_with_config_rt(config, runtime_env.build_arc()?);
         let mut statuses = Vec::new();
         for layout in TABLE_LAYOUTS {
             let path = tables_dir.join(layout.name);
@@ -203,6 +302,7 @@ impl SqlEngine {
             ctx,
             tables_dir,
             tables: statuses,
+            limits,
         })
     }
 
@@ -317,7 +417,7 @@ impl SqlEngine {
 
     /// Run one read-only SQL statement (no DDL, DML or `SET`) and collect its result.
     pub fn query(&self, sql: &str) -> Result<QueryOutput> {
-        self.runtime.block_on(async {
+        let run = async {
             let state = self.ctx.state();
             let dialect = &state.config().options().sql_parser.dialect;
             let statement = state.sql_to_statement(sql, dialect)?;
@@ -337,6 +437,36 @@ impl SqlEngine {
             let schema: SchemaRef = Arc::clone(df.schema().inner());
             let batches = df.collect().await?;
             Ok::<_, Error>(QueryOutput { schema, batches })
+        };
+        let (timeout, memory) = (self.limits.timeout, self.limits.memory);
+        // DataFusion's memory pool does not see every operator (a `count(DISTINCT …)` without
+        // GROUP BY grows outside it), so the process's resident memory is watched too: the query
+        // is dropped, which cancels it, when it grows past the limit.
+        let baseline = resident_bytes().unwrap_or(0);
+        let outcome = self.runtime.block_on(async {
+            tokio::select! {
+                result = run => result,
+                () = sleep_or_forever(timeout) => Err(Error::QueryTimeout {
+                    limit: timeout.unwrap_or_default(),
+                }),
+                () = memory_watch(memory.map(|m| m.saturating_add(baseline))) => {
+                    Err(Error::QueryMemory { limit: memory.unwrap_or(0), source: None })
+                }
+            }
+        });
+        outcome.map_err(|e| match e {
+            Error::DataFusion(source)
+                if matches!(
+                    source.find_root(),
+                    datafusion::error::DataFusionError::ResourcesExhausted(_)
+                ) =>
+            {
+                Error::QueryMemory {
+                    limit: self.limits.memory.unwrap_or(0),
+                    source: Some(source),
+                }
+            }
+            other => other,
         })
     }
 
@@ -367,5 +497,20 @@ impl SqlEngine {
                 flagged.then(|| model.to_string())
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("300MB"), Ok(300_000_000));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("1.5 GiB"), Ok(3 << 29));
+        assert!(parse_size("lots").is_err() && parse_size("4XB").is_err());
     }
 }

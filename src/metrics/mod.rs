@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use crate::store::{TableLayout, TABLE_LAYOUTS};
-pub use engine::{QueryOutput, SqlEngine, TableState, TableStatus};
+pub use engine::{parse_size, EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus};
 use report::{asr_bar_plots, attack_curve_plots, noise_plots, report_markdown, transfer_plots};
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use sql::*;
@@ -224,8 +224,8 @@ pub struct MetricsConfig {
     pub replicates: usize,
     /// Bootstrap seed (each row mixes in its model, template, dataset and attack).
     pub seed: u64,
-    /// Worker threads (default: the cores).
-    pub threads: Option<usize>,
+    /// Threads, memory and time each query may use.
+    pub limits: EngineLimits,
     /// The order in which Table 4's prefix figure adds models (`model_order`); models not
     /// listed follow by name, and an empty list means every model by name.
     pub model_order: Vec<String>,
@@ -241,7 +241,7 @@ impl Default for MetricsConfig {
             sql_dir: None,
             replicates: BOOTSTRAP_REPLICATES,
             seed: BOOTSTRAP_SEED,
-            threads: None,
+            limits: EngineLimits::default(),
             model_order: Vec::new(),
         }
     }
@@ -325,7 +325,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
         Some(dir) => metrics_from_dir(dir)?,
         None => embedded_metrics(),
     };
-    let engine = SqlEngine::open_with_threads(&config.tables, config.threads)?;
+    let engine = SqlEngine::open_limited(&config.tables, config.limits.clone())?;
     if engine.row_count("responses")? == 0 {
         return Err(Error::invalid(
             crate::store::responses::dir(engine.tables_dir()).display(),

@@ -64,7 +64,8 @@ pub struct SqlConfig {
     pub tables: PathBuf,
     pub query: QuerySource,
     pub format: OutputFormat,
-    pub threads: Option<usize>,
+    /// Threads, memory and time the query may use.
+    pub limits: super::EngineLimits,
 }
 
 /// What [`run_sql`] produced.
@@ -93,7 +94,7 @@ pub fn run_sql_config(config: &SqlConfig, out: &mut dyn Write) -> Result<usize> 
         refuse_inside_tables(path, &config.tables)?;
     }
     let query = config.query.read()?;
-    let engine = SqlEngine::open_with_threads(&config.tables, config.threads)?;
+    let engine = SqlEngine::open_limited(&config.tables, config.limits.clone())?;
     let output = engine.query(&query)?;
     let rendered = render(&output, &config.format)?;
     out.write_all(rendered.text.as_bytes())?;

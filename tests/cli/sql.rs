@@ -154,7 +154,10 @@ fn metrics_sql_command_output_formats() {
         tables: tables.clone(),
         query: metrics::QuerySource::File(file),
         format: OutputFormat::Csv,
-        threads: Some(1),
+        limits: metrics::EngineLimits {
+            threads: Some(1),
+            ..Default::default()
+        },
     };
     let mut buf = Vec::new();
     assert_eq!(metrics::run_sql_config(&config, &mut buf).unwrap(), 3);
@@ -330,4 +333,65 @@ fn sql_output_stays_out_of_the_tables_and_csv_writes_lists() {
         String::from_utf8_lossy(&out.get_output().stdout),
         "s,l,n\na,\"[1,2]\",\n"
     );
+}
+
+/// `sql` is bounded: a query past `--timeout` or past `--memory-limit` fails with exit 1 and says
+/// which bound it hit, instead of running for hours or aborting the process.
+#[test]
+fn sql_queries_are_bounded_in_time_and_memory() {
+    let (_dir, tables) = fixture();
+    let start = std::time::Instant::now();
+    let out = advmath()
+        .args([
+            "sql",
+            "--timeout",
+            "2",
+            "SELECT sum(a.value * b.value) FROM generate_series(1, 100000) a \
+             CROSS JOIN generate_series(1, 100000) b",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("longer than 2 s (its time limit)"),
+        "{stderr}"
+    );
+    // Ten billion products: unbounded, this runs for many minutes.
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    let out = advmath()
+        .args([
+            "sql",
+            "--memory-limit",
+            "100MiB",
+            "SELECT count(DISTINCT a.value * 100003 + b.value) FROM generate_series(1, 10000) a \
+             CROSS JOIN generate_series(1, 10000) b",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("more than its memory limit of 104857600 bytes"),
+        "{stderr}"
+    );
+    // Within the bounds, the same kind of query answers.
+    advmath()
+        .args([
+            "sql",
+            "--timeout",
+            "30",
+            "--memory-limit",
+            "1GiB",
+            "--format",
+            "csv",
+            "SELECT count(DISTINCT value) AS n FROM generate_series(1, 1000)",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success()
+        .stdout("n\n1000\n");
 }
