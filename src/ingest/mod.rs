@@ -173,10 +173,17 @@ pub fn build_record(
                 Some(n)
             }
             None => {
-                record.error = Some(ProgramError::new(
-                    ErrorKind::BadInput,
-                    format!("answer {a:?} is not a number"),
-                ));
+                // Digits that do not fit are a number past the exact range, not a typo.
+                let digits = a
+                    .trim_start_matches('-')
+                    .chars()
+                    .all(|c| c.is_ascii_digit());
+                let reason = if digits && !a.trim_start_matches('-').is_empty() {
+                    format!("answer {a:?}: {}", crate::num::EvalError::Overflow)
+                } else {
+                    format!("answer {a:?} is not a number")
+                };
+                record.error = Some(ProgramError::new(ErrorKind::BadInput, reason));
                 return record;
             }
         },

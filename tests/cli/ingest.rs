@@ -244,3 +244,55 @@ fn a_truncated_parquet_input_names_the_file() {
         "{stderr}"
     );
 }
+
+/// Powers past 64: `2**70` is an exact answer (checked against Python's integers); `58**48` leaves
+/// the exact range and is refused with that reason, never written as a float's digits.
+#[test]
+fn big_powers_are_exact_or_refused() {
+    let python = |expr: &str| -> Option<String> {
+        let out = std::process::Command::new("python3")
+            .args(["-c", &format!("print({expr})")])
+            .output()
+            .ok()?;
+        Some(String::from_utf8(out.stdout).ok()?.trim().to_string())
+    };
+    let (Some(two70), Some(fifty_eight48)) = (python("2**70"), python("58**48")) else {
+        crate::util::skip("python3 is not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.jsonl");
+    std::fs::write(
+        &input,
+        format!(
+            "{{\"question\": \"A cell doubles 70 times, starting from 2 cells halved once. How many cells?\", \
+             \"answer\": \"{two70}\", \"program\": \"a = 2\\nb = 70\\nprint(a ** b)\"}}\n\
+             {{\"question\": \"What is 58 to the power 48?\", \
+             \"answer\": \"{fifty_eight48}\", \"program\": \"a = 58\\nb = 48\\nprint(a ** b)\"}}\n"
+        ),
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success();
+    let recs = problems_in(&tables.join("problems/big__test.parquet"));
+    assert!(recs[0].is_valid(), "{:?}", recs[0].error);
+    let tree = recs[0].tree.as_ref().unwrap();
+    assert_eq!(
+        tree.eval(&recs[0].slot_nums()).unwrap().to_string(),
+        two70,
+        "2**70 as Python computes it"
+    );
+    let error = recs[1].error.as_ref().expect("58**48 is refused");
+    assert!(
+        error
+            .detail
+            .contains("the exact value leaves the 128-bit range"),
+        "{}",
+        error.detail
+    );
+}

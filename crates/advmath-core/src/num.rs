@@ -1,4 +1,6 @@
-//! Exact numbers: rationals over `i128` that fall back to `f64` only when a value leaves that range.
+//! Exact numbers: rationals over `i128`; `f64` only for what is not rational (a square root of a
+//! non-square, a fractional power). An exact result that leaves the `i128` range is an error
+//! ([`EvalError::Overflow`]), never a float written as if it were exact.
 //!
 //! "Is an integer" and "is a proper fraction" are node constraints of the attack, so they must be
 //! exact: `0.1 + 0.2` is `3/10` here, never `0.30000000000000004`. The type is `Copy` and every
@@ -12,7 +14,8 @@ use std::fmt;
 pub enum Num {
     /// `n / d` in lowest terms, `d > 0`.
     Ratio { n: i128, d: i128 },
-    /// Only after an overflow or an irrational operation (sqrt of a non-square, fractional power).
+    /// Only after an irrational operation (sqrt of a non-square, fractional power), or arithmetic
+    /// on such a value.
     Float(f64),
 }
 
@@ -22,6 +25,8 @@ pub enum EvalError {
     DivisionByZero,
     /// Not a real number, or not finite (sqrt of a negative, overflowing float).
     Domain,
+    /// An exact value whose numerator or denominator leaves the 128-bit range.
+    Overflow,
 }
 
 impl fmt::Display for EvalError {
@@ -29,6 +34,7 @@ impl fmt::Display for EvalError {
         f.write_str(match self {
             EvalError::DivisionByZero => "division by zero",
             EvalError::Domain => "value is not a finite real number",
+            EvalError::Overflow => "the exact value leaves the 128-bit range",
         })
     }
 }
@@ -264,6 +270,7 @@ impl Num {
             })() {
                 return Ok(r);
             }
+            return Err(EvalError::Overflow);
         }
         Num::float(self.to_f64() + rhs.to_f64())
     }
@@ -288,6 +295,7 @@ impl Num {
                     return Ok(Num::Ratio { n, d });
                 }
             }
+            return Err(EvalError::Overflow);
         }
         Num::float(self.to_f64() * rhs.to_f64())
     }
@@ -327,19 +335,23 @@ impl Num {
         self.sub(rhs.mul(q)?)
     }
 
-    /// `self ** rhs`: exact for integer exponents, float otherwise.
+    /// `self ** rhs`: exact for integer exponents (an error when the exact value leaves the
+    /// range), float otherwise.
     pub fn pow(self, rhs: Num) -> NumResult {
-        if let Some(e) = rhs.as_integer() {
-            if let Num::Ratio { n, d } = self {
-                if (0..=64).contains(&e) {
-                    let e = e as u32;
-                    if let (Some(pn), Some(pd)) = (n.checked_pow(e), d.checked_pow(e)) {
-                        return Ok(Num::Ratio { n: pn, d: pd });
-                    }
-                } else if (-64..0).contains(&e) {
-                    return Num::ratio(1, 1).unwrap().div(self.pow(Num::int(-e))?);
-                }
+        if let (Num::Ratio { n, d }, Some(e)) = (self, rhs.as_integer()) {
+            if e < 0 {
+                return Num::ONE.div(self.pow(Num::int(-e))?);
             }
+            // Past 2^127 only 0, 1 and -1 have a power in range; the exponent stays small.
+            let e = match u32::try_from(e) {
+                Ok(e) if e <= 128 => e,
+                _ if n.abs() <= 1 && d == 1 => (e % 2) as u32 + 2,
+                _ => return Err(EvalError::Overflow),
+            };
+            return match (n.checked_pow(e), d.checked_pow(e)) {
+                (Some(pn), Some(pd)) => Ok(Num::Ratio { n: pn, d: pd }),
+                _ => Err(EvalError::Overflow),
+            };
         }
         let r = self.to_f64().powf(rhs.to_f64());
         if r.is_nan() {

@@ -235,7 +235,8 @@ impl<'p> Attacker<'p> {
                 .eval_node(i, &scratch.slots, &scratch.values)
                 .map_err(|e| match e {
                     EvalError::DivisionByZero => Reject::DivisionByZero,
-                    EvalError::Domain => Reject::Domain,
+                    // A value past the exact range is no real number this attack can write.
+                    EvalError::Domain | EvalError::Overflow => Reject::Domain,
                 })?;
             let f = self.node_flags[i];
             if f & INT != 0 && !v.is_integer() {

@@ -38,11 +38,32 @@ fn division_by_zero_is_an_error() {
 }
 
 #[test]
-fn overflow_falls_back_to_float() {
+fn an_exact_value_past_the_range_is_an_error_not_a_float() {
     let big = Num::int(i128::MAX / 2);
-    let r = big.mul(Num::int(4)).unwrap();
-    assert!(!r.is_exact());
-    assert!(r.to_f64() > 1e38);
+    assert_eq!(big.mul(Num::int(4)), Err(EvalError::Overflow));
+    assert_eq!(
+        big.add(big).and_then(|s| s.add(big)),
+        Err(EvalError::Overflow)
+    );
+    assert_eq!(Num::int(58).pow(Num::int(48)), Err(EvalError::Overflow));
+    assert_eq!(Num::int(2).pow(Num::int(200)), Err(EvalError::Overflow));
+    // In range, powers are exact however large the exponent.
+    assert_eq!(
+        Num::int(2).pow(Num::int(70)).unwrap().to_string(),
+        "1180591620717411303424"
+    );
+    assert_eq!(Num::int(2).pow(Num::int(127)), Err(EvalError::Overflow));
+    assert_eq!(Num::int(-1).pow(Num::int(1_000_001)).unwrap(), Num::int(-1));
+    assert_eq!(Num::int(1).pow(Num::int(10_000)).unwrap(), Num::ONE);
+    assert_eq!(
+        n("0.5").pow(Num::int(-3)).unwrap(),
+        Num::int(8),
+        "negative exponents stay exact"
+    );
+    // Irrational results are still floats, and arithmetic on a float stays a float.
+    let root = Num::int(2).sqrt().unwrap();
+    assert!(!root.is_exact());
+    assert!(!root.mul(big).unwrap().is_exact());
 }
 
 #[test]
