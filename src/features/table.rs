@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::Program;
+use crate::store::lock::WriterLock;
 use crate::store::problems::read_problems;
 use crate::store::{self, features, variants, AtomicParquet};
 
@@ -83,6 +84,9 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
     }
     let mut totals = Totals::default();
     for (dataset, dataset_dir) in datasets {
+        // One writer per feature table and dataset; what a dead one left goes first.
+        let _lock = WriterLock::acquire(tables, set.table(), &dataset)?;
+        features::remove_dead_staging(tables, set, &dataset)?;
         let staging = features::staging_dir(tables, set, &dataset);
         let _ = fs::remove_dir_all(&staging);
         let outcome = (|| -> Result<()> {

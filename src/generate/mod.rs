@@ -330,6 +330,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
     for (dataset, problems) in by_dataset {
         // A second run on the dataset would stage beside this one and swap its partition away.
         let _lock = WriterLock::acquire(&config.tables, "generate", dataset)?;
+        crate::store::variants::remove_dead_staging(&config.tables, dataset)?;
         let mut writers = DatasetWriters::new(&config.tables, dataset);
         let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
         for chunk in problems.chunks(CHUNK) {

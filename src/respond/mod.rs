@@ -181,6 +181,8 @@ pub struct RespondSummary {
 pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
     // Two runs for one model would ask every question twice and store every row twice.
     let _lock = WriterLock::acquire(&config.tables, "respond", &config.model)?;
+    // Parts half-written by a dead run of this model (the log keeps their rows).
+    crate::store::remove_leftovers(&model_dir(&config.tables, &config.model), None)?;
     if config.efficient.is_some() {
         return efficient::run(config);
     }

@@ -141,10 +141,23 @@ pub fn dataset_dir(tables: &Path, set: FeatureSet, dataset: &str) -> PathBuf {
 /// Where a dataset's partition is written before it replaces the old one.
 pub fn staging_dir(tables: &Path, set: FeatureSet, dataset: &str) -> PathBuf {
     tables.join(format!(
-        ".staging-{}-dataset={dataset}-{}",
-        set.table(),
+        "{}{}",
+        staging_prefix(set, dataset),
         std::process::id()
     ))
+}
+
+fn staging_prefix(set: FeatureSet, dataset: &str) -> String {
+    format!(".staging-{}-dataset={dataset}-", set.table())
+}
+
+/// Remove the staging folders dead features runs of `dataset` left (hold its writer lock).
+pub fn remove_dead_staging(
+    tables: &Path,
+    set: FeatureSet,
+    dataset: &str,
+) -> crate::error::Result<usize> {
+    super::remove_leftovers(tables, Some(&staging_prefix(set, dataset)))
 }
 
 /// The one part of an attack inside a staged dataset partition.

@@ -63,6 +63,33 @@ pub fn sanitize(s: &str) -> String {
         .collect()
 }
 
+/// Remove what dead runs of a stage left directly in `dir`: staging folders named
+/// `<staging_prefix><pid>` (when a prefix is given) and half-written `*.tmp` files. Call it holding the stage's writer
+/// lock, so that no live run of the stage owns them. Returns how many were removed.
+pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> crate::error::Result<usize> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(0);
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        let staging = staging_prefix
+            .and_then(|prefix| name.strip_prefix(prefix))
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        let result = if staging && path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else if name.ends_with(".tmp") && path.is_file() {
+            std::fs::remove_file(&path)
+        } else {
+            continue;
+        };
+        result.map_err(|e| crate::error::Error::file(&path, e))?;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
 /// `<dir>/<key>=<value>`: one hive partition folder.
 pub fn hive_dir(dir: &Path, key: &str, value: &str) -> PathBuf {
     dir.join(format!("{key}={value}"))

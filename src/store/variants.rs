@@ -123,15 +123,21 @@ pub struct DatasetWriters {
     pub stats: Option<AtomicParquet>,
 }
 
+/// The prefix of a generation run's staging folder for a dataset (the pid follows).
+fn staging_prefix(dataset: &str) -> String {
+    format!(".staging-{}-", sanitize(dataset))
+}
+
+/// Remove the staging folders dead generation runs of `dataset` left (hold its writer lock).
+pub fn remove_dead_staging(tables: &Path, dataset: &str) -> Result<usize> {
+    super::remove_leftovers(tables, Some(&staging_prefix(dataset)))
+}
+
 impl DatasetWriters {
     /// Writers staging under `<tables>/.staging-<dataset>-<pid>` (a leftover of this name is
     /// cleared first).
     pub fn new(tables: &Path, dataset: &str) -> DatasetWriters {
-        let staging = tables.join(format!(
-            ".staging-{}-{}",
-            sanitize(dataset),
-            std::process::id()
-        ));
+        let staging = tables.join(format!("{}{}", staging_prefix(dataset), std::process::id()));
         let _ = fs::remove_dir_all(&staging);
         DatasetWriters {
             staging,

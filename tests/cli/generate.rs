@@ -260,3 +260,47 @@ fn a_second_generate_on_the_same_dataset_is_refused() {
         "a finished run leaves no pid"
     );
 }
+
+/// What a killed run left (a staging folder of a dead pid, a half-written part) is removed by the
+/// next run of the same stage; what another dataset's or model's run owns is left alone.
+#[test]
+fn leftovers_of_dead_runs_are_removed_by_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::small_run(dir.path());
+    let tables = dir.path().join("tables");
+    let dead_generate = tables.join(".staging-default-4000000");
+    let dead_features = tables.join(".staging-features-dataset=default-4000001");
+    let other_dataset = tables.join(".staging-default-other-4000002");
+    for folder in [&dead_generate, &dead_features, &other_dataset] {
+        std::fs::create_dir_all(folder.join("variants")).unwrap();
+        std::fs::write(folder.join("variants/part-0.parquet"), b"half").unwrap();
+    }
+    let model_dir = tables.join("responses/oracle");
+    let half_part = model_dir.join("part-offline-00009.parquet.4000003.tmp");
+    std::fs::write(&half_part, b"half").unwrap();
+    for args in [
+        vec!["generate", "--attempts", "2000", "--variants", "10"],
+        vec!["features", "--set", "advmath"],
+        vec!["respond", "--model", "oracle"],
+    ] {
+        advmath()
+            .args(&args)
+            .arg("--tables")
+            .arg(&tables)
+            .assert()
+            .success();
+    }
+    assert!(
+        !dead_generate.exists(),
+        "generate left a dead run's staging"
+    );
+    assert!(
+        !dead_features.exists(),
+        "features left a dead run's staging"
+    );
+    assert!(!half_part.exists(), "respond left a half-written part");
+    assert!(
+        other_dataset.exists(),
+        "another dataset's staging is not this run's to remove"
+    );
+}
