@@ -11,17 +11,13 @@ use advmath::store::read_batches;
 use predicates::prelude::*;
 use proptest::prelude::*;
 
-use crate::util::{advmath, walk};
+use crate::util::{advmath, ingest, walk};
 
 #[test]
 fn generation_is_byte_identical_whatever_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .assert()
-        .success();
+    ingest(&tables, &[]).success();
     let mut outputs = Vec::new();
     for threads in ["1", "2"] {
         advmath()
@@ -98,11 +94,7 @@ fn problems_by_attack(
 fn sample_problems_is_one_sample_for_every_attack() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .assert()
-        .success();
+    ingest(&tables, &[]).success();
     let run = |attacks: &str, threads: &str, seed: &str| {
         advmath()
             .args([
@@ -212,11 +204,7 @@ proptest! {
 fn a_second_generate_on_the_same_dataset_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .assert()
-        .success();
+    ingest(&tables, &[]).success();
     let bin = assert_cmd::cargo::cargo_bin("advmath");
     let generate = |attempts: &str| {
         let mut c = std::process::Command::new(&bin);

@@ -6,7 +6,7 @@ use std::fs;
 use advmath::program::ErrorKind;
 use predicates::prelude::*;
 
-use crate::util::{advmath, problems_in};
+use crate::util::{advmath, ingest, problems_in};
 
 #[test]
 fn bad_rows_are_recorded_and_good_rows_land() {
@@ -19,11 +19,7 @@ fn bad_rows_are_recorded_and_good_rows_land() {
     bytes.extend_from_slice(br#"{"question": "Ann has 3 pens and 4 pencils. How many?", "answer": "<<3+4=7>>7\n#### 7"}"#);
     fs::write(&input, bytes).unwrap();
     let tables = dir.path().join("tables");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .arg(&input)
-        .assert()
+    ingest(&tables, &[&input])
         .success()
         .stderr(predicate::str::contains(
             "test.jsonl: line 2: malformed JSON",
@@ -45,11 +41,7 @@ fn an_unusable_input_exits_1_with_the_file_named() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.jsonl");
     fs::write(&empty, "").unwrap();
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(dir.path().join("t"))
-        .arg(&empty)
-        .assert()
+    ingest(&dir.path().join("t"), &[&empty])
         .code(1)
         .stderr(predicate::str::contains("empty.jsonl: the file is empty"));
 }
@@ -173,12 +165,7 @@ fn a_missing_program_file_is_recorded() {
     .unwrap();
     fs::write(release.join("code/0.py"), "a = 5\nb = 7\nprint(a + b)\n").unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .arg(&release)
-        .assert()
-        .success();
+    ingest(&tables, &[&release]).success();
     let recs = problems_in(&tables.join("problems/xie2024-toy__test.parquet"));
     assert!(recs[0].is_valid());
     let e = recs[1].error.as_ref().unwrap();
@@ -203,12 +190,7 @@ fn a_deeply_nested_json_row_is_a_bad_row() {
     )
     .unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .arg(&input)
-        .assert()
-        .success();
+    ingest(&tables, &[&input]).success();
     let recs = problems_in(&tables.join("problems/deep__test.parquet"));
     assert_eq!(recs.len(), 3);
     assert_eq!(
@@ -232,12 +214,7 @@ fn a_truncated_parquet_input_names_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("broken.parquet");
     std::fs::write(&input, b"PAR1 this is not a whole parquet file").unwrap();
-    let out = advmath()
-        .args(["ingest", "--tables"])
-        .arg(dir.path().join("t"))
-        .arg(&input)
-        .assert()
-        .code(1);
+    let out = ingest(&dir.path().join("t"), &[&input]).code(1);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(
         stderr.contains("broken.parquet: cannot be read as a table"),
@@ -273,12 +250,7 @@ fn big_powers_are_exact_or_refused() {
     )
     .unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .arg(&input)
-        .assert()
-        .success();
+    ingest(&tables, &[&input]).success();
     let recs = problems_in(&tables.join("problems/big__test.parquet"));
     assert!(recs[0].is_valid(), "{:?}", recs[0].error);
     let tree = recs[0].tree.as_ref().unwrap();

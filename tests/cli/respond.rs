@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::server::{spawn, Reply};
-use crate::util::{advmath, problems_in, skip, small_run, walk};
+use crate::util::{advmath, ingest, problems_in, skip, small_run, walk};
 use advmath::respond::stored_rows;
 
 fn respond(tables: &Path, port: u16, extra: &[&str]) -> assert_cmd::assert::Assert {
@@ -368,12 +368,7 @@ fn llm_programs_are_validated_like_given_ones() {
     )
     .unwrap();
     let tables = dir.path().join("t");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .arg(&input)
-        .assert()
-        .code(1);
+    ingest(&tables, &[&input]).code(1);
     // The first reply computes 15 + 27; the second is wrong for its problem (15 + 27 != 12).
     let server = spawn(
         |_| Reply::Text("Here:\n```python\na = 15\nb = 27\nprint(a + b)\n```"),

@@ -147,6 +147,15 @@ pub fn small_run_with(dir: &Path, extra: &[&str]) {
         .success();
 }
 
+/// `advmath ingest --tables <tables> [inputs]` (no input: the embedded default dataset).
+pub fn ingest(tables: &Path, inputs: &[&Path]) -> assert_cmd::assert::Assert {
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(tables)
+        .args(inputs)
+        .assert()
+}
+
 /// Ingest the Xie et al. release's 200 + 200 problems with their given programs into `tables`.
 pub fn ingest_xie_release(data: &Path, tables: &Path) {
     advmath()
