@@ -197,7 +197,7 @@ pub struct RunSummary {
 }
 
 /// The models `run` asks when none is named: the offline ones, so it needs no network.
-pub const DEFAULT_MODELS: [&str; 5] = crate::respond::sim::SIMULATED;
+pub const DEFAULT_MODELS: [&str; 5] = crate::vocab::SIMULATED_MODELS;
 
 pub fn run(config: &RunConfig) -> Result<RunSummary> {
     let ingest_config = IngestConfig {

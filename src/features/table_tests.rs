@@ -132,7 +132,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
     )
     .unwrap();
     let part = |attack: &str, n: usize| {
-        crate::store::variants::part(
+        crate::store::part_file(
             &crate::store::variants::attack_dir(tables, "toy", attack),
             n,
         )

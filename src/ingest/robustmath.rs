@@ -292,7 +292,7 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
         if rows.is_empty() {
             continue;
         }
-        let file = variants::part(
+        let file = crate::store::part_file(
             &variants::attack_dir(tables, DATASET, &attack.to_string()),
             0,
         );

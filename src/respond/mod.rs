@@ -261,11 +261,13 @@ pub(crate) struct Offline {
 
 impl Offline {
     pub(crate) fn open(config: &RespondConfig) -> Result<Offline> {
-        if !sim::is_simulated(&config.model) || !sim::SIMULATED.contains(&config.model.as_str()) {
+        if !sim::is_simulated(&config.model)
+            || !sim::SIMULATED_MODELS.contains(&config.model.as_str())
+        {
             return Err(Error::Usage(format!(
                 "model {} needs --endpoint (offline models: {})",
                 config.model,
-                sim::SIMULATED.join(", ")
+                sim::SIMULATED_MODELS.join(", ")
             )));
         }
         Ok(Offline {

@@ -20,7 +20,7 @@ use crate::num::{pow10, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{fnv1a, mix};
 
-pub use advmath_core::vocab::{is_simulated, SIMULATED_MODELS as SIMULATED};
+pub use advmath_core::vocab::{is_simulated, SIMULATED_MODELS};
 
 /// A simulated answer: the text, for a variant's numbers and noise level.
 pub fn simulate(
@@ -30,7 +30,7 @@ pub fn simulate(
     slots: &[Num],
     noise_level: i32,
 ) -> Option<String> {
-    if !SIMULATED.contains(&model) {
+    if !SIMULATED_MODELS.contains(&model) {
         return None;
     }
     let mut rng =

@@ -30,11 +30,6 @@ pub fn dataset_dir(tables: &Path, dataset: &str) -> PathBuf {
     hive_dir(&dir(tables), "dataset", &sanitize(dataset))
 }
 
-/// The `n`th part of an attack's partition.
-pub fn part(attack_dir: &Path, n: usize) -> PathBuf {
-    part_file(attack_dir, n)
-}
-
 /// `<tables>/variants/dataset=<d>/attack=<a>`.
 pub fn attack_dir(tables: &Path, dataset: &str, attack: &str) -> PathBuf {
     hive_dir(&dataset_dir(tables, dataset), "attack", attack)
