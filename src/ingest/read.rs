@@ -330,7 +330,7 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
     use polars::prelude::{
         CsvReadOptions, DataType as PlType, JsonFormat, JsonReader, ParquetReader, SerReader,
     };
-    let file = || fs::File::open(path).map_err(|e| Error::file(path, e));
+    // Read once: the emptiness check and the table reader share the bytes.
     let bytes = read_nonempty(path)?;
     let unreadable = |source| Error::ReadTable {
         file: path.to_path_buf(),
@@ -344,8 +344,8 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
         Format::Csv => CsvReadOptions::default()
             .with_has_header(true)
             .with_infer_schema_length(Some(0))
-            .try_into_reader_with_file_path(Some(path.to_path_buf()))
-            .and_then(|r| r.finish())
+            .into_reader_with_file_handle(std::io::Cursor::new(bytes))
+            .finish()
             .map_err(unreadable)?,
         Format::Jsonl => {
             let text = std::str::from_utf8(&bytes)
@@ -368,7 +368,9 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
                 .finish()
                 .map_err(unreadable)?
         }
-        _ => ParquetReader::new(file()?).finish().map_err(unreadable)?,
+        _ => ParquetReader::new(std::io::Cursor::new(bytes))
+            .finish()
+            .map_err(unreadable)?,
     };
     let column = |name: &str| -> Result<Vec<Option<String>>> {
         let c = df.column(name).map_err(|_| {
