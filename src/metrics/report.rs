@@ -71,6 +71,36 @@ fn groups(table: &ResultTable, keys: &[&str]) -> Vec<(Vec<String>, Vec<usize>)> 
         .collect()
 }
 
+/// One line per model through the (`x`, `y`) points of `rows` (rows missing either are left
+/// out), and the largest x seen (0 when none).
+fn model_lines(
+    table: &ResultTable,
+    rows: &[usize],
+    (x, y): (&str, &str),
+    simulated: &HashSet<String>,
+) -> (Vec<plot::Series>, f64) {
+    let mut by_model: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    let mut max_x: f64 = 0.0;
+    for &r in rows {
+        let (Some(px), Some(py)) = (float_of(table, r, x), float_of(table, r, y)) else {
+            continue;
+        };
+        max_x = max_x.max(px);
+        by_model
+            .entry(display_model(&text_of(table, r, "model"), simulated))
+            .or_default()
+            .push((px, py));
+    }
+    let series = by_model
+        .into_iter()
+        .map(|(name, mut points)| {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            plot::Series { name, points }
+        })
+        .collect();
+    (series, max_x)
+}
+
 /// Figure 7: attack accuracy against k, one chart per template x dataset x attack.
 pub(super) fn attack_curve_plots(
     table: &ResultTable,
@@ -82,25 +112,10 @@ pub(super) fn attack_curve_plots(
         if made.len() == MAX_PLOTS {
             break;
         }
-        let mut by_model: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-        let mut max_k: f64 = 1.0;
-        for &r in &rows {
-            let (Some(k), Some(aa)) = (float_of(table, r, "k"), float_of(table, r, "aa")) else {
-                continue;
-            };
-            max_k = max_k.max(k);
-            by_model
-                .entry(display_model(&text_of(table, r, "model"), simulated))
-                .or_default()
-                .push((k, aa));
-        }
+        let (series, max_k) = model_lines(table, &rows, ("k", "aa"), simulated);
         if max_k < 2.0 {
             continue; // one variant per problem: no curve
         }
-        let series: Vec<plot::Series> = by_model
-            .into_iter()
-            .map(|(name, points)| plot::Series { name, points })
-            .collect();
         let title = format!(
             "Attack accuracy vs attacks per problem: {} / {} ({})",
             key[1], key[2], key[0]
@@ -194,31 +209,10 @@ pub(super) fn noise_plots(
         if made.len() == MAX_PLOTS {
             break;
         }
-        let mut by_model: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-        let mut max_level: f64 = 0.0;
-        for &r in &rows {
-            let (Some(level), Some(acc)) = (
-                float_of(table, r, "noise_level"),
-                float_of(table, r, "accuracy"),
-            ) else {
-                continue;
-            };
-            max_level = max_level.max(level);
-            by_model
-                .entry(display_model(&text_of(table, r, "model"), simulated))
-                .or_default()
-                .push((level, acc));
-        }
+        let (series, max_level) = model_lines(table, &rows, ("noise_level", "accuracy"), simulated);
         if max_level <= 0.0 {
             continue; // clean questions only: no noise curve
         }
-        let series: Vec<plot::Series> = by_model
-            .into_iter()
-            .map(|(name, mut points)| {
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                plot::Series { name, points }
-            })
-            .collect();
         let title = format!("Accuracy vs punctuation noise: {} ({})", key[1], key[0]);
         let path = plot_path(dir, "arithmattack_accuracy", &key)?;
         plot::line_chart(
