@@ -39,7 +39,7 @@ use advmath::respond::{rows_to_batch, Item, ResponseRow};
 use arrow::array::{ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
 
 use crate::server::{spawn_with, Reply};
-use crate::util::{advmath, small_run};
+use crate::util::{advmath, small_tables};
 
 const CHEAP_ORIGINALS: &str = "1110";
 const CHEAP_VARIANTS: [&str; 4] = ["10101", "00010", "11011", "00000"];
@@ -300,9 +300,7 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
 /// dataset; the run costs fewer requests than a full attack, and a rerun asks nothing.
 #[test]
 fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let run = || {
         let out = advmath()
             .args([

@@ -11,7 +11,7 @@ use advmath::store::read_batches;
 use predicates::prelude::*;
 use proptest::prelude::*;
 
-use crate::util::{advmath, ingest, walk};
+use crate::util::{advmath, ingest, small_tables, walk};
 
 #[test]
 fn generation_is_byte_identical_whatever_the_thread_count() {
@@ -253,9 +253,7 @@ fn a_second_generate_on_the_same_dataset_is_refused() {
 /// next run of the same stage; what another dataset's or model's run owns is left alone.
 #[test]
 fn leftovers_of_dead_runs_are_removed_by_the_next_run() {
-    let dir = tempfile::tempdir().unwrap();
-    crate::util::small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let dead_generate = tables.join(".staging-default-4000000");
     let dead_features = tables.join(".staging-features-dataset=default-4000001");
     let other_dataset = tables.join(".staging-default-other-4000002");

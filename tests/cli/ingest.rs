@@ -6,7 +6,7 @@ use std::fs;
 use advmath::program::ErrorKind;
 use predicates::prelude::*;
 
-use crate::util::{advmath, ingest, problems_in};
+use crate::util::{advmath, ingest, problems_in, stderr_of};
 
 #[test]
 fn bad_rows_are_recorded_and_good_rows_land() {
@@ -215,7 +215,7 @@ fn a_truncated_parquet_input_names_the_file() {
     let input = dir.path().join("broken.parquet");
     std::fs::write(&input, b"PAR1 this is not a whole parquet file").unwrap();
     let out = ingest(&dir.path().join("t"), &[&input]).code(1);
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("broken.parquet: cannot be read as a table"),
         "{stderr}"

@@ -7,7 +7,7 @@ use std::path::Path;
 use advmath::store::read_batches;
 use predicates::prelude::*;
 
-use crate::util::{advmath, python_has, small_run, walk};
+use crate::util::{advmath, python_has, small_run, small_tables, walk};
 
 /// Rows per published config and split, counted from advmath's own variants table.
 fn expected_configs(tables: &Path) -> serde_json::Value {
@@ -74,9 +74,7 @@ fn published_folder_loads_with_datasets_offline() {
 
 #[test]
 fn publishing_is_reproducible_and_never_half_written() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (dir, tables) = small_tables();
     let publish = |out: &Path| {
         let mut c = advmath();
         c.args([

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::server::{spawn, Reply};
-use crate::util::{advmath, ingest, problems_in, skip, small_run, walk};
+use crate::util::{advmath, ingest, problems_in, skip, small_tables, stderr_of, walk};
 use advmath::respond::stored_rows;
 
 fn respond(tables: &Path, port: u16, extra: &[&str]) -> assert_cmd::assert::Assert {
@@ -27,9 +27,7 @@ fn respond(tables: &Path, port: u16, extra: &[&str]) -> assert_cmd::assert::Asse
 /// longer than the documented maximum), and the run says so.
 #[test]
 fn a_huge_retry_after_is_capped_and_logged() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let server = spawn(
         |n| {
             if n == 0 {
@@ -58,7 +56,7 @@ fn a_huge_retry_after_is_capped_and_logged() {
         ],
     )
     .success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("the server asked to wait 86400.0 s (Retry-After); waiting 2.0 s"),
         "{stderr}"
@@ -75,9 +73,7 @@ fn a_huge_retry_after_is_capped_and_logged() {
 /// A server that echoes the API key in an error body: the key is neither printed nor stored.
 #[test]
 fn an_echoed_api_key_is_redacted() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let server = spawn(|_| Reply::EchoAuthorization, Duration::ZERO);
     let key = "sk-test-0123456789abcdef";
     let out = advmath()
@@ -117,9 +113,7 @@ fn an_echoed_api_key_is_redacted() {
 /// Every fault a real server produces is retried until it succeeds; Retry-After is honoured.
 #[test]
 fn retries_every_transient_fault() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let faults = [
         Reply::TooMany { retry_after: 1 },
         Reply::ServerError,
@@ -192,9 +186,7 @@ fn retries_every_transient_fault() {
 /// kill -9 in the middle of 500 requests, then rerun: exactly 500 rows, none twice.
 #[test]
 fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let server = spawn(|_| Reply::Ok, Duration::from_millis(8));
     let bin = assert_cmd::cargo::cargo_bin("advmath");
     let args = |c: &mut std::process::Command| {
@@ -241,9 +233,7 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
 /// server is asked each question once; the table holds one row per key.
 #[test]
 fn a_second_respond_for_the_same_model_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let server = spawn(|_| Reply::Ok, Duration::from_millis(20));
     let bin = assert_cmd::cargo::cargo_bin("advmath");
     let command = || {
@@ -311,9 +301,7 @@ fn smollm2_end_to_end() {
         skip("ADVMATH_SMOLLM2_URL is not set (.ci/run starts the SmolLM2 server)");
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     advmath()
         .args([
             "respond",
@@ -474,9 +462,7 @@ fn default_run_grades_every_variant_of_every_model() {
 /// Offline models answer every variant; the oracle is always right.
 #[test]
 fn offline_models_answer_everything() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     let rows = stored_rows(&tables, "oracle").unwrap();
     assert!(rows.len() > 500);
     assert!(
@@ -495,9 +481,7 @@ fn offline_models_answer_everything() {
 /// `--extraction xie2024` grades with Xie et al.'s scorer: every row of the run says so.
 #[test]
 fn respond_grades_with_the_chosen_extraction() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (_dir, tables) = small_tables();
     std::fs::remove_dir_all(tables.join("responses").join("sim-careful")).unwrap();
     advmath()
         .args([
@@ -542,9 +526,7 @@ fn respond_grades_with_the_chosen_extraction() {
 /// of being graded all wrong.
 #[test]
 fn an_arithmattack_file_without_replies_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    small_run(dir.path());
-    let tables = dir.path().join("tables");
+    let (dir, tables) = small_tables();
     let file = dir.path().join("clean.csv");
     std::fs::write(
         &file,
@@ -564,7 +546,7 @@ fn an_arithmattack_file_without_replies_is_refused() {
         .arg(&file)
         .assert()
         .code(1);
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("clean.csv: no Answer - LLM column"),
         "{stderr}"

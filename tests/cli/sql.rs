@@ -11,7 +11,7 @@ use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 
 use crate::fixtures::{fixture, full_fixture, responses_batch};
 
-use crate::util::{advmath, skip};
+use crate::util::{advmath, skip, stderr_of};
 
 #[test]
 fn metrics_errors_are_clear() {
@@ -315,7 +315,7 @@ fn sql_output_stays_out_of_the_tables_and_csv_writes_lists() {
         .arg(&tables)
         .assert()
         .code(2);
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = stderr_of(&out);
     assert!(stderr.contains("inside the tables folder"), "{stderr}");
     assert!(!inside.exists());
     let out = advmath()
@@ -353,7 +353,7 @@ fn sql_queries_are_bounded_in_time_and_memory() {
         .arg(&tables)
         .assert()
         .code(1);
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("longer than 2 s (its time limit)"),
         "{stderr}"
@@ -372,7 +372,7 @@ fn sql_queries_are_bounded_in_time_and_memory() {
         .arg(&tables)
         .assert()
         .code(1);
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("more than its memory limit of 104857600 bytes"),
         "{stderr}"

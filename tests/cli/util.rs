@@ -125,6 +125,19 @@ pub fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 /// Run the default pipeline small, into `dir`.
+/// A temporary folder holding a [`small_run`], and its tables folder.
+pub fn small_tables() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    small_run(dir.path());
+    let tables = dir.path().join("tables");
+    (dir, tables)
+}
+
+/// What a finished command wrote on stderr.
+pub fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+}
+
 pub fn small_run(dir: &Path) {
     small_run_with(dir, &[]);
 }
