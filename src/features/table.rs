@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::Program;
+use crate::store::commit::TablesLock;
 use crate::store::lock::WriterLock;
 use crate::store::problems::read_problems;
 use crate::store::{self, features, variants, AtomicParquet};
@@ -90,14 +91,18 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
         let staging = features::staging_dir(tables, set, &dataset);
         let _ = fs::remove_dir_all(&staging);
         let outcome = (|| -> Result<()> {
-            for (attack, attack_dir) in store::partitions(&dataset_dir, "attack")? {
-                let path = features::staged_part(&staging, &attack);
-                let mut writer = AtomicParquet::create(&path, features::schema(set))?;
-                for part in store::numbered_parts(&attack_dir)? {
-                    features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
+            {
+                let _read = TablesLock::shared(tables)?;
+                for (attack, attack_dir) in store::partitions(&dataset_dir, "attack")? {
+                    let path = features::staged_part(&staging, &attack);
+                    let mut writer = AtomicParquet::create(&path, features::schema(set))?;
+                    for part in store::numbered_parts(&attack_dir)? {
+                        features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
+                    }
+                    writer.finish()?;
                 }
-                writer.finish()?;
             }
+            let _switch = TablesLock::exclusive(tables)?;
             store::swap_in(&staging, &features::dataset_dir(tables, set, &dataset))
         })();
         if outcome.is_err() {

@@ -33,7 +33,6 @@ pub use advmath_core::vocab::AttackSpec;
 use crate::store::generation_stats::{stats_to_batch, StatRow};
 use crate::store::lock::WriterLock;
 use crate::store::variants::{rows_to_batch, DatasetWriters, Row};
-use crate::store::{runs, write_text};
 pub use sample::{
     attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES,
 };
@@ -357,11 +356,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             )?;
             bar.inc(chunk.len() as u64);
         }
-        writers.publish(&config.tables, dataset)?;
-        write_text(
-            &runs::generate_record(&config.tables, dataset),
-            &run_record(config, dataset),
-        )?;
+        writers.publish(&config.tables, dataset, &run_record(config, dataset))?;
     }
     bar.finish_and_clear();
     Ok(summary)

@@ -280,24 +280,39 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
         }
     }
 
+    // The partition is written whole beside the old one and switched in, as `generate` does.
+    let _lock = crate::store::lock::WriterLock::acquire(tables, variants::MADE_BY, DATASET)?;
+    variants::remove_dead_staging(tables, DATASET)?;
+    let staging = variants::staging_dir(tables, DATASET);
     let target = variants::dataset_dir(tables, DATASET);
-    if target.exists() {
-        fs::remove_dir_all(&target).map_err(|e| Error::file(&target, e))?;
-    }
-    let mut written = Vec::new();
-    for (attack, rows) in [
-        (Attack::Original, &original_rows),
-        (Attack::Rephrase, &rephrase_rows),
-    ] {
-        if rows.is_empty() {
-            continue;
+    let staged = (|| -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for (attack, rows) in [
+            (Attack::Original, &original_rows),
+            (Attack::Rephrase, &rephrase_rows),
+        ] {
+            if rows.is_empty() {
+                continue;
+            }
+            let part = crate::store::part_file(
+                &crate::store::hive_dir(&staging, "attack", &attack.to_string()),
+                0,
+            );
+            crate::store::write_batch(&part, &batch(rows)?)?;
+            written.push(crate::store::part_file(
+                &variants::attack_dir(tables, DATASET, &attack.to_string()),
+                0,
+            ));
         }
-        let file = crate::store::part_file(
-            &variants::attack_dir(tables, DATASET, &attack.to_string()),
-            0,
-        );
-        written.push(crate::store::write_batch(&file, &batch(rows)?)?);
+        fs::create_dir_all(&staging).map_err(|e| Error::file(&staging, e))?;
+        let _switch = crate::store::commit::TablesLock::exclusive(tables)?;
+        crate::store::swap_in(&staging, &target)?;
+        Ok(written)
+    })();
+    if staged.is_err() {
+        let _ = fs::remove_dir_all(&staging);
     }
+    let written = staged?;
     for u in &unpaired {
         eprintln!(
             "warning: {}: item {} not paired: {}",

@@ -15,6 +15,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{Cell, ResultTable, EMBEDDED_VIEWS};
 use crate::error::{Error, Result};
+use crate::store::commit::TablesLock;
 use crate::store::{TableLayout, TABLE_LAYOUTS};
 use crate::vocab::is_simulated;
 
@@ -89,6 +90,8 @@ pub struct SqlEngine {
     tables_dir: PathBuf,
     tables: Vec<TableStatus>,
     limits: EngineLimits,
+    /// No stage switches a table in while the session can read it.
+    _read: TablesLock,
 }
 
 /// What a query may use: worker threads, memory for its operators, and time.
@@ -207,6 +210,7 @@ impl SqlEngine {
             ));
         }
         let tables_dir = tables.canonicalize().map_err(|e| Error::file(tables, e))?;
+        let read = TablesLock::shared(&tables_dir)?;
         let threads = threads
             .filter(|&t| t > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -303,6 +307,7 @@ impl SqlEngine {
             tables_dir,
             tables: statuses,
             limits,
+            _read: read,
         })
     }
 

@@ -42,6 +42,7 @@ pub use stats::{
 
 use crate::error::{Error, Result};
 use crate::output::tsv_row;
+use crate::store::commit::StagedFolder;
 
 /// The metric SQL files, in report order, embedded so that the binary works anywhere.
 pub const EMBEDDED_SQL: &[(&str, &str)] = &[
@@ -319,7 +320,51 @@ const MAX_PLOTS: usize = 12;
 
 /// Run the metrics of `config` and write `<out>/<metric>.csv`, `<out>/<metric>.md`,
 /// `<out>/plots/*.svg` and `<out>/report.md`.
+///
+/// The folder is replaced whole: everything is written in a staging folder beside it and switched
+/// in at the end, so a reader (or a killed run) sees the previous reports or the new ones.
 pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
+    refuse_foreign_folder(&config.out)?;
+    let folder = StagedFolder::begin(&config.out, "metrics", &config.tables)?;
+    let staged = MetricsConfig {
+        out: folder.staging.clone(),
+        ..config.clone()
+    };
+    let mut summary = write_metrics(&staged)?;
+    for m in &mut summary.metrics {
+        m.csv = folder.final_path(&m.csv);
+        m.markdown = folder.final_path(&m.markdown);
+    }
+    summary.report = folder.final_path(&summary.report);
+    for p in &mut summary.plots {
+        *p = folder.final_path(p);
+    }
+    folder.commit()?;
+    Ok(summary)
+}
+
+/// `metrics` replaces its output folder whole, so a folder holding anything but a metrics report
+/// (a typo'd `--out .`) is refused rather than emptied.
+fn refuse_foreign_folder(out: &Path) -> Result<()> {
+    let Ok(mut entries) = std::fs::read_dir(out) else {
+        if out.exists() {
+            return Err(Error::Usage(format!(
+                "{} is a file; --out names the folder the reports go to",
+                out.display()
+            )));
+        }
+        return Ok(());
+    };
+    if entries.next().is_none() || out.join("report.md").is_file() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{} holds files but no report.md: `metrics` replaces its output folder whole, so give it a new or empty folder, or a previous metrics folder",
+        out.display()
+    )))
+}
+
+fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
     let start = Instant::now();
     let metrics = match &config.sql_dir {
         Some(dir) => metrics_from_dir(dir)?,

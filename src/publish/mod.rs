@@ -18,6 +18,7 @@ mod card;
 
 use crate::error::{Error, Result};
 use crate::output::tsv_row;
+use crate::store::commit::{StagedFolder, TablesLock};
 use crate::store::problems::read_problems;
 use crate::store::{hub, read_batches, variants, AtomicParquet};
 use card::{dataset_card, read_runs, source_info};
@@ -170,6 +171,7 @@ impl ShardWriter {
         for (i, p) in self.shards.iter().enumerate() {
             let target = hub::shard(&self.dir, &self.split, i, total);
             fs::rename(p, &target).map_err(|e| Error::file(&target, e))?;
+            crate::store::commit::step(&target, "renamed in")?;
             bytes += fs::metadata(&target)
                 .map_err(|e| Error::file(&target, e))?
                 .len();
@@ -244,51 +246,15 @@ pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
             config.out.display()
         )));
     }
+    let _read = TablesLock::shared(&config.tables)?;
     let problems = read_problems(&config.tables)?;
     let split_of: HashMap<String, String> = problems
         .iter()
         .map(|p| (p.problem_id.clone(), p.split.clone()))
         .collect();
-    let parent = config
-        .out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
-    let staging = parent.join(format!(
-        ".{}.publishing-{}",
-        config
-            .out
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("dataset"),
-        std::process::id()
-    ));
-    let _ = fs::remove_dir_all(&staging);
-    let result = write_folder(config, &staging, &split_of);
-    let summary = match result {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = fs::remove_dir_all(&staging);
-            return Err(e);
-        }
-    };
-    if config.out.exists() {
-        let old = parent.join(format!(
-            ".{}.old-{}",
-            config
-                .out
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("dataset"),
-            std::process::id()
-        ));
-        fs::rename(&config.out, &old).map_err(|e| Error::file(&config.out, e))?;
-        fs::rename(&staging, &config.out).map_err(|e| Error::file(&config.out, e))?;
-        let _ = fs::remove_dir_all(&old);
-    } else {
-        fs::rename(&staging, &config.out).map_err(|e| Error::file(&config.out, e))?;
-    }
+    let folder = StagedFolder::begin(&config.out, "publish", &config.tables)?;
+    let summary = write_folder(config, &folder.staging, &split_of)?;
+    folder.commit()?;
     Ok(summary)
 }
 

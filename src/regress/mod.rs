@@ -195,6 +195,7 @@ pub struct GroupData {
 /// Fit every (model, template) on the configured feature set; write `coefficients/part-0.parquet`,
 /// the Table 8 report and the Figure 8 plots (with the plotted points as CSV beside each SVG).
 pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
+    let read = crate::store::commit::TablesLock::shared(&config.tables)?;
     let set = config.set;
     let root = features::dir(&config.tables, set);
     let features = read_feature_rows(&config.tables, set, &config.attacks)?
@@ -214,6 +215,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
         g.variant_ids.push(label.variant_id);
         g.correct.push(label.correct);
     }
+    drop(read);
     if groups.is_empty() {
         return Err(Error::invalid(
             responses::dir(&config.tables).display(),

@@ -46,6 +46,7 @@ use store::{part_files, recover_logs, Sink};
 
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {
+    let _read = crate::store::commit::TablesLock::shared(tables)?;
     let root = variants::dir(tables);
     if !root.is_dir() {
         return Err(Error::missing_table(
@@ -354,6 +355,7 @@ fn respond_offline(
 
 /// variant_id -> slot values, for simulated models.
 fn variant_numbers(tables: &Path) -> Result<HashMap<String, Vec<Num>>> {
+    let _read = crate::store::commit::TablesLock::shared(tables)?;
     let mut out = HashMap::new();
     for (p, _) in crate::store::parquet_files_under(&variants::dir(tables))? {
         for b in read_batches(&p)? {

@@ -9,7 +9,9 @@
 
 pub mod coefficients;
 mod columns;
+pub mod commit;
 pub mod efficient_responses;
+pub mod fault;
 pub mod features;
 pub mod generation_stats;
 pub mod hub;

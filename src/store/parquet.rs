@@ -10,6 +10,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
+use super::commit::step;
 use crate::error::{ColumnProblem, Error, Result};
 
 /// Column `name` of a batch read from `file` as text, or an error naming the file and the column
@@ -60,7 +61,9 @@ impl AtomicParquet {
         }
         let tmp = tmp_path(path);
         let file = File::create(&tmp).map_err(|e| Error::file(&tmp, e))?;
-        let writer = ArrowWriter::try_new(file, schema, Some(writer_properties()))?;
+        step(&tmp, "create")?;
+        let writer = ArrowWriter::try_new(file, schema, Some(writer_properties()))
+            .map_err(|e| written(&tmp, e))?;
         Ok(AtomicParquet {
             writer,
             tmp,
@@ -69,23 +72,42 @@ impl AtomicParquet {
     }
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.writer.write(batch)?;
-        Ok(())
+        step(&self.tmp, "write")?;
+        self.writer.write(batch).map_err(|e| written(&self.tmp, e))
     }
 
     /// Close a row group now (bounded memory for long streams).
     pub fn flush(&mut self) -> Result<()> {
-        self.writer.flush()?;
-        Ok(())
+        step(&self.tmp, "flush")?;
+        self.writer.flush().map_err(|e| written(&self.tmp, e))
     }
 
+    /// Complete the file and give it its name. On failure the partial file is removed.
     pub fn finish(self) -> Result<PathBuf> {
-        let file = self.writer.into_inner()?;
-        file.sync_all().map_err(|e| Error::file(&self.tmp, e))?;
-        drop(file);
-        fs::rename(&self.tmp, &self.path).map_err(|e| Error::file(&self.path, e))?;
-        Ok(self.path)
+        let AtomicParquet { writer, tmp, path } = self;
+        let done = (|| {
+            step(&tmp, "close")?;
+            let file = writer.into_inner().map_err(|e| written(&tmp, e))?;
+            file.sync_all().map_err(|e| Error::file(&tmp, e))?;
+            drop(file);
+            fs::rename(&tmp, &path).map_err(|e| Error::file(&path, e))?;
+            step(&path, "renamed in")
+        })();
+        if done.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        done.map(|()| path)
     }
+
+    /// Give up: the partial file goes.
+    pub fn abandon(self) {
+        let _ = fs::remove_file(&self.tmp);
+    }
+}
+
+/// A Parquet writer's failure on `file`, with the file named (a full disk surfaces here).
+fn written(file: &Path, e: parquet::errors::ParquetError) -> Error {
+    Error::file(file, std::io::Error::other(e))
 }
 
 pub fn tmp_path(path: &Path) -> PathBuf {
@@ -116,9 +138,14 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
         fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     }
     let tmp = tmp_path(path);
-    fs::write(&tmp, text).map_err(|e| Error::file(&tmp, e))?;
-    fs::rename(&tmp, path).map_err(|e| Error::file(path, e))?;
-    Ok(())
+    let done = step(&tmp, "write")
+        .and_then(|()| fs::write(&tmp, text).map_err(|e| Error::file(&tmp, e)))
+        .and_then(|()| fs::rename(&tmp, path).map_err(|e| Error::file(path, e)));
+    if done.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    done?;
+    step(path, "renamed in")
 }
 
 /// `<dir>/<key>=<value>` hive partitions directly under `dir`, sorted; none when `dir` is absent.
@@ -200,19 +227,14 @@ pub fn numbered_parts(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out.into_iter().map(|(_, _, p)| p).collect())
 }
 
-/// Replace `target` with the folder `staged` (when one was written): the last step of a stage
-/// that rewrites a partition whole.
+/// Replace `target` with the folder `staged` (when one was written) in one atomic step: the last
+/// step of a stage that rewrites a partition whole.
 pub fn swap_in(staged: &Path, target: &Path) -> Result<()> {
-    if target.exists() {
-        fs::remove_dir_all(target).map_err(|e| Error::file(target, e))?;
-    }
     if staged.exists() {
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
-        }
-        fs::rename(staged, target).map_err(|e| Error::file(target, e))?;
+        super::commit::replace(staged, target)
+    } else {
+        super::commit::remove_path(target)
     }
-    Ok(())
 }
 
 /// The file extension of every table part.

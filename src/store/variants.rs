@@ -11,7 +11,8 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::{utf8, utf8_list};
-use super::{generation_stats, hive_dir, part_file, sanitize, swap_in, AtomicParquet};
+use super::commit::{commit_journal, Move, TablesLock};
+use super::{generation_stats, hive_dir, part_file, runs, sanitize, write_text, AtomicParquet};
 use crate::error::Result;
 
 /// The table's folder name under the tables root.
@@ -110,8 +111,9 @@ pub fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
 }
 
 /// A generation run's writers for one dataset's `variants` and `generation_stats` partitions,
-/// created on first use in a staging folder and moved over the old partitions only when all are
-/// written.
+/// created on first use in a staging folder. [`DatasetWriters::publish`] switches them in with
+/// the run record, all three together; dropped unpublished (a failed run), they remove the
+/// staging folder.
 pub struct DatasetWriters {
     pub staging: PathBuf,
     pub variants: BTreeMap<String, AtomicParquet>,
@@ -123,16 +125,22 @@ fn staging_prefix(dataset: &str) -> String {
     format!(".staging-{}-", sanitize(dataset))
 }
 
-/// Remove the staging folders dead generation runs of `dataset` left (hold its writer lock).
+/// Finish the switches dead generation runs of `dataset` decided, and remove the staging folders
+/// of those that died before deciding (hold its writer lock).
 pub fn remove_dead_staging(tables: &Path, dataset: &str) -> Result<usize> {
+    drop(TablesLock::exclusive(tables)?);
     super::remove_leftovers(tables, Some(&staging_prefix(dataset)))
 }
 
+/// `<tables>/.staging-<dataset>-<pid>`: where this process stages a dataset's partitions.
+pub fn staging_dir(tables: &Path, dataset: &str) -> PathBuf {
+    tables.join(format!("{}{}", staging_prefix(dataset), std::process::id()))
+}
+
 impl DatasetWriters {
-    /// Writers staging under `<tables>/.staging-<dataset>-<pid>` (a leftover of this name is
-    /// cleared first).
+    /// Writers staging under [`staging_dir`] (a leftover of this name is cleared first).
     pub fn new(tables: &Path, dataset: &str) -> DatasetWriters {
-        let staging = tables.join(format!("{}{}", staging_prefix(dataset), std::process::id()));
+        let staging = staging_dir(tables, dataset);
         let _ = fs::remove_dir_all(&staging);
         DatasetWriters {
             staging,
@@ -158,20 +166,52 @@ impl DatasetWriters {
         Ok(self.stats.as_mut().expect("just created"))
     }
 
-    /// Close every file, then move the staged partitions over the old ones.
-    pub fn publish(self, tables: &Path, dataset: &str) -> Result<()> {
-        for (_, w) in self.variants {
+    /// Close every file, stage the run record, then switch the dataset's variants, statistics
+    /// and run record in together: a reader sees the previous three or the new three.
+    pub fn publish(mut self, tables: &Path, dataset: &str, run_record: &str) -> Result<()> {
+        for (_, w) in std::mem::take(&mut self.variants) {
             w.finish()?;
         }
-        if let Some(w) = self.stats {
+        if let Some(w) = self.stats.take() {
             w.finish()?;
         }
+        // A dataset whose run emitted nothing gets empty partitions, replacing the old ones.
         for table in [TABLE, generation_stats::TABLE] {
-            let staged = self.staging.join(table);
-            let target = hive_dir(&tables.join(table), "dataset", &sanitize(dataset));
-            swap_in(&staged, &target)?;
+            let dir = self.staging.join(table);
+            fs::create_dir_all(&dir).map_err(|e| crate::error::Error::file(&dir, e))?;
+        }
+        let record = "run.json";
+        write_text(&self.staging.join(record), run_record)?;
+        let moves = [
+            Move {
+                staged: TABLE.into(),
+                target: PathBuf::from(TABLE).join(format!("dataset={}", sanitize(dataset))),
+            },
+            Move {
+                staged: generation_stats::TABLE.into(),
+                target: PathBuf::from(generation_stats::TABLE)
+                    .join(format!("dataset={}", sanitize(dataset))),
+            },
+            Move {
+                staged: record.into(),
+                target: runs::generate_record(Path::new(""), dataset),
+            },
+        ];
+        let _switch = TablesLock::exclusive(tables)?;
+        commit_journal(tables, &self.staging, &moves)
+    }
+}
+
+impl Drop for DatasetWriters {
+    /// Unpublished (the run failed): nothing of it stays. Published: the staging folder is
+    /// already gone.
+    fn drop(&mut self) {
+        for (_, w) in std::mem::take(&mut self.variants) {
+            w.abandon();
+        }
+        if let Some(w) = self.stats.take() {
+            w.abandon();
         }
         let _ = fs::remove_dir_all(&self.staging);
-        Ok(())
     }
 }

@@ -1,0 +1,403 @@
+//! Switching a stage's new outputs in whole, or not at all.
+//!
+//! A stage writes its complete new version beside the old one, in a staging folder named with
+//! its pid, and switches it in last:
+//! - one path (a features partition, a metrics folder, a published dataset) switches with
+//!   [`replace`]: one atomic exchange of the two names (`renameat2(RENAME_EXCHANGE)` on Linux),
+//!   after which the old version, now under the staging name, is removed;
+//! - several paths that must change together (a dataset's variants, generation statistics and
+//!   run record) switch with [`commit_journal`]: a `COMMIT` file listing the moves is written into
+//!   the staging folder (atomically), and from that instant the new version is decided. The moves
+//!   are idempotent, so whoever finds the journal of a dead writer replays them ([`settle`]): the
+//!   next run of the stage, or any advmath command that reads the tables.
+//!
+//! Inside a tables folder, advmath's readers hold a shared lock (`.locks/tables.lock`) while they
+//! read, and a switch takes it exclusively ([`TablesLock`]): an advmath reader never sees a
+//! switch half done, nor a file removed under it. A reader outside advmath (DuckDB on the folder)
+//! is not in on the lock and can, for the instant of the moves, see one of the paths switched and
+//! the others not.
+
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use super::{fault, lock, write_text};
+use crate::error::{Error, Result};
+
+/// The journal file of a staging folder: present only once its version is decided.
+const JOURNAL: &str = "COMMIT";
+
+/// Where a journal parks the versions it replaces until it is done.
+const REPLACED: &str = ".replaced";
+
+/// A durable step for the fault rig; an injected failure is reported with `path`.
+pub(crate) fn step(path: &Path, what: &str) -> Result<()> {
+    fault::point(|| format!("{what} {}", path.display())).map_err(|e| Error::file(path, e))
+}
+
+/// Swap two existing paths in one atomic step; false when the filesystem cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are valid NUL-terminated paths that outlive the call; renameat2 only reads them.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+/// Remove a file or a folder, whichever `path` is (nothing when absent).
+pub(crate) fn remove_path(path: &Path) -> Result<()> {
+    let result = match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+    };
+    result.map_err(|e| Error::file(path, e))
+}
+
+/// Put `staged` (a complete file or folder) at `target`, replacing what was there in one atomic
+/// step: a reader sees the old version or the new one, never neither. The old version is removed.
+pub fn replace(staged: &Path, target: &Path) -> Result<()> {
+    step(target, "replace")?;
+    if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
+    }
+    if fs::symlink_metadata(target).is_err() {
+        fs::rename(staged, target).map_err(|e| Error::file(target, e))?;
+        return step(target, "renamed in");
+    }
+    if exchange(staged, target).map_err(|e| Error::file(target, e))? {
+        step(target, "exchanged")?;
+        return remove_path(staged);
+    }
+    // No exchange on this filesystem: the old version steps aside under a hidden name (which
+    // every table lister skips) for the instant between two renames.
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let aside = target.with_file_name(format!(".{name}.{}.replaced", std::process::id()));
+    fs::rename(target, &aside).map_err(|e| Error::file(target, e))?;
+    fs::rename(staged, target).map_err(|e| Error::file(target, e))?;
+    step(target, "renamed in")?;
+    remove_path(&aside)
+}
+
+/// An output folder outside the tables (a metrics report, a published dataset) written whole in a
+/// staging folder beside it, `.<name>.<stage>-<pid>`, and switched in by [`StagedFolder::commit`].
+/// One run of the stage writes a given folder at a time (a writer lock, kept with the locks of
+/// the tables folder it reads, so the user's folders get no lock files); the staging folders of
+/// dead runs go when the next run begins, and a run that fails or is dropped removes its own.
+pub struct StagedFolder {
+    pub staging: PathBuf,
+    out: PathBuf,
+    _lock: Option<lock::WriterLock>,
+}
+
+impl StagedFolder {
+    pub fn begin(out: &Path, stage: &'static str, tables: &Path) -> Result<StagedFolder> {
+        let parent = out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| stage.to_string());
+        // No tables folder: the stage fails reading it, and no lock should create it.
+        let lock = match tables.is_dir() {
+            true => Some(lock::WriterLock::acquire(
+                tables,
+                stage,
+                &lock_name(out, tables)?,
+            )?),
+            false => None,
+        };
+        let prefix = format!(".{name}.{stage}-");
+        for entry in fs::read_dir(parent)
+            .map_err(|e| Error::file(parent, e))?
+            .flatten()
+        {
+            let dead = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix(&prefix))
+                .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+            if dead {
+                remove_path(&entry.path())?;
+            }
+        }
+        let staging = parent.join(format!("{prefix}{}", std::process::id()));
+        fs::create_dir_all(&staging).map_err(|e| Error::file(&staging, e))?;
+        Ok(StagedFolder {
+            staging,
+            out: out.to_path_buf(),
+            _lock: lock,
+        })
+    }
+
+    /// `path` under the staging folder, as it will be under the output folder.
+    pub fn final_path(&self, path: &Path) -> PathBuf {
+        match path.strip_prefix(&self.staging) {
+            Ok(rel) => self.out.join(rel),
+            Err(_) => path.to_path_buf(),
+        }
+    }
+
+    /// Switch the complete staging folder in, replacing the output folder in one step.
+    pub fn commit(self) -> Result<()> {
+        replace(&self.staging, &self.out)
+    }
+}
+
+/// The output folder as its lock names it: relative to the tables folder's parent when it lies
+/// under it (`reports/metrics` for `out/reports/metrics` beside `out/tables`, the same wherever
+/// `out` is), else its absolute path.
+fn lock_name(out: &Path, tables: &Path) -> Result<String> {
+    let out = std::path::absolute(out).map_err(|e| Error::file(out, e))?;
+    let tables = std::path::absolute(tables).map_err(|e| Error::file(tables, e))?;
+    let name = match tables.parent().and_then(|base| out.strip_prefix(base).ok()) {
+        Some(relative) => relative.to_string_lossy().to_string(),
+        None => out.to_string_lossy().to_string(),
+    };
+    Ok(name)
+}
+
+impl Drop for StagedFolder {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.staging);
+    }
+}
+
+/// A switch of several paths under `tables` that must change together.
+pub struct Move {
+    /// Under the staging folder.
+    pub staged: PathBuf,
+    /// Under the tables folder.
+    pub target: PathBuf,
+}
+
+/// Decide the staged version (write the journal), then make the moves and remove the staging
+/// folder. Call it holding the exclusive [`TablesLock`] and the stage's writer lock.
+pub fn commit_journal(tables: &Path, staging: &Path, moves: &[Move]) -> Result<()> {
+    let text: String = moves
+        .iter()
+        .map(|m| format!("{}\t{}\n", m.staged.display(), m.target.display()))
+        .collect();
+    write_text(&staging.join(JOURNAL), &text)?;
+    replay(tables, staging)
+}
+
+/// Make the moves a journal lists (those not made yet), then remove its staging folder.
+fn replay(tables: &Path, staging: &Path) -> Result<()> {
+    let journal = staging.join(JOURNAL);
+    let text = fs::read_to_string(&journal).map_err(|e| Error::file(&journal, e))?;
+    for (i, line) in text.lines().enumerate() {
+        let Some((staged, target)) = line.split_once('\t') else {
+            return Err(Error::invalid(
+                journal.display(),
+                format!("line {}: not `staged<TAB>target`", i + 1),
+            ));
+        };
+        let staged = staging.join(staged);
+        let target = tables.join(target);
+        if fs::symlink_metadata(&staged).is_err() {
+            continue;
+        }
+        if fs::symlink_metadata(&target).is_ok() {
+            let parked = staging.join(REPLACED).join(i.to_string());
+            fs::create_dir_all(staging.join(REPLACED))
+                .map_err(|e| Error::file(staging.join(REPLACED), e))?;
+            fs::rename(&target, &parked).map_err(|e| Error::file(&target, e))?;
+            step(&target, "moved aside")?;
+        }
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
+        }
+        fs::rename(&staged, &target).map_err(|e| Error::file(&target, e))?;
+        step(&target, "moved in")?;
+    }
+    remove_path(staging)
+}
+
+/// Staging folders directly under `tables` whose version was decided (they hold a journal).
+fn journals(tables: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(tables) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(".staging-"))
+                && p.join(JOURNAL).is_file()
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Finish the switches dead writers decided but did not complete. Call it holding the
+/// exclusive [`TablesLock`] (every journal is then a dead writer's). Returns how many.
+pub fn settle(tables: &Path) -> Result<usize> {
+    let found = journals(tables);
+    for staging in &found {
+        eprintln!(
+            "finishing the switch an interrupted run decided: {}",
+            staging.display()
+        );
+        replay(tables, staging)?;
+    }
+    Ok(found.len())
+}
+
+/// The tables folder's switch lock: shared by readers, exclusive for a switch.
+#[derive(Debug)]
+pub struct TablesLock {
+    _file: Option<File>,
+}
+
+impl TablesLock {
+    fn open(tables: &Path) -> Option<File> {
+        if !tables.is_dir() {
+            return None;
+        }
+        let dir = tables.join(lock::FOLDER);
+        fs::create_dir_all(&dir).ok()?;
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(dir.join("tables.lock"))
+            .ok()
+    }
+
+    /// For a switch: waits for the readers (and any other switch) to finish, then finishes what
+    /// dead writers left decided.
+    pub fn exclusive(tables: &Path) -> Result<TablesLock> {
+        let path = tables.join(lock::FOLDER).join("tables.lock");
+        let Some(file) = Self::open(tables) else {
+            return Err(Error::file(
+                &path,
+                std::io::Error::other("cannot create the lock file"),
+            ));
+        };
+        if file.try_lock().is_err() {
+            eprintln!(
+                "waiting for other advmath commands reading {} ...",
+                tables.display()
+            );
+            file.lock().map_err(|e| Error::file(&path, e))?;
+        }
+        settle(tables)?;
+        Ok(TablesLock { _file: Some(file) })
+    }
+
+    /// For reading: a consistent view until dropped. A tables folder this process cannot write
+    /// to (a read-only copy) is read without the lock: nothing switches in it.
+    pub fn shared(tables: &Path) -> Result<TablesLock> {
+        loop {
+            if !journals(tables).is_empty() {
+                drop(Self::exclusive(tables)?);
+            }
+            let Some(file) = Self::open(tables) else {
+                return Ok(TablesLock { _file: None });
+            };
+            let path = tables.join(lock::FOLDER).join("tables.lock");
+            file.lock_shared().map_err(|e| Error::file(&path, e))?;
+            // A writer that died between our look and our lock left a journal: settle it first.
+            if journals(tables).is_empty() {
+                return Ok(TablesLock { _file: Some(file) });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replace_switches_a_folder_and_removes_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out");
+        let staged = dir.path().join(".out.staging-1");
+        fs::create_dir_all(&target).unwrap();
+        fs::write(target.join("old.md"), "old").unwrap();
+        fs::create_dir_all(&staged).unwrap();
+        fs::write(staged.join("new.md"), "new").unwrap();
+        replace(&staged, &target).unwrap();
+        assert_eq!(fs::read_to_string(target.join("new.md")).unwrap(), "new");
+        assert!(!target.join("old.md").exists());
+        assert!(!staged.exists());
+        // A first switch has nothing to replace.
+        let fresh = dir.path().join("fresh");
+        fs::create_dir_all(&staged).unwrap();
+        replace(&staged, &fresh).unwrap();
+        assert!(fresh.is_dir() && !staged.exists());
+    }
+
+    #[test]
+    fn a_journal_replayed_twice_moves_each_path_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let tables = dir.path();
+        let staging = tables.join(".staging-d-1");
+        fs::create_dir_all(tables.join("a/dataset=d")).unwrap();
+        fs::write(tables.join("a/dataset=d/part-0.parquet"), "old a").unwrap();
+        fs::write(tables.join("b.json"), "old b").unwrap();
+        fs::create_dir_all(staging.join("a")).unwrap();
+        fs::write(staging.join("a/part-0.parquet"), "new a").unwrap();
+        fs::write(staging.join("b.json"), "new b").unwrap();
+        let moves = [
+            Move {
+                staged: "a".into(),
+                target: "a/dataset=d".into(),
+            },
+            Move {
+                staged: "b.json".into(),
+                target: "b.json".into(),
+            },
+        ];
+        // Decided, then interrupted after the first move.
+        let text: String = moves
+            .iter()
+            .map(|m| format!("{}\t{}\n", m.staged.display(), m.target.display()))
+            .collect();
+        fs::write(staging.join(JOURNAL), text).unwrap();
+        fs::create_dir_all(staging.join(REPLACED)).unwrap();
+        fs::rename(tables.join("a/dataset=d"), staging.join(REPLACED).join("0")).unwrap();
+        fs::rename(staging.join("a"), tables.join("a/dataset=d")).unwrap();
+        assert_eq!(settle(tables).unwrap(), 1);
+        assert_eq!(
+            fs::read_to_string(tables.join("a/dataset=d/part-0.parquet")).unwrap(),
+            "new a"
+        );
+        assert_eq!(fs::read_to_string(tables.join("b.json")).unwrap(), "new b");
+        assert!(!staging.exists());
+        assert_eq!(settle(tables).unwrap(), 0);
+    }
+}
