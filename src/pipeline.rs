@@ -123,6 +123,9 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
             );
         }
     }
+    // One ingest at a time writes a tables folder's problems; what a dead one half-wrote goes.
+    let _lock = crate::store::lock::WriterLock::acquire(&config.tables, "ingest", "problems")?;
+    store::remove_leftovers(&store::problems::dir(&config.tables), None)?;
     for source in &sources {
         let (records, path) = ingest_source(source, config)?;
         let c = Coverage::of(&records);

@@ -47,9 +47,10 @@ pub fn writer_properties() -> WriterProperties {
         .build()
 }
 
-/// A Parquet file that appears under its final name only when complete.
+/// A Parquet file that appears under its final name only when complete; dropped unfinished (a
+/// failed run), its partial file is removed.
 pub struct AtomicParquet {
-    writer: ArrowWriter<File>,
+    writer: Option<ArrowWriter<File>>,
     tmp: PathBuf,
     path: PathBuf,
 }
@@ -60,31 +61,38 @@ impl AtomicParquet {
             fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
         }
         let tmp = tmp_path(path);
-        let file = File::create(&tmp).map_err(|e| Error::file(&tmp, e))?;
         step(&tmp, "create")?;
+        let file = File::create(&tmp).map_err(|e| Error::file(&tmp, e))?;
         let writer = ArrowWriter::try_new(file, schema, Some(writer_properties()))
             .map_err(|e| written(&tmp, e))?;
         Ok(AtomicParquet {
-            writer,
+            writer: Some(writer),
             tmp,
             path: path.to_path_buf(),
         })
     }
 
+    fn writer(&mut self) -> &mut ArrowWriter<File> {
+        self.writer.as_mut().expect("only finish takes the writer")
+    }
+
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         step(&self.tmp, "write")?;
-        self.writer.write(batch).map_err(|e| written(&self.tmp, e))
+        let tmp = self.tmp.clone();
+        self.writer().write(batch).map_err(|e| written(&tmp, e))
     }
 
     /// Close a row group now (bounded memory for long streams).
     pub fn flush(&mut self) -> Result<()> {
         step(&self.tmp, "flush")?;
-        self.writer.flush().map_err(|e| written(&self.tmp, e))
+        let tmp = self.tmp.clone();
+        self.writer().flush().map_err(|e| written(&tmp, e))
     }
 
     /// Complete the file and give it its name. On failure the partial file is removed.
-    pub fn finish(self) -> Result<PathBuf> {
-        let AtomicParquet { writer, tmp, path } = self;
+    pub fn finish(mut self) -> Result<PathBuf> {
+        let writer = self.writer.take().expect("finished once");
+        let (tmp, path) = (self.tmp.clone(), self.path.clone());
         let done = (|| {
             step(&tmp, "close")?;
             let file = writer.into_inner().map_err(|e| written(&tmp, e))?;
@@ -98,10 +106,13 @@ impl AtomicParquet {
         }
         done.map(|()| path)
     }
+}
 
-    /// Give up: the partial file goes.
-    pub fn abandon(self) {
-        let _ = fs::remove_file(&self.tmp);
+impl Drop for AtomicParquet {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
     }
 }
 
@@ -110,8 +121,11 @@ fn written(file: &Path, e: parquet::errors::ParquetError) -> Error {
     Error::file(file, std::io::Error::other(e))
 }
 
+/// `.<name>.<pid>.tmp` beside `path`: hidden, so no table lister (ours, DataFusion's, DuckDB's
+/// globs) ever takes a half-written file for a part.
 pub fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
     name.push(format!(".{}.tmp", std::process::id()));
     path.with_file_name(name)
 }

@@ -206,12 +206,8 @@ impl Drop for DatasetWriters {
     /// Unpublished (the run failed): nothing of it stays. Published: the staging folder is
     /// already gone.
     fn drop(&mut self) {
-        for (_, w) in std::mem::take(&mut self.variants) {
-            w.abandon();
-        }
-        if let Some(w) = self.stats.take() {
-            w.abandon();
-        }
+        self.variants.clear();
+        self.stats = None;
         let _ = fs::remove_dir_all(&self.staging);
     }
 }

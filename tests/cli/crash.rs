@@ -1,0 +1,354 @@
+//! Crash consistency and full disks: `ingest`, `generate`, `metrics` and `publish --force` are
+//! killed (SIGKILL, through the binary's fault rig) at every durable step they take, and made to
+//! fail with `ENOSPC` at every step that writes; after each, the state is the previous version or
+//! the new one, whole, and the next run gives the uninterrupted run's bytes.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+
+use crate::util::{advmath, small_run};
+
+/// Every file under `roots` (relative to `out`), by relative path. Hidden names (locks, staging
+/// folders) are no part of a version.
+type Snapshot = BTreeMap<PathBuf, Vec<u8>>;
+
+fn snapshot(out: &Path, roots: &[&str]) -> Snapshot {
+    fn walk(dir: &Path, out: &Path, into: &mut Snapshot) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if e.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out, into);
+            } else {
+                into.insert(
+                    p.strip_prefix(out).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    let mut snap = Snapshot::new();
+    for root in roots {
+        let path = out.join(root);
+        if path.is_file() {
+            snap.insert(PathBuf::from(root), fs::read(&path).unwrap());
+        } else {
+            walk(&path, out, &mut snap);
+        }
+    }
+    snap
+}
+
+/// What a dead or failed run may leave behind: staging folders, half-written files, a journal.
+fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return found;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let p = e.path();
+        if name.starts_with(".staging-")
+            || name.ends_with(".tmp")
+            || name.contains(".metrics-")
+            || name.contains(".publish-")
+            || name.ends_with(".replaced")
+        {
+            found.push(p);
+        } else if p.is_dir() {
+            found.extend(leftovers(&p));
+        }
+    }
+    found
+}
+
+/// Text with every run of 3 or more digits as `#`: staging and temporary names carry the pid.
+fn without_pids(text: &str) -> String {
+    let mut out = String::new();
+    let mut digits = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        if digits.len() >= 3 {
+            out.push('#');
+        } else {
+            out.push_str(&digits);
+        }
+        digits.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let _ = fs::remove_dir_all(to);
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+struct Scenario {
+    name: &'static str,
+    /// The command, run in the work folder (paths relative to it).
+    args: Vec<String>,
+    /// What the command writes, relative to the work folder.
+    outputs: &'static [&'static str],
+    /// The tables folder the command reads or writes, relative to the work folder.
+    tables: &'static str,
+    /// A query through advmath that reads what the command writes.
+    read: &'static str,
+}
+
+fn scenarios(inputs: &Path) -> Vec<Scenario> {
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    vec![
+        Scenario {
+            name: "ingest",
+            args: vec![
+                "ingest".into(),
+                "--tables".into(),
+                "ingested".into(),
+                inputs.join("new/extra.jsonl").display().to_string(),
+            ],
+            outputs: &["ingested/problems"],
+            tables: "ingested",
+            read: "select count(*) from problems",
+        },
+        Scenario {
+            name: "generate",
+            args: strings(&[
+                "generate",
+                "--tables",
+                "tables",
+                "--seed",
+                "7",
+                "--attempts",
+                "2000",
+                "--variants",
+                "10",
+                "--attack",
+                "m1,m2,m3,punct,m3+punct",
+            ]),
+            outputs: &["tables/variants", "tables/generation_stats", "tables/runs"],
+            tables: "tables",
+            read: "select count(*) from variants v join generation_stats s using (problem_id)",
+        },
+        Scenario {
+            name: "metrics",
+            args: strings(&[
+                "metrics",
+                "--tables",
+                "tables",
+                "--out",
+                "reports/metrics",
+                "--seed",
+                "5",
+            ]),
+            outputs: &["reports/metrics"],
+            tables: "tables",
+            read: "select count(*) from responses",
+        },
+        Scenario {
+            name: "publish --force",
+            args: strings(&[
+                "publish",
+                "--tables",
+                "tables",
+                "--out",
+                "hub",
+                "--force",
+                "--max-shard-rows",
+                "200",
+            ]),
+            outputs: &["hub"],
+            tables: "tables",
+            read: "select count(*) from variants",
+        },
+    ]
+}
+
+/// The numbered durable steps the command takes uninterrupted, as the fault rig logs them.
+fn steps(work: &Path, args: &[String]) -> Vec<String> {
+    let log = work.with_extension("steps");
+    let _ = fs::remove_file(&log);
+    advmath()
+        .current_dir(work)
+        .args(args)
+        .env("ADVMATH_FAULT_LOG", &log)
+        .assert()
+        .success();
+    let text = fs::read_to_string(&log).unwrap_or_default();
+    let _ = fs::remove_file(&log);
+    text.lines()
+        .map(|l| l.split_once(' ').unwrap().1.to_string())
+        .collect()
+}
+
+/// The base folder (a small run, and a tables folder `ingested` holding the old version of the
+/// ingest input) and the inputs.
+fn base(dir: &Path) -> (PathBuf, PathBuf) {
+    let base = dir.join("base");
+    small_run(&base);
+    let inputs = dir.join("inputs");
+    let line = |id: usize, a: u32, b: u32| {
+        serde_json::json!({
+            "question": format!("Tom has {a} apples and buys {b} more. How many apples does he have?"),
+            "answer": format!("{a} + {b} = {}\n#### {}", a + b, a + b),
+            "id": id,
+        })
+        .to_string()
+            + "\n"
+    };
+    for (folder, rows) in [("old", 2), ("new", 5)] {
+        fs::create_dir_all(inputs.join(folder)).unwrap();
+        let text: String = (0..rows).map(|i| line(i, 3 + i as u32, 4)).collect();
+        fs::write(inputs.join(folder).join("extra.jsonl"), text).unwrap();
+    }
+    advmath()
+        .current_dir(&base)
+        .args(["ingest", "--tables", "ingested"])
+        .arg(inputs.join("old/extra.jsonl"))
+        .assert()
+        .success();
+    (base, inputs)
+}
+
+#[test]
+fn a_kill_at_any_step_leaves_the_old_version_or_the_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, inputs) = base(dir.path());
+    let work = dir.path().join("work");
+    let mut exercised = Vec::new();
+    for s in scenarios(&inputs) {
+        let old = snapshot(&base, s.outputs);
+        copy_dir(&base, &work);
+        let steps = steps(&work, &s.args);
+        let new = snapshot(&work, s.outputs);
+        assert_ne!(old, new, "{}: the new version differs from the old", s.name);
+        assert!(steps.len() > 2, "{}: {} steps", s.name, steps.len());
+        let mut settled = 0;
+        for (k, step) in steps.iter().enumerate().map(|(i, st)| (i + 1, st)) {
+            copy_dir(&base, &work);
+            let killed = advmath()
+                .current_dir(&work)
+                .args(&s.args)
+                .env("ADVMATH_CRASH_AT", k.to_string())
+                .output()
+                .unwrap();
+            assert_eq!(
+                killed.status.signal(),
+                Some(libc::SIGKILL),
+                "{} killed at step {k} ({step})",
+                s.name
+            );
+            // Any advmath reader sees one whole version (finishing a switch the dead run decided).
+            let read = advmath()
+                .current_dir(&work)
+                .args(["sql", "--tables", s.tables, s.read])
+                .assert()
+                .success();
+            settled += usize::from(
+                String::from_utf8_lossy(&read.get_output().stderr).contains("finishing the switch"),
+            );
+            let now = snapshot(&work, s.outputs);
+            assert!(
+                now == old || now == new,
+                "{} killed at step {k} ({step}): neither the old version nor the new one: {:?}",
+                s.name,
+                now.keys().collect::<Vec<_>>()
+            );
+            advmath()
+                .current_dir(&work)
+                .args(&s.args)
+                .assert()
+                .success();
+            assert!(
+                snapshot(&work, s.outputs) == new,
+                "{} killed at step {k} ({step}): the rerun differs from an uninterrupted run",
+                s.name
+            );
+            assert_eq!(
+                leftovers(&work),
+                Vec::<PathBuf>::new(),
+                "{} step {k}",
+                s.name
+            );
+        }
+        exercised.push(format!(
+            "{} {} (settled by a reader: {settled})",
+            s.name,
+            steps.len()
+        ));
+    }
+    eprintln!("kill points exercised: {}", exercised.join(", "));
+}
+
+#[test]
+fn a_full_disk_fails_with_the_path_and_leaves_the_previous_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, inputs) = base(dir.path());
+    let work = dir.path().join("work");
+    let mut exercised = Vec::new();
+    for s in scenarios(&inputs) {
+        let old = snapshot(&base, s.outputs);
+        copy_dir(&base, &work);
+        let steps = steps(&work, &s.args);
+        // Writing takes space; renames and removals do not.
+        let writes: Vec<(usize, &String)> = steps
+            .iter()
+            .enumerate()
+            .map(|(i, st)| (i + 1, st))
+            .filter(|(_, st)| {
+                ["create ", "write ", "flush ", "close "]
+                    .iter()
+                    .any(|w| st.starts_with(w))
+            })
+            .collect();
+        assert!(!writes.is_empty(), "{}", s.name);
+        for (k, step) in &writes {
+            copy_dir(&base, &work);
+            let failed = advmath()
+                .current_dir(&work)
+                .args(&s.args)
+                .env("ADVMATH_FAIL_AT", k.to_string())
+                .assert()
+                .code(1);
+            let stderr = String::from_utf8_lossy(&failed.get_output().stderr).to_string();
+            let path = without_pids(step.split_once(' ').unwrap().1);
+            assert!(
+                without_pids(&stderr).contains(&path) && stderr.contains("No space left on device"),
+                "{} failing at step {k} ({step}): {stderr}",
+                s.name
+            );
+            assert!(
+                snapshot(&work, s.outputs) == old,
+                "{} failing at step {k} ({step}): the previous state changed",
+                s.name
+            );
+            assert_eq!(
+                leftovers(&work),
+                Vec::<PathBuf>::new(),
+                "{} step {k}",
+                s.name
+            );
+        }
+        exercised.push(format!("{} {}", s.name, writes.len()));
+    }
+    eprintln!("failed writes exercised: {}", exercised.join(", "));
+}
