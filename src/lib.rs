@@ -5,12 +5,14 @@
 //! owns the tables folder (every table's location, schema and codec); one module per stage
 //! ([`ingest`], [`generate`], [`respond`], [`features`], [`regress`], [`metrics`], [`publish`])
 //! reads and writes through it; [`pipeline`] strings the stages together for `advmath run`.
-//! [`output`] and [`plot`] write what people read; [`error`] is the one error type.
+//! [`output`] and [`plot`] write what people read; [`input`] holds the limits every reader of
+//! users' files applies; [`error`] is the one error type.
 
 pub mod error;
 pub mod features;
 pub mod generate;
 pub mod ingest;
+pub mod input;
 pub mod metrics;
 pub mod output;
 pub mod pipeline;

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Columns, Format, IngestOptions, RawProblem, Source, Worked};
 use crate::error::{Error, Result};
+use crate::input::{shallow_json_lines, MAX_JSON_DEPTH};
 use crate::num::Num;
 use crate::synth;
 
@@ -350,20 +351,12 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
         Format::Jsonl => {
             let text = std::str::from_utf8(&bytes)
                 .map_err(|e| Error::invalid(path.display(), format!("not UTF-8 text: {e}")))?;
-            let mut kept = String::with_capacity(text.len());
-            for (row, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-                if json_depth(line) > MAX_JSON_DEPTH {
-                    too_deep.push(row);
-                } else {
-                    rows.push(row);
-                    kept.push_str(line);
-                    kept.push('\n');
-                }
-            }
+            let split = shallow_json_lines(text);
+            (rows, too_deep) = (split.rows, split.too_deep);
             if rows.is_empty() {
                 return Ok(too_deep_rows(path, &too_deep));
             }
-            JsonReader::new(std::io::Cursor::new(kept.into_bytes()))
+            JsonReader::new(std::io::Cursor::new(split.text.into_bytes()))
                 .with_json_format(JsonFormat::JsonLines)
                 .finish()
                 .map_err(unreadable)?
@@ -453,33 +446,4 @@ fn too_deep_rows(path: &Path, rows: &[usize]) -> Vec<RawProblem> {
             bad_row(row as i64, reason)
         })
         .collect()
-}
-
-/// The deepest JSON nesting a generic row may have; real rows are flat records.
-const MAX_JSON_DEPTH: usize = 64;
-
-/// How deep the arrays and objects of one JSON text nest (brackets inside strings ignored).
-fn json_depth(text: &str) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for c in text.bytes() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
 }

@@ -16,11 +16,12 @@ const CORE: &[&str] = &[
 const ENGINE: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("output", &[]),
+    ("input", &[]),
     ("plot", &["error"]),
     ("store", &["error"]),
     ("generate", &["error", "store", "output"]),
-    ("respond", &["error", "store", "output"]),
-    ("ingest", &["error", "store", "output", "respond"]),
+    ("respond", &["error", "store", "output", "input"]),
+    ("ingest", &["error", "store", "output", "input", "respond"]),
     ("features", &["error", "store", "output"]),
     ("regress", &["error", "store", "output", "plot", "features"]),
     ("metrics", &["error", "store", "output", "plot"]),
@@ -28,8 +29,8 @@ const ENGINE: &[(&str, &[&str])] = &[
     (
         "pipeline",
         &[
-            "error", "store", "output", "ingest", "generate", "respond", "features", "regress",
-            "metrics", "publish",
+            "error", "store", "output", "input", "ingest", "generate", "respond", "features",
+            "regress", "metrics", "publish",
         ],
     ),
 ];

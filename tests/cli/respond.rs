@@ -553,3 +553,55 @@ fn an_arithmattack_file_without_replies_is_refused() {
     );
     assert!(stored_rows(&tables, "m").unwrap().is_empty());
 }
+
+/// A generic JSONL row nested 10,000 levels deep is one skipped row, named by file and row; the
+/// good rows land with the keys they would have had without it.
+#[test]
+fn a_deeply_nested_reply_row_is_skipped_and_the_good_rows_land() {
+    let (dir, tables) = small_tables();
+    let file = dir.path().join("replies.jsonl");
+    let deep = format!(
+        "{{\"q\": \"x\", \"r\": {}1{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let good = |q: &str, r: &str| serde_json::json!({"q": q, "r": r}).to_string();
+    std::fs::write(
+        &file,
+        format!(
+            "{}\n{deep}\n{}\n",
+            good(
+                "Tom has 3 apples and buys 4 more. How many?",
+                "The answer is 7."
+            ),
+            good("Ann has 10 pens and gives away 4. How many?", "6")
+        ),
+    )
+    .unwrap();
+    let out = advmath()
+        .args([
+            "ingest-responses",
+            "--format",
+            "generic",
+            "--question-col",
+            "q",
+            "--response-col",
+            "r",
+            "--model",
+            "m",
+            "--tables",
+        ])
+        .arg(&tables)
+        .arg(&file)
+        .assert()
+        .success();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("replies.jsonl: row 2: JSON nested deeper than 64 levels; row skipped"),
+        "{stderr}"
+    );
+    let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "m")).unwrap();
+    let mut replies: Vec<_> = rows.iter().map(|r| r.response.clone().unwrap()).collect();
+    replies.sort();
+    assert_eq!(replies, ["6", "The answer is 7."]);
+}

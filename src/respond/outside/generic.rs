@@ -24,7 +24,8 @@ impl Layout for Generic {
             .unwrap_or("input")
             .to_string();
         let mut rows = Vec::new();
-        for (i, r) in read_generic(&config.input)?.iter().enumerate() {
+        for (i, r) in &read_generic(&config.input)? {
+            let i = *i;
             let q = r.get(&config.question_col).cloned().ok_or_else(|| {
                 Error::invalid(
                     config.input.display(),
