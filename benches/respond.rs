@@ -70,6 +70,7 @@ fn main() {
             concurrency: 64,
             flush_every: 1000,
             flush_seconds: 5.0,
+            part_size: advmath::store::compact::DEFAULT_TARGET_BYTES,
             progress: false,
         };
         let start = Instant::now();

@@ -5,7 +5,7 @@
 //! owns the tables folder (every table's location, schema and codec); one module per stage
 //! ([`ingest`], [`generate`], [`respond`], [`features`], [`regress`], [`metrics`], [`publish`])
 //! reads and writes through it; [`pipeline`] strings the stages together for `advmath run`.
-//! [`output`] and [`plot`] write what people read; [`input`] holds the limits every reader of
+//! [`output`] and [`plot`] write what people read, [`progress`] how far a stage is; [`input`] holds the limits every reader of
 //! users' files applies; [`error`] is the one error type.
 
 pub mod error;
@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod output;
 pub mod pipeline;
 pub mod plot;
+pub mod progress;
 pub mod publish;
 pub mod regress;
 pub mod respond;

@@ -49,6 +49,7 @@ fn error_chain(err: &anyhow::Error) -> String {
 
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
+    advmath::progress::set_quiet(cli.quiet);
     match cli.command {
         Command::Ingest(args) => {
             let mut config = args.config();
@@ -151,6 +152,29 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Metrics(args) => {
             let summary = advmath::metrics::run_metrics_with(&args.config())?;
             summary.write_table(&mut stdout.lock())?;
+        }
+        Command::Compact(args) => {
+            let done = advmath::store::compact::compact_tables(
+                &args.tables,
+                &args.table,
+                args.part_size as u64,
+            )?;
+            let mut out = stdout.lock();
+            tsv_row(
+                &mut out,
+                ["folder", "parts_before", "parts_after", "rows_folded"],
+            )?;
+            for c in done {
+                tsv_row(
+                    &mut out,
+                    [
+                        c.folder.display().to_string(),
+                        c.parts_before.to_string(),
+                        c.parts_after.to_string(),
+                        c.rows.to_string(),
+                    ],
+                )?;
+            }
         }
         Command::Sql(args) => {
             advmath::metrics::run_sql_config(&args.config()?, &mut stdout.lock())?;

@@ -51,6 +51,10 @@ fn comma_list<T: std::fmt::Display>(items: &[T]) -> &'static str {
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// No progress on stderr: neither the bars shown on a terminal nor the lines written to a
+    /// log (every 15 s, `ADVMATH_PROGRESS_SECONDS` to change, and at the end of each stage).
+    #[arg(long, global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -81,8 +85,23 @@ pub enum Command {
     Sql(SqlArgs),
     /// Write a folder ready for `hf upload`: sharded Parquet per attack and split, and a dataset card.
     Publish(PublishArgs),
+    /// Fold each table folder's small Parquet parts into few large ones (rows and their order
+    /// kept; `respond` does it for its model at the end of every run).
+    Compact(CompactArgs),
     /// Run the default pipeline (on the embedded default dataset when no input is given).
     Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompactArgs {
+    /// Folder of the Parquet tables.
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
+    /// The tables to compact (default: all), e.g. `responses`.
+    pub table: Vec<String>,
+    /// Parts smaller than this are folded into parts of up to this size (e.g. 128MiB, 1GiB).
+    #[arg(long, default_value = "128MiB", value_parser = advmath::metrics::parse_size)]
+    pub part_size: usize,
 }
 
 #[derive(Args, Debug)]

@@ -149,6 +149,10 @@ pub struct RespondArgs {
     /// ... or every T seconds.
     #[arg(long, default_value_t = RespondConfig::default().flush_seconds)]
     pub flush_seconds: f64,
+    /// At the end of a run the model's parts smaller than this are folded into parts of up to
+    /// this size (e.g. 128MiB, 1GiB), every row kept.
+    #[arg(long, default_value = "128MiB", value_parser = advmath::metrics::parse_size)]
+    pub part_size: usize,
 }
 
 impl RespondArgs {
@@ -186,6 +190,7 @@ impl RespondArgs {
             concurrency: self.concurrency as usize,
             flush_every: self.flush_every.max(1),
             flush_seconds: self.flush_seconds,
+            part_size: self.part_size as u64,
             progress: true,
         })
     }

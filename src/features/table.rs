@@ -84,6 +84,13 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
         ));
     }
     let mut totals = Totals::default();
+    let mut parts = 0;
+    for (_, dataset_dir) in &datasets {
+        for (_, attack_dir) in store::partitions(dataset_dir, "attack")? {
+            parts += store::numbered_parts(&attack_dir)?.len() as u64;
+        }
+    }
+    let progress = crate::progress::Progress::new(set.table(), "variant parts", parts);
     for (dataset, dataset_dir) in datasets {
         // One writer per feature table and dataset; what a dead one left goes first.
         let _lock = WriterLock::acquire(tables, set.table(), &dataset)?;
@@ -98,6 +105,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
                     let mut writer = AtomicParquet::create(&path, features::schema(set))?;
                     for part in store::numbered_parts(&attack_dir)? {
                         features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
+                        progress.inc(1);
                     }
                     writer.finish()?;
                 }
@@ -110,6 +118,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
         }
         outcome?;
     }
+    progress.finish();
     if totals.skipped > 0 {
         eprintln!(
             "warning: {}: skipped {} of {} variants",

@@ -15,7 +15,7 @@ pub mod select;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::progress::Progress;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -315,17 +315,10 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
     methods.dedup();
     let total: usize = by_dataset.values().map(Vec::len).sum();
     let bar = if config.progress {
-        ProgressBar::new(total as u64)
+        Progress::new("generate", "problems", total as u64)
     } else {
-        ProgressBar::hidden()
+        Progress::hidden()
     };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} generating [{bar:30}] {pos}/{len} problems {per_sec} ETA {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
     for (dataset, problems) in by_dataset {
         // A second run on the dataset would stage beside this one and swap its partition away.
         let _lock = WriterLock::acquire(&config.tables, "generate", dataset)?;
@@ -358,7 +351,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         }
         writers.publish(&config.tables, dataset, &run_record(config, dataset))?;
     }
-    bar.finish_and_clear();
+    bar.finish();
     Ok(summary)
 }
 

@@ -126,6 +126,8 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
             (t, i, xie2024_program(&r.question, answer))
         })
         .collect();
+    let progress =
+        crate::progress::Progress::new(format!("programs {model}"), "problems", jobs.len() as u64);
     let queue = Arc::new(Mutex::new(jobs.into_iter().collect::<VecDeque<_>>()));
     let agent = client::agent(config.endpoint.timeout, config.concurrency);
     let (tx, rx) = mpsc::channel();
@@ -158,12 +160,14 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
     let mut dirty: BTreeSet<usize> = BTreeSet::new();
     let (mut unsaved, mut saved_at) = (0usize, Instant::now());
     for (t, i, reply) in rx {
+        progress.inc(1);
         let record = &mut tables[t].1[i];
         let text = match reply {
             Ok(c) => c.text,
             Err(e) => {
                 summary.failed += 1;
-                eprintln!("warning: {}: {e}", record.problem_id);
+                progress.fail(1);
+                progress.println(&format!("warning: {}: {e}", record.problem_id));
                 continue;
             }
         };
@@ -203,6 +207,7 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
         let _ = w.join();
     }
     save(&tables, &mut dirty)?;
+    progress.finish();
     Ok(summary)
 }
 

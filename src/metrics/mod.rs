@@ -385,6 +385,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
     let mut outputs = Vec::new();
     let mut results: Vec<(MetricSql, ResultTable)> = Vec::new();
     let mut skipped = Vec::new();
+    let progress = crate::progress::Progress::new("metrics", "metrics", metrics.len() as u64);
     for metric in metrics {
         let t0 = Instant::now();
         // A metric over a table this run lacks (Appendix G needs `generation_stats`) is skipped
@@ -408,8 +409,9 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            eprintln!("metric {}: skipped, {reason}", metric.name);
+            progress.println(&format!("metric {}: skipped, {reason}", metric.name));
             skipped.push((metric.name.clone(), reason));
+            progress.inc(1);
             continue;
         }
         let mut table = engine.query_table(&metric.sql).map_err(|e| match e {
@@ -446,6 +448,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
             seconds: t0.elapsed().as_secs_f64(),
         });
         results.push((metric, table));
+        progress.inc(1);
     }
 
     let plots_dir = config.out.join("plots");
@@ -462,6 +465,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
             plots_by_metric.insert(metric.name.clone(), made);
         }
     }
+    progress.finish();
     let report = config.out.join("report.md");
     let text = report_markdown(
         config,

@@ -282,6 +282,13 @@ fn write_folder(
     let schema = published_variants_schema();
     let mut writers: BTreeMap<String, ConfigWriter> = BTreeMap::new();
     let mut sources = BTreeSet::new();
+    let mut files = 0;
+    for (_, ddir) in &datasets {
+        for (_, adir) in crate::store::partitions(ddir, "attack")? {
+            files += parquet_files(&adir)?.len() as u64;
+        }
+    }
+    let progress = crate::progress::Progress::new("publish", "variant parts", files);
     for (dataset, ddir) in &datasets {
         sources.insert(dataset.clone());
         for (attack, adir) in crate::store::partitions(ddir, "attack")? {
@@ -305,9 +312,11 @@ fn write_folder(
                         .collect();
                     writer.write(&out, &splits)?;
                 }
+                progress.inc(1);
             }
         }
     }
+    progress.finish();
     for table in &config.include {
         include_table(config, staging, table, split_of, &mut writers)?;
     }

@@ -225,7 +225,13 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let names = set.names();
     let mut summary = RegressSummary::default();
     let mut simulated = HashMap::new();
+    let progress = crate::progress::Progress::new(
+        format!("regress {}", set.table()),
+        "fits",
+        groups.len() as u64,
+    );
     for ((model, template), g) in &groups {
+        progress.inc(1);
         simulated.insert(model.clone(), g.simulated);
         let n = g.variant_ids.len();
         let rows: Vec<&Vec<f64>> = g.variant_ids.iter().map(|v| &features[v]).collect();
@@ -254,6 +260,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
             }
         }
     }
+    progress.finish();
     write_coefficients(&config.tables, set, &summary, &simulated)?;
     fs::create_dir_all(&config.report_dir).map_err(|e| Error::file(&config.report_dir, e))?;
     // Figure 8 reads both sets: its panels are defined on one or the other.

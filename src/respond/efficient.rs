@@ -451,7 +451,7 @@ fn run_endpoint(
     let total = jobs.len();
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
     let agent = super::client::agent(endpoint.timeout, config.concurrency);
-    let bar = progress_bar(config, total);
+    let bar = progress_bar(config, total, "problems");
     let mut sink: Sink<EfficientRow> = Sink::new(dir)?;
     let mut failures = Failures::default();
     std::thread::scope(|scope| -> Result<()> {
@@ -499,7 +499,7 @@ fn run_endpoint(
         Ok(())
     })?;
     summary.written = sink.close()?;
-    bar.finish_and_clear();
+    bar.finish();
     failures.report();
     Ok(())
 }

@@ -25,8 +25,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::progress::Progress;
 use arrow::array::AsArray;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -125,6 +125,8 @@ pub struct RespondConfig {
     pub concurrency: usize,
     pub flush_every: usize,
     pub flush_seconds: f64,
+    /// The size a folded part grows to when the run compacts the model's folder at its end.
+    pub part_size: u64,
     pub progress: bool,
 }
 
@@ -148,6 +150,7 @@ impl Default for RespondConfig {
             concurrency: 8,
             flush_every: 200,
             flush_seconds: 10.0,
+            part_size: crate::store::compact::DEFAULT_TARGET_BYTES,
             progress: false,
         }
     }
@@ -184,9 +187,33 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
     let _lock = WriterLock::acquire(&config.tables, "respond", &config.model)?;
     // Parts half-written by a dead run of this model (the log keeps their rows).
     crate::store::remove_leftovers(&model_dir(&config.tables, &config.model), None)?;
-    if config.efficient.is_some() {
-        return efficient::run(config);
+    let (summary, folder) = match config.efficient {
+        Some(_) => (
+            efficient::run(config)?,
+            efficient::efficient_dir(&config.tables, &config.model),
+        ),
+        None => (
+            respond_all(config)?,
+            model_dir(&config.tables, &config.model),
+        ),
+    };
+    // The run's parts, and those of killed runs before it, folded into few large ones.
+    if folder.is_dir() {
+        let c = crate::store::compact::compact_folder(&config.tables, &folder, config.part_size)?;
+        if c.parts_after < c.parts_before {
+            eprintln!(
+                "compacted {}: {} parts -> {}",
+                folder.display(),
+                c.parts_before,
+                c.parts_after
+            );
+        }
     }
+    Ok(summary)
+}
+
+/// Every variant asked of (or answered for) one model, the run's lock held.
+fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     let mut items = variant_items(&config.tables, &config.attacks, &config.datasets)?;
     if let Some(k) = config.per_problem {
         items.retain(|it| {
@@ -406,20 +433,13 @@ pub(crate) fn ask_endpoint(
     Ok(row)
 }
 
-/// A progress bar on stderr (hidden unless asked for).
-pub(crate) fn progress_bar(config: &RespondConfig, total: usize) -> ProgressBar {
-    let bar = if config.progress {
-        ProgressBar::new(total as u64)
+/// The run's progress on stderr (none unless asked for): a bar on a terminal, lines in a log.
+pub(crate) fn progress_bar(config: &RespondConfig, total: usize, unit: &'static str) -> Progress {
+    if config.progress {
+        Progress::new(format!("respond {}", config.model), unit, total as u64)
     } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(config.model.clone());
-    bar
+        Progress::hidden()
+    }
 }
 
 /// Requests that failed for good, counted by reason (the first few printed at once).
@@ -427,12 +447,13 @@ pub(crate) fn progress_bar(config: &RespondConfig, total: usize) -> ProgressBar 
 pub(crate) struct Failures(BTreeMap<String, usize>, usize);
 
 impl Failures {
-    pub(crate) fn add(&mut self, bar: &ProgressBar, what: Option<&str>, reason: &str) {
+    pub(crate) fn add(&mut self, progress: &Progress, what: Option<&str>, reason: &str) {
         self.1 += 1;
+        progress.fail(1);
         let short: String = reason.chars().take(120).collect();
         *self.0.entry(short).or_default() += 1;
         if self.1 <= 5 {
-            bar.suspend(|| eprintln!("warning: {}: {reason}", what.unwrap_or("?")));
+            progress.println(&format!("warning: {}: {reason}", what.unwrap_or("?")));
         }
     }
 
@@ -487,7 +508,7 @@ fn respond_endpoint(
         }));
     }
     drop(tx);
-    let bar = progress_bar(config, total);
+    let bar = progress_bar(config, total, "questions");
     let mut sink = Sink::new(dir)?;
     let mut failures = Failures::default();
     summary.reused = reused.len();
@@ -522,7 +543,7 @@ fn respond_endpoint(
         let _ = w.join();
     }
     summary.written = sink.close()?;
-    bar.finish_and_clear();
+    bar.finish();
     failures.report();
     Ok(())
 }

@@ -198,16 +198,29 @@ pub struct Move {
     pub target: PathBuf,
 }
 
-/// Decide the staged version (write the journal), then make the moves and remove the staging
-/// folder. Call it holding the exclusive [`TablesLock`] and the stage's writer lock.
-pub fn commit_journal(tables: &Path, staging: &Path, moves: &[Move]) -> Result<()> {
-    let text: String = moves
+/// Decide the staged version (write the journal), then make the moves, remove `removals`
+/// (paths under the tables folder) and remove the staging folder. Call it holding the exclusive
+/// [`TablesLock`] and the stage's writer lock.
+pub fn commit_journal(
+    tables: &Path,
+    staging: &Path,
+    moves: &[Move],
+    removals: &[PathBuf],
+) -> Result<()> {
+    let mut text: String = moves
         .iter()
         .map(|m| format!("{}\t{}\n", m.staged.display(), m.target.display()))
         .collect();
+    for r in removals {
+        text.push_str(&format!("{REMOVE}\t{}\n", r.display()));
+    }
     write_text(&staging.join(JOURNAL), &text)?;
     replay(tables, staging)
 }
+
+/// The staged side of a journal line that removes its target instead of moving a file in (no
+/// staged path is empty).
+const REMOVE: &str = "";
 
 /// Make the moves a journal lists (those not made yet), then remove its staging folder.
 fn replay(tables: &Path, staging: &Path) -> Result<()> {
@@ -220,8 +233,15 @@ fn replay(tables: &Path, staging: &Path) -> Result<()> {
                 format!("line {}: not `staged<TAB>target`", i + 1),
             ));
         };
-        let staged = staging.join(staged);
         let target = tables.join(target);
+        if staged == REMOVE {
+            if fs::symlink_metadata(&target).is_ok() {
+                remove_path(&target)?;
+                step(&target, "removed")?;
+            }
+            continue;
+        }
+        let staged = staging.join(staged);
         if fs::symlink_metadata(&staged).is_err() {
             continue;
         }

@@ -10,6 +10,7 @@
 pub mod coefficients;
 mod columns;
 pub mod commit;
+pub mod compact;
 pub mod efficient_responses;
 pub mod fault;
 pub mod features;

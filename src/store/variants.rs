@@ -198,7 +198,7 @@ impl DatasetWriters {
             },
         ];
         let _switch = TablesLock::exclusive(tables)?;
-        commit_journal(tables, &self.staging, &moves)
+        commit_journal(tables, &self.staging, &moves, &[])
     }
 }
 

@@ -8,7 +8,7 @@ use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 
-use crate::util::{advmath, small_run};
+use crate::util::{advmath, copy_dir, small_run};
 
 /// Every file under `roots` (relative to `out`), by relative path. Hidden names (locks, staging
 /// folders) are no part of a version.
@@ -88,19 +88,6 @@ fn without_pids(text: &str) -> String {
     }
     out.pop();
     out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    let _ = fs::remove_dir_all(to);
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 struct Scenario {

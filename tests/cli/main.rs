@@ -12,6 +12,7 @@ mod fixtures;
 mod generate;
 mod ingest;
 mod layers;
+mod long_runs;
 mod metrics;
 mod noise;
 mod publish;

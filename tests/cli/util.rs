@@ -210,3 +210,17 @@ pub fn assert_snapshot(name: &str, value: impl AsRef<str>) {
         insta::assert_snapshot!(format!("cli__{name}"), value.as_ref());
     });
 }
+
+/// A copy of folder `from` at `to` (replacing what was there).
+pub fn copy_dir(from: &Path, to: &Path) {
+    let _ = fs::remove_dir_all(to);
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
