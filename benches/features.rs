@@ -115,10 +115,12 @@ fn pool_of(valid: &[&ProblemRecord]) -> Vec<Variant> {
                 };
                 let (drawn, _) =
                     attack(&at, stream_key(7, &r.problem_id, m.name()), ATTEMPTS, KEEP);
-                out.extend(drawn.into_iter().map(|d| Variant {
-                    problem: k,
-                    slots: d.slots,
-                    answer: d.answer,
+                out.extend(drawn.into_iter().filter_map(|d| {
+                    Some(Variant {
+                        problem: k,
+                        answer: d.answer.as_num()?,
+                        slots: d.slots,
+                    })
                 }));
             }
             out

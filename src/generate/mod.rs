@@ -19,6 +19,7 @@ use crate::progress::Progress;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::num::wide::Value;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
@@ -184,7 +185,7 @@ impl<'a> Prepared<'a> {
         noise: u32,
         question: String,
         values: &[Num],
-        answer: Num,
+        answer: &Value,
         seed: u64,
     ) -> Row {
         Row {
@@ -194,7 +195,7 @@ impl<'a> Prepared<'a> {
             variant_index: index as i32,
             question,
             answer: answer.to_string(),
-            answer_exact: num_text::to_text(&answer),
+            answer_exact: answer.exact_text(),
             numbers: values.iter().map(num_text::to_text).collect(),
             seed,
         }
@@ -237,7 +238,7 @@ const CHUNK: usize = 64;
 /// numeric gold answer to grade responses by.
 fn noise_usable(r: &ProblemRecord) -> bool {
     !r.question.trim().is_empty()
-        && r.answer.as_deref().and_then(Num::parse_decimal).is_some()
+        && r.answer.as_deref().and_then(Value::parse_decimal).is_some()
         && r.error
             .as_ref()
             .is_none_or(|e| e.kind != ErrorKind::BadInput)
@@ -374,17 +375,23 @@ fn write_chunk(
         }
         let Ok(p) = p else { continue };
         let original_answer = match &p.record.tree {
-            Some(t) => t.eval(&p.values).ok(),
-            None => p.record.answer.as_deref().and_then(Num::parse_decimal),
-        }
-        .unwrap_or(Num::ZERO);
+            Some(t) => t.eval_value(&p.values).ok(),
+            None => p.record.answer.as_deref().and_then(Value::parse_decimal),
+        };
+        let Some(original_answer) = original_answer else {
+            eprintln!(
+                "warning: skipped {}: its answer cannot be computed exactly",
+                p.record.problem_id
+            );
+            continue;
+        };
         rows.entry(Attack::ORIGINAL.into()).or_default().push(p.row(
             Attack::ORIGINAL,
             0,
             0,
             p.record.question.clone(),
             &p.values,
-            original_answer,
+            &original_answer,
             0,
         ));
         for attack in &config.attacks {
@@ -396,7 +403,7 @@ fn write_chunk(
                         for i in 0..config.noise_variants {
                             let seed = draw_seed(stream, i as u64);
                             let q = add_noise(&p.record.question, level, config.noise_count, seed);
-                            let row = p.row(&name, i, level, q, &p.values, original_answer, seed);
+                            let row = p.row(&name, i, level, q, &p.values, &original_answer, seed);
                             rows.entry(name.clone()).or_default().push(row);
                         }
                     }
@@ -422,11 +429,11 @@ fn write_chunk(
                                     i as u64,
                                 );
                                 let q = add_noise(&question, level, config.noise_count, seed);
-                                let row = p.row(&name, i, level, q, &d.slots, d.answer, seed);
+                                let row = p.row(&name, i, level, q, &d.slots, &d.answer, seed);
                                 rows.entry(name).or_default().push(row);
                             }
                         } else {
-                            let row = p.row(m.name(), i, 0, question, &d.slots, d.answer, d.seed);
+                            let row = p.row(m.name(), i, 0, question, &d.slots, &d.answer, d.seed);
                             rows.entry(m.name().to_string()).or_default().push(row);
                         }
                     }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
+use crate::num::wide::Value;
 use crate::num::Num;
 use crate::program::{validate_program, AlignMode, ErrorKind, Program, ProgramError};
 use crate::question::{find_slots, template};
@@ -167,19 +168,19 @@ pub fn build_record(
         .as_deref()
         .map(|a| a.trim().replace([',', '$'], ""))
     {
-        Some(a) => match Num::parse_decimal(&a) {
-            Some(n) => {
-                record.answer = Some(n.to_string());
-                Some(n)
+        Some(a) => match Value::parse_decimal(&a) {
+            Some(v) => {
+                record.answer = Some(v.to_string());
+                Some(v)
             }
             None => {
-                // Digits that do not fit are a number past the exact range, not a typo.
+                // Digits that do not parse are a number past the exact range, not a typo.
                 let digits = a
                     .trim_start_matches('-')
                     .chars()
                     .all(|c| c.is_ascii_digit());
                 let reason = if digits && !a.trim_start_matches('-').is_empty() {
-                    format!("answer {a:?}: {}", crate::num::EvalError::Overflow)
+                    format!("answer {a:?}: {}", crate::num::EvalError::TooLarge)
                 } else {
                     format!("answer {a:?} is not a number")
                 };
@@ -193,16 +194,24 @@ pub fn build_record(
         let src = raw.program.as_ref()?;
         Some(match src {
             Err(reason) => Err(ProgramError::new(ErrorKind::MissingProgram, reason.clone())),
-            Ok(src) => validate_program(src, &raw.question, &slots, gold, AlignMode::Given)
+            Ok(src) => validate_program(src, &raw.question, &slots, gold.clone(), AlignMode::Given)
                 .map(|p| (p, src.clone())),
         })
     };
     let synthesised = || -> Option<std::result::Result<(Program, &'static str), ProgramError>> {
         let worked = raw.worked.as_ref()?;
-        let Some(gold) = gold else {
+        let Some(gold) = &gold else {
             return Some(Err(ProgramError::new(
                 ErrorKind::BadInput,
                 "no gold answer to check a synthesised program against",
+            )));
+        };
+        let Some(gold) = gold.as_num() else {
+            return Some(Err(ProgramError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "the answer {gold} leaves the 128-bit range, where worked solutions are not synthesised"
+                ),
             )));
         };
         Some(match worked {

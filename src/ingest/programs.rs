@@ -13,7 +13,6 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::num::Num;
 use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
 use crate::question::find_slots;
 use crate::respond::client::{self, Decoding, Endpoint};
@@ -173,7 +172,10 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
         };
         let code = code_block(&text);
         let slots = find_slots(&record.question);
-        let gold = record.answer.as_deref().and_then(Num::parse_decimal);
+        let gold = record
+            .answer
+            .as_deref()
+            .and_then(crate::num::wide::Value::parse_decimal);
         let outcome = validate_program(&code, &record.question, &slots, gold, AlignMode::Given);
         record.program = Some(code);
         record.program_origin = origin.clone();

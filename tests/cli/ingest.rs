@@ -1,6 +1,7 @@
 //! `advmath ingest`: bad rows recorded next to good ones, unsafe or huge programs rejected
 //! without running them, conventional columns, duplicate ids and missing program files.
 
+use arrow::array::AsArray;
 use std::fs;
 
 use advmath::program::ErrorKind;
@@ -222,27 +223,37 @@ fn a_truncated_parquet_input_names_the_file() {
     );
 }
 
-/// Powers past 64: `2**70` is an exact answer (checked against Python's integers); `58**48` leaves
-/// the exact range and is refused with that reason, never written as a float's digits.
+/// Powers past 64 bits: `2**70` and `58**48` (85 digits, past the 128-bit range) are exact
+/// answers, and so is every variant the numeric attacks draw from them, each checked against
+/// Python's integers.
 #[test]
-fn big_powers_are_exact_or_refused() {
-    let python = |expr: &str| -> Option<String> {
+fn big_powers_are_exact_in_problems_and_variants() {
+    let python = |program: &str| -> Option<Vec<String>> {
         let out = std::process::Command::new("python3")
-            .args(["-c", &format!("print({expr})")])
+            .args(["-c", program])
             .output()
-            .ok()?;
-        Some(String::from_utf8(out.stdout).ok()?.trim().to_string())
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(
+            String::from_utf8(out.stdout)
+                .ok()?
+                .lines()
+                .map(str::to_string)
+                .collect(),
+        )
     };
-    let (Some(two70), Some(fifty_eight48)) = (python("2**70"), python("58**48")) else {
+    let Some(answers) = python("print(2**70)\nprint(58**48)") else {
         crate::util::skip("python3 is not installed");
         return;
     };
+    let (two70, fifty_eight48) = (&answers[0], &answers[1]);
+    assert_eq!(fifty_eight48.len(), 85);
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("big.jsonl");
     std::fs::write(
         &input,
         format!(
-            "{{\"question\": \"A cell doubles 70 times, starting from 2 cells halved once. How many cells?\", \
+            "{{\"question\": \"What is 2 to the power 70?\", \
              \"answer\": \"{two70}\", \"program\": \"a = 2\\nb = 70\\nprint(a ** b)\"}}\n\
              {{\"question\": \"What is 58 to the power 48?\", \
              \"answer\": \"{fifty_eight48}\", \"program\": \"a = 58\\nb = 48\\nprint(a ** b)\"}}\n"
@@ -252,19 +263,87 @@ fn big_powers_are_exact_or_refused() {
     let tables = dir.path().join("t");
     ingest(&tables, &[&input]).success();
     let recs = problems_in(&tables.join("problems/big__test.parquet"));
-    assert!(recs[0].is_valid(), "{:?}", recs[0].error);
-    let tree = recs[0].tree.as_ref().unwrap();
-    assert_eq!(
-        tree.eval(&recs[0].slot_nums()).unwrap().to_string(),
-        two70,
-        "2**70 as Python computes it"
-    );
-    let error = recs[1].error.as_ref().expect("58**48 is refused");
+    for (rec, expected) in recs.iter().zip([two70, fifty_eight48]) {
+        assert!(rec.is_valid(), "{:?}", rec.error);
+        assert_eq!(rec.answer.as_deref(), Some(expected.as_str()));
+        let tree = rec.tree.as_ref().unwrap();
+        assert_eq!(
+            &tree.eval_value(&rec.slot_nums()).unwrap().to_string(),
+            expected
+        );
+    }
+
+    advmath()
+        .args([
+            "generate",
+            "--attack",
+            "m2,m3",
+            "--variants",
+            "5",
+            "--attempts",
+            "2000",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    // Every variant's answer, and Python's for its numbers.
+    let mut rows = Vec::new();
+    for file in crate::util::walk(&tables.join("variants")) {
+        for batch in advmath::store::read_batches(&file).unwrap() {
+            let numbers = batch.column_by_name("numbers").unwrap().as_list::<i32>();
+            let answer = batch.column_by_name("answer").unwrap().as_string::<i32>();
+            let exact = batch
+                .column_by_name("answer_exact")
+                .unwrap()
+                .as_string::<i32>();
+            for i in 0..batch.num_rows() {
+                let slots = numbers.value(i);
+                let slots = slots.as_string::<i32>();
+                let (a, b) = (slots.value(0).to_string(), slots.value(1).to_string());
+                rows.push((
+                    a,
+                    b,
+                    answer.value(i).to_string(),
+                    exact.value(i).to_string(),
+                ));
+            }
+        }
+    }
+    let program: String = rows
+        .iter()
+        .map(|(a, b, _, _)| format!("print({a}**{b})\n"))
+        .collect();
+    let expected = python(&program).expect("python3 ran above");
+    assert_eq!(expected.len(), rows.len());
+    let wide = rows
+        .iter()
+        .filter(|(_, _, answer, _)| advmath::num::Num::parse_decimal(answer).is_none())
+        .count();
     assert!(
-        error
-            .detail
-            .contains("the exact value leaves the 128-bit range"),
-        "{}",
-        error.detail
+        rows.len() >= 20 && wide >= 10,
+        "{} rows, {wide} past 128 bits",
+        rows.len()
+    );
+    for ((a, b, answer, exact), python) in rows.iter().zip(&expected) {
+        assert_eq!(answer, python, "{a}**{b}");
+        assert_eq!(exact, python, "{a}**{b}");
+    }
+    // Replies are graded within 128 bits; past it they are stored ungraded, never compared as
+    // floats.
+    advmath()
+        .args(["respond", "--model", "oracle", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let out = advmath()
+        .args(["sql", "--format", "csv", "--tables"])
+        .arg(&tables)
+        .arg("select count(*) filter (where correct is null and gold is null) as ungraded, count(*) filter (where correct) as right from responses")
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout),
+        format!("ungraded,right\n{wide},{}\n", rows.len() - wide)
     );
 }

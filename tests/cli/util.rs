@@ -86,7 +86,7 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
                 let ans = m1
                     .check_slots(&nums)
                     .unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));
-                assert_eq!(num_text::to_text(&ans), answer.value(i));
+                assert_eq!(ans.exact_text(), answer.value(i));
                 if attack == "m2" {
                     for (new, old) in nums.iter().zip(p.slot_nums()) {
                         let digits = |v| {

@@ -1,6 +1,7 @@
 //! Exact numbers: rationals over `i128`; `f64` only for what is not rational (a square root of a
 //! non-square, a fractional power). An exact result that leaves the `i128` range is an error
-//! ([`EvalError::Overflow`]), never a float written as if it were exact.
+//! ([`EvalError::Overflow`]), never a float written as if it were exact; the evaluation of a
+//! program is then redone with big integers ([`wide`]).
 //!
 //! "Is an integer" and "is a proper fraction" are node constraints of the attack, so they must be
 //! exact: `0.1 + 0.2` is `3/10` here, never `0.30000000000000004`. The type is `Copy` and every
@@ -25,8 +26,11 @@ pub enum EvalError {
     DivisionByZero,
     /// Not a real number, or not finite (sqrt of a negative, overflowing float).
     Domain,
-    /// An exact value whose numerator or denominator leaves the 128-bit range.
+    /// An exact value whose numerator or denominator leaves the 128-bit range: the evaluation is
+    /// redone with [`wide::Wide`].
     Overflow,
+    /// An exact value past [`wide::MAX_BITS`] bits.
+    TooLarge,
 }
 
 impl fmt::Display for EvalError {
@@ -35,6 +39,7 @@ impl fmt::Display for EvalError {
             EvalError::DivisionByZero => "division by zero",
             EvalError::Domain => "value is not a finite real number",
             EvalError::Overflow => "the exact value leaves the 128-bit range",
+            EvalError::TooLarge => "the exact value has more than 4096 bits",
         })
     }
 }
@@ -465,6 +470,19 @@ impl Num {
         }
     }
 
+    /// The exact value as text: an integer, a terminating decimal (up to 18 places), `n/d`, or a
+    /// float's shortest round-trip text.
+    pub fn exact_text(&self) -> String {
+        match *self {
+            Num::Ratio { n, d: 1 } => n.to_string(),
+            Num::Ratio { n, d } => match self.decimal_parts(18) {
+                Some(_) => self.to_string(),
+                None => format!("{n}/{d}"),
+            },
+            Num::Float(x) => format!("{x:?}"),
+        }
+    }
+
     /// Number of digits of the integer part (`0.5` has 1, `1200` has 4).
     pub fn int_digits(self) -> u32 {
         let i = self.abs().trunc().as_integer().unwrap_or(0);
@@ -589,6 +607,8 @@ pub fn format_fixed(x: Num, places: u32) -> String {
         }
     }
 }
+
+pub mod wide;
 
 #[cfg(test)]
 mod tests;

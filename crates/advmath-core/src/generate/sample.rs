@@ -24,6 +24,7 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Poisson};
 use rand_pcg::Pcg64Mcg;
 
+use crate::num::wide::{Value, Wide};
 use crate::num::{pow10, EvalError, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{draw_seed, mix};
@@ -38,6 +39,21 @@ fn flags_of(v: Num) -> u8 {
     (if v.is_integer() { INT } else { 0 })
         | (if v.is_positive() { POS } else { 0 })
         | (if v.is_proper_fraction() { FRAC } else { 0 })
+}
+
+fn wide_flags_of(v: &Wide) -> u8 {
+    (if v.is_integer() { INT } else { 0 })
+        | (if v.is_positive() { POS } else { 0 })
+        | (if v.is_proper_fraction() { FRAC } else { 0 })
+}
+
+/// Why an attempt whose arithmetic failed is rejected.
+fn reject_of(e: EvalError) -> Reject {
+    match e {
+        EvalError::DivisionByZero => Reject::DivisionByZero,
+        // Not a real number, or an exact value too large to write.
+        EvalError::Domain | EvalError::Overflow | EvalError::TooLarge => Reject::Domain,
+    }
 }
 
 /// `h = a * 10^b`, `a` not divisible by 10 (for a terminating decimal).
@@ -171,6 +187,8 @@ pub struct Attacker<'p> {
 pub struct Scratch {
     slots: Vec<Num>,
     values: Vec<Num>,
+    /// The answer of the last attempt when its values left the 128-bit range.
+    wide_answer: Option<Wide>,
 }
 
 impl<'p> Attacker<'p> {
@@ -190,12 +208,20 @@ impl<'p> Attacker<'p> {
             })
             .collect();
         let mut values = vec![Num::ZERO; program.nodes.len()];
-        program.eval_into(&originals, &mut values)?;
+        let node_flags = match program.eval_into(&originals, &mut values) {
+            Ok(()) => values.iter().map(|&v| flags_of(v)).collect(),
+            Err(EvalError::Overflow) => program
+                .eval_wide(&originals)?
+                .iter()
+                .map(wide_flags_of)
+                .collect(),
+            Err(e) => return Err(e),
+        };
         Ok(Attacker {
             program,
             originals,
             draws,
-            node_flags: values.iter().map(|&v| flags_of(v)).collect(),
+            node_flags,
         })
     }
 
@@ -203,6 +229,7 @@ impl<'p> Attacker<'p> {
         Scratch {
             slots: self.originals.clone(),
             values: vec![Num::ZERO; self.program.nodes.len()],
+            wide_answer: None,
         }
     }
 
@@ -229,15 +256,15 @@ impl<'p> Attacker<'p> {
     /// Evaluate the tree on `scratch.slots` and check each node's constraints.
     #[inline]
     pub fn check(&self, scratch: &mut Scratch) -> Result<(), Reject> {
+        scratch.wide_answer = None;
         for i in 0..self.program.nodes.len() {
-            let v = self
-                .program
-                .eval_node(i, &scratch.slots, &scratch.values)
-                .map_err(|e| match e {
-                    EvalError::DivisionByZero => Reject::DivisionByZero,
-                    // A value past the exact range is no real number this attack can write.
-                    EvalError::Domain | EvalError::Overflow => Reject::Domain,
-                })?;
+            let v = match self.program.eval_node(i, &scratch.slots, &scratch.values) {
+                Ok(v) => v,
+                // Past the 128-bit range: the attempt is checked again with big integers, as
+                // Python's integers would compute it.
+                Err(EvalError::Overflow) => return self.check_wide(scratch),
+                Err(e) => return Err(reject_of(e)),
+            };
             let f = self.node_flags[i];
             if f & INT != 0 && !v.is_integer() {
                 return Err(Reject::NotInteger);
@@ -253,16 +280,38 @@ impl<'p> Attacker<'p> {
         Ok(())
     }
 
+    /// [`Attacker::check`] with big integers (slow, and only for values past the 128-bit range).
+    fn check_wide(&self, scratch: &mut Scratch) -> Result<(), Reject> {
+        let mut values = self.program.eval_wide(&scratch.slots).map_err(reject_of)?;
+        for (v, &f) in values.iter().zip(&self.node_flags) {
+            if f & INT != 0 && !v.is_integer() {
+                return Err(Reject::NotInteger);
+            }
+            if f & POS != 0 && !v.is_positive() {
+                return Err(Reject::NotPositive);
+            }
+            if f & FRAC != 0 && !v.is_proper_fraction() {
+                return Err(Reject::NotProperFraction);
+            }
+        }
+        scratch.wide_answer = Some(values.swap_remove(self.program.answer as usize));
+        Ok(())
+    }
+
     /// Check given numbers (one per slot) against every node's constraints; the answer if valid.
-    pub fn check_slots(&self, slots: &[Num]) -> Result<Num, Reject> {
+    pub fn check_slots(&self, slots: &[Num]) -> Result<Value, Reject> {
         let mut scratch = self.scratch();
         scratch.slots.copy_from_slice(slots);
         self.check(&mut scratch)?;
         Ok(self.answer(&scratch))
     }
 
-    pub fn answer(&self, scratch: &Scratch) -> Num {
-        scratch.values[self.program.answer as usize]
+    /// The answer of the attempt `scratch` last passed.
+    pub fn answer(&self, scratch: &Scratch) -> Value {
+        match &scratch.wide_answer {
+            Some(w) => Value::Wide(w.clone()),
+            None => Value::Num(scratch.values[self.program.answer as usize]),
+        }
     }
 
     /// A 128-bit key of the drawn tuple, for uniqueness.
@@ -306,7 +355,7 @@ pub struct Drawn {
     pub attempt: u64,
     pub seed: u64,
     pub slots: Vec<Num>,
-    pub answer: Num,
+    pub answer: Value,
 }
 
 /// Outcome of attacking one problem with one method.
@@ -351,7 +400,7 @@ pub fn attack(
                 attempt: j,
                 seed,
                 slots: Vec::new(),
-                answer: Num::ZERO,
+                answer: Value::Num(Num::ZERO),
             });
             reservoir.len() - 1
         } else {
@@ -436,7 +485,7 @@ mod tests {
             assert!(stats.unique >= drawn.len() as u64);
             for d in &drawn {
                 let ans = p.eval(&d.slots).unwrap();
-                assert_eq!(ans, d.answer);
+                assert_eq!(Value::Num(ans), d.answer);
                 assert!(
                     ans.is_integer() && ans.is_positive(),
                     "{method:?} {:?}",

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use super::lower::{parse_module, LiteralResolver, Lowerer, RecordLiterals};
 use super::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use super::{ErrorKind, ProgramError};
-use crate::num::Num;
+use crate::num::wide::{Value, Wide};
+use crate::num::{EvalError, Num};
 use crate::question::{word_numbers, Slot};
 
 type Res<T> = std::result::Result<T, ProgramError>;
@@ -274,17 +275,17 @@ pub fn assign_roles(
 fn choose_answer(
     printed: &[NodeId],
     last_assigned: Option<NodeId>,
-    values: &[Num],
-    gold: Option<Num>,
+    values: &Values,
+    gold: Option<&Value>,
 ) -> Res<AnswerPick> {
     if printed.is_empty() {
         return match (last_assigned, gold) {
-            (Some(id), Some(g)) if values[id as usize].eq_2dp(g) => Ok(AnswerPick::LastAssigned),
+            (Some(id), Some(g)) if values.get(id).eq_2dp(g) => Ok(AnswerPick::LastAssigned),
             (Some(id), Some(g)) => Err(ProgramError::new(
                 ErrorKind::WrongAnswer,
                 format!(
                     "program prints nothing; its last value is {}, expected {g}",
-                    values[id as usize]
+                    values.get(id)
                 ),
             )),
             (Some(_), None) => Ok(AnswerPick::LastAssigned),
@@ -298,12 +299,12 @@ fn choose_answer(
         None => Ok(AnswerPick::Printed(printed.len() - 1)),
         Some(g) => printed
             .iter()
-            .position(|&id| values[id as usize].eq_2dp(g))
+            .position(|&id| values.get(id).eq_2dp(g))
             .map(AnswerPick::Printed)
             .ok_or_else(|| {
                 let shown: Vec<String> = printed
                     .iter()
-                    .map(|&id| values[id as usize].to_string())
+                    .map(|&id| values.get(id).to_string())
                     .collect();
                 ProgramError::new(
                     ErrorKind::WrongAnswer,
@@ -318,19 +319,52 @@ enum AnswerPick {
     LastAssigned,
 }
 
-fn eval_all(nodes: &[Node]) -> Res<Vec<Num>> {
+/// Every node's value on the original numbers: `i128` rationals, or big integers when those
+/// overflow (as Python's integers would compute them).
+enum Values {
+    Narrow(Vec<Num>),
+    Wide(Vec<Wide>),
+}
+
+impl Values {
+    fn of(p: &Program, slots: &[Num]) -> Res<Values> {
+        let mut out = vec![Num::ZERO; p.nodes.len()];
+        let values = match p.eval_into(slots, &mut out) {
+            Ok(()) => Ok(Values::Narrow(out)),
+            Err(EvalError::Overflow) => p.eval_wide(slots).map(Values::Wide),
+            Err(e) => Err(e),
+        };
+        values.map_err(|e| {
+            ProgramError::new(
+                ErrorKind::EvalError,
+                format!("on the original numbers: {e}"),
+            )
+        })
+    }
+
+    fn get(&self, id: NodeId) -> Value {
+        match self {
+            Values::Narrow(v) => Value::Num(v[id as usize]),
+            Values::Wide(v) => Value::Wide(v[id as usize].clone()),
+        }
+    }
+
+    /// `lhs / rhs` is an integer.
+    fn divides_evenly(&self, lhs: NodeId, rhs: NodeId) -> bool {
+        let (l, r) = (lhs as usize, rhs as usize);
+        match self {
+            Values::Narrow(v) => v[l].div(v[r]).is_ok_and(|q| q.is_integer()),
+            Values::Wide(v) => v[l].div(&v[r]).is_ok_and(|q| q.is_integer()),
+        }
+    }
+}
+
+fn eval_all(nodes: &[Node]) -> Res<Values> {
     let p = Program {
         nodes: nodes.to_vec(),
         answer: 0,
     };
-    let mut out = vec![Num::ZERO; nodes.len()];
-    p.eval_into(&[], &mut out).map_err(|e| {
-        ProgramError::new(
-            ErrorKind::EvalError,
-            format!("on the original numbers: {e}"),
-        )
-    })?;
-    Ok(out)
+    Values::of(&p, &[])
 }
 
 /// Parse, align and validate a Python solution program against its question.
@@ -338,15 +372,21 @@ pub fn validate_program(
     source: &str,
     question: &str,
     slots: &[Slot],
-    gold: Option<Num>,
+    gold: Option<impl Into<Value>>,
     mode: AlignMode,
 ) -> Res<Program> {
+    let gold: Option<Value> = gold.map(Into::into);
     let body = parse_module(source)?;
     let mut first = Lowerer::new(source, RecordLiterals::default());
     first.module(&body)?;
     let (lowered, recorded) = first.into_parts();
     let values = eval_all(&lowered.builder.nodes)?;
-    let pick = choose_answer(&lowered.printed, lowered.last_assigned, &values, gold)?;
+    let pick = choose_answer(
+        &lowered.printed,
+        lowered.last_assigned,
+        &values,
+        gold.as_ref(),
+    )?;
 
     let roles = assign_roles(&recorded.values, question, slots, mode)?;
     let mut second = Lowerer::new(source, ApplyRoles { roles: &roles });
@@ -374,13 +414,7 @@ pub fn finish_checked(
     let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
     let (builder, answer) = with_unit_fractions(builder, answer, slots, question);
     let mut program = builder.finish(answer);
-    let mut node_values = vec![Num::ZERO; program.nodes.len()];
-    program.eval_into(&values, &mut node_values).map_err(|e| {
-        ProgramError::new(
-            ErrorKind::EvalError,
-            format!("on the original numbers: {e}"),
-        )
-    })?;
+    let node_values = Values::of(&program, &values)?;
     for node in program.nodes.iter_mut() {
         if let Node::Bin {
             op: op @ BinOp::FloorDiv,
@@ -388,10 +422,7 @@ pub fn finish_checked(
             rhs,
         } = node
         {
-            if node_values[*lhs as usize]
-                .div(node_values[*rhs as usize])
-                .is_ok_and(|q| q.is_integer())
-            {
+            if node_values.divides_evenly(*lhs, *rhs) {
                 *op = BinOp::Div;
             }
         }

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::num::wide::{Value, Wide};
 use crate::num::{EvalError, Num};
 
 pub type NodeId = u32;
@@ -50,6 +51,19 @@ impl BinOp {
                 }
                 a.pow(b)
             }
+        }
+    }
+
+    /// [`BinOp::apply`] on wide values.
+    pub fn apply_wide(self, a: &Wide, b: &Wide) -> Result<Wide, EvalError> {
+        match self {
+            BinOp::Add => a.add(b),
+            BinOp::Sub => a.sub(b),
+            BinOp::Mul => a.mul(b),
+            BinOp::Div => a.div(b),
+            BinOp::FloorDiv => a.floordiv(b),
+            BinOp::Mod => a.rem(b),
+            BinOp::Pow => a.pow(b),
         }
     }
 }
@@ -131,6 +145,33 @@ impl Func {
             Func::Floor => Ok(a.floor()),
             Func::Sqrt => a.sqrt(),
             Func::Pow => BinOp::Pow.apply(a, args[1]),
+        }
+    }
+
+    /// [`Func::apply`] on wide values.
+    pub fn apply_wide(self, args: &[Wide]) -> Result<Wide, EvalError> {
+        let a = &args[0];
+        match self {
+            Func::Round => {
+                let nd = match args.get(1) {
+                    Some(d) => d
+                        .to_num()
+                        .and_then(Num::as_integer)
+                        .and_then(|d| i32::try_from(d).ok())
+                        .ok_or(EvalError::Domain)?,
+                    None => 0,
+                };
+                a.round(nd)
+            }
+            Func::Int => Ok(a.trunc()),
+            Func::Float => Ok(a.clone()),
+            Func::Abs => Ok(a.abs()),
+            Func::Min => Ok(args[1..].iter().fold(a.clone(), |m, x| m.min(x.clone()))),
+            Func::Max => Ok(args[1..].iter().fold(a.clone(), |m, x| m.max(x.clone()))),
+            Func::Ceil => Ok(a.ceil()),
+            Func::Floor => Ok(a.floor()),
+            Func::Sqrt => a.sqrt(),
+            Func::Pow => a.pow(&args[1]),
         }
     }
 }
@@ -221,6 +262,39 @@ impl Program {
         let mut out = vec![Num::ZERO; self.nodes.len()];
         self.eval_into(slots, &mut out)?;
         Ok(out[self.answer as usize])
+    }
+
+    /// Every node's value with big integers (for a tree whose values leave the 128-bit range);
+    /// an irrational value is [`EvalError::Domain`].
+    pub fn eval_wide(&self, slots: &[Num]) -> Result<Vec<Wide>, EvalError> {
+        let mut out: Vec<Wide> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let v = match node {
+                Node::Leaf { slot } => Wide::from_num(slots[*slot as usize])?,
+                Node::Const { value, .. } => Wide::from_num(*value)?,
+                Node::Bin { op, lhs, rhs } => {
+                    op.apply_wide(&out[*lhs as usize], &out[*rhs as usize])?
+                }
+                Node::Neg { arg } => out[*arg as usize].neg(),
+                Node::Call { func, args } => {
+                    let args: Vec<Wide> = args.iter().map(|&a| out[a as usize].clone()).collect();
+                    func.apply_wide(&args)?
+                }
+            };
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    /// The answer, exactly: with `i128` rationals, or with big integers when they overflow.
+    pub fn eval_value(&self, slots: &[Num]) -> Result<Value, EvalError> {
+        match self.eval(slots) {
+            Err(EvalError::Overflow) => {
+                let mut values = self.eval_wide(slots)?;
+                Ok(Value::Wide(values.swap_remove(self.answer as usize)))
+            }
+            other => other.map(Value::Num),
+        }
     }
 
     /// Question slots that feed the answer, in increasing order.
@@ -360,20 +434,19 @@ pub mod num_text {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn to_text(v: &Num) -> String {
-        match *v {
-            Num::Ratio { n, d: 1 } => n.to_string(),
-            Num::Ratio { n, d } => match v.decimal_parts(18) {
-                Some(_) => v.to_string(),
-                None => format!("{n}/{d}"),
-            },
-            Num::Float(x) => format!("{x:?}"),
-        }
+        v.exact_text()
     }
 
     pub fn from_text(s: &str) -> Option<Num> {
         match s.split_once('/') {
             Some((n, d)) => Num::ratio(n.parse().ok()?, d.parse().ok()?),
-            None => Num::parse_decimal(s).or_else(|| s.parse::<f64>().ok().map(Num::Float)),
+            // A decimal past the 128-bit range is no `Num` (it is a `Wide`), never a float.
+            None => {
+                Num::parse_decimal(s).or_else(|| match crate::num::wide::Wide::parse_decimal(s) {
+                    Some(_) => None,
+                    None => s.parse::<f64>().ok().map(Num::Float),
+                })
+            }
         }
     }
 
