@@ -141,7 +141,7 @@ mod tests {
             "t = 1234 * 56\nprint(t / 8)",
             q,
             &slots,
-            Num::parse_decimal("8638"),
+            crate::num::wide::Value::parse_decimal("8638"),
             AlignMode::Given,
         )
         .unwrap();

@@ -1,4 +1,5 @@
 use super::*;
+use crate::num::wide::Value;
 use crate::program::{validate_program, AlignMode};
 use crate::question::find_slots;
 
@@ -7,7 +8,7 @@ pub(super) fn program(question: &str, src: &str, gold: &str) -> Program {
         src,
         question,
         &find_slots(question),
-        Num::parse_decimal(gold),
+        Value::parse_decimal(gold),
         AlignMode::Given,
     )
     .unwrap_or_else(|e| panic!("{question}: {e}"))

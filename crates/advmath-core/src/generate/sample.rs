@@ -436,7 +436,7 @@ mod tests {
     fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
         let slots = find_slots(q);
         let p =
-            validate_program(src, q, &slots, Num::parse_decimal(gold), AlignMode::Given).unwrap();
+            validate_program(src, q, &slots, Value::parse_decimal(gold), AlignMode::Given).unwrap();
         (p, slots.iter().map(|s| s.value).collect())
     }
 

@@ -372,10 +372,9 @@ pub fn validate_program(
     source: &str,
     question: &str,
     slots: &[Slot],
-    gold: Option<impl Into<Value>>,
+    gold: Option<Value>,
     mode: AlignMode,
 ) -> Res<Program> {
-    let gold: Option<Value> = gold.map(Into::into);
     let body = parse_module(source)?;
     let mut first = Lowerer::new(source, RecordLiterals::default());
     first.module(&body)?;
@@ -508,7 +507,7 @@ mod tests {
 
     fn check(q: &str, src: &str, gold: &str, mode: AlignMode) -> Res<Program> {
         let slots = find_slots(q);
-        validate_program(src, q, &slots, Num::parse_decimal(gold), mode)
+        validate_program(src, q, &slots, Value::parse_decimal(gold), mode)
     }
 
     #[test]
