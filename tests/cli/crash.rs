@@ -8,7 +8,7 @@ use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 
-use crate::util::{advmath, copy_dir, small_run};
+use crate::util::{advmath, copy_dir, small_run, SMALL_GENERATION};
 
 /// Every file under `roots` (relative to `out`), by relative path. Hidden names (locks, staging
 /// folders) are no part of a version.
@@ -69,6 +69,10 @@ fn leftovers(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+fn assert_no_leftovers(work: &Path, when: &str) {
+    assert_eq!(leftovers(work), Vec::<PathBuf>::new(), "{when}");
+}
+
 /// Text with every run of 3 or more digits as `#`: staging and temporary names carry the pid.
 fn without_pids(text: &str) -> String {
     let mut out = String::new();
@@ -119,19 +123,13 @@ fn scenarios(inputs: &Path) -> Vec<Scenario> {
         },
         Scenario {
             name: "generate",
-            args: strings(&[
-                "generate",
-                "--tables",
-                "tables",
-                "--seed",
-                "7",
-                "--attempts",
-                "2000",
-                "--variants",
-                "10",
-                "--attack",
-                "m1,m2,m3,punct,m3+punct",
-            ]),
+            args: strings(
+                &[
+                    &["generate", "--tables", "tables", "--seed", "7"],
+                    &SMALL_GENERATION[..],
+                ]
+                .concat(),
+            ),
             outputs: &["tables/variants", "tables/generation_stats", "tables/runs"],
             tables: "tables",
             read: "select count(*) from variants v join generation_stats s using (problem_id)",
@@ -216,6 +214,14 @@ fn base(dir: &Path) -> (PathBuf, PathBuf) {
     (base, inputs)
 }
 
+/// A scenario's old version, its new one (made in `work`) and the steps that made it.
+fn versions(base: &Path, work: &Path, s: &Scenario) -> (Snapshot, Snapshot, Vec<String>) {
+    let old = snapshot(base, s.outputs);
+    copy_dir(base, work);
+    let steps = steps(work, &s.args);
+    (old, snapshot(work, s.outputs), steps)
+}
+
 #[test]
 fn a_kill_at_any_step_leaves_the_old_version_or_the_new_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -223,10 +229,7 @@ fn a_kill_at_any_step_leaves_the_old_version_or_the_new_one() {
     let work = dir.path().join("work");
     let mut exercised = Vec::new();
     for s in scenarios(&inputs) {
-        let old = snapshot(&base, s.outputs);
-        copy_dir(&base, &work);
-        let steps = steps(&work, &s.args);
-        let new = snapshot(&work, s.outputs);
+        let (old, new, steps) = versions(&base, &work, &s);
         assert_ne!(old, new, "{}: the new version differs from the old", s.name);
         assert!(steps.len() > 2, "{}: {} steps", s.name, steps.len());
         let mut settled = 0;
@@ -270,12 +273,7 @@ fn a_kill_at_any_step_leaves_the_old_version_or_the_new_one() {
                 "{} killed at step {k} ({step}): the rerun differs from an uninterrupted run",
                 s.name
             );
-            assert_eq!(
-                leftovers(&work),
-                Vec::<PathBuf>::new(),
-                "{} step {k}",
-                s.name
-            );
+            assert_no_leftovers(&work, &format!("{} step {k}", s.name));
         }
         exercised.push(format!(
             "{} {} (settled by a reader: {settled})",
@@ -293,9 +291,7 @@ fn a_full_disk_fails_with_the_path_and_leaves_the_previous_state() {
     let work = dir.path().join("work");
     let mut exercised = Vec::new();
     for s in scenarios(&inputs) {
-        let old = snapshot(&base, s.outputs);
-        copy_dir(&base, &work);
-        let steps = steps(&work, &s.args);
+        let (old, _, steps) = versions(&base, &work, &s);
         // Writing takes space; renames and removals do not.
         let writes: Vec<(usize, &String)> = steps
             .iter()
@@ -328,12 +324,7 @@ fn a_full_disk_fails_with_the_path_and_leaves_the_previous_state() {
                 "{} failing at step {k} ({step}): the previous state changed",
                 s.name
             );
-            assert_eq!(
-                leftovers(&work),
-                Vec::<PathBuf>::new(),
-                "{} step {k}",
-                s.name
-            );
+            assert_no_leftovers(&work, &format!("{} step {k}", s.name));
         }
         exercised.push(format!("{} {}", s.name, writes.len()));
     }

@@ -11,7 +11,7 @@ use advmath::store::read_batches;
 use predicates::prelude::*;
 use proptest::prelude::*;
 
-use crate::util::{advmath, ingest, small_tables, walk};
+use crate::util::{advmath, ingest, small_tables, walk, SMALL_GENERATION};
 
 #[test]
 fn generation_is_byte_identical_whatever_the_thread_count() {
@@ -21,18 +21,9 @@ fn generation_is_byte_identical_whatever_the_thread_count() {
     let mut outputs = Vec::new();
     for threads in ["1", "2"] {
         advmath()
-            .args([
-                "generate",
-                "--attempts",
-                "2000",
-                "--variants",
-                "10",
-                "--attack",
-                "m1,m2,m3,punct,m3+punct",
-                "--threads",
-                threads,
-                "--tables",
-            ])
+            .arg("generate")
+            .args(SMALL_GENERATION)
+            .args(["--threads", threads, "--tables"])
             .arg(&tables)
             .assert()
             .success();

@@ -142,17 +142,20 @@ pub fn small_run(dir: &Path) {
     small_run_with(dir, &[]);
 }
 
+/// The generation settings of the small runs: quick, and every attack kind.
+pub const SMALL_GENERATION: [&str; 6] = [
+    "--attempts",
+    "2000",
+    "--variants",
+    "10",
+    "--attack",
+    "m1,m2,m3,punct,m3+punct",
+];
+
 pub fn small_run_with(dir: &Path, extra: &[&str]) {
     advmath()
-        .args([
-            "run",
-            "--attempts",
-            "2000",
-            "--variants",
-            "10",
-            "--attack",
-            "m1,m2,m3,punct,m3+punct",
-        ])
+        .arg("run")
+        .args(SMALL_GENERATION)
         .args(extra)
         .arg("--out")
         .arg(dir)

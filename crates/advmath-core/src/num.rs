@@ -126,56 +126,15 @@ impl Num {
     /// Parse a decimal literal as written in a question or a program: `1,200`, `2.50`, `.5`, `-3`,
     /// `1e3`. Exact: `0.1` is `1/10`.
     pub fn parse_decimal(text: &str) -> Option<Num> {
-        let t = text.trim();
-        let (neg, t) = match t.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, t.strip_prefix('+').unwrap_or(t)),
-        };
-        let (mantissa, exp) = match t.find(['e', 'E']) {
-            Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
-            None => (t, 0),
-        };
-        let (int_part, frac_part) = match mantissa.find('.') {
-            Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
-            None => (mantissa, ""),
-        };
-        if int_part.is_empty() && frac_part.is_empty() {
-            return None;
-        }
-        let mut n: i128 = 0;
-        let mut digits = 0;
-        for c in int_part.chars() {
-            match c {
-                '0'..='9' => {
-                    n = n.checked_mul(10)?.checked_add((c as u8 - b'0') as i128)?;
-                    digits += 1;
-                }
-                ',' | '_' => {}
-                _ => return None,
-            }
-        }
-        let mut scale: i32 = 0;
-        for c in frac_part.chars() {
-            match c {
-                '0'..='9' => {
-                    n = n.checked_mul(10)?.checked_add((c as u8 - b'0') as i128)?;
-                    scale += 1;
-                    digits += 1;
-                }
-                '_' => {}
-                _ => return None,
-            }
-        }
-        if digits == 0 {
-            return None;
-        }
-        let e = exp - scale;
+        let lit = DecimalLiteral::lex(text)?;
+        let n: i128 = lit.digits.parse().ok()?;
+        let e = lit.exponent();
         let value = if e >= 0 {
             Num::int(n.checked_mul(pow10_checked(e as u32)?)?)
         } else {
             Num::ratio(n, pow10_checked((-e) as u32)?)?
         };
-        Some(if neg { value.neg() } else { value })
+        Some(if lit.negative { value.neg() } else { value })
     }
 
     pub fn from_f64(x: f64) -> Num {
@@ -528,6 +487,69 @@ impl Num {
     }
 }
 
+/// A decimal literal as written in a question or a program (`1,200`, `2.50`, `.5`, `-3`, `1e3`),
+/// taken apart so that each number type builds its value from the digits.
+pub(crate) struct DecimalLiteral {
+    pub negative: bool,
+    /// Every digit, separators dropped (`1,200.50` -> `120050`); never empty.
+    pub digits: String,
+    /// How many of the digits follow the decimal point.
+    pub scale: i32,
+    /// The `e` exponent (0 when none).
+    pub exp: i32,
+}
+
+impl DecimalLiteral {
+    pub fn lex(text: &str) -> Option<DecimalLiteral> {
+        let t = text.trim();
+        let (negative, t) = match t.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, t.strip_prefix('+').unwrap_or(t)),
+        };
+        let (mantissa, exp) = match t.find(['e', 'E']) {
+            Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
+            None => (t, 0),
+        };
+        let (int_part, frac_part) = match mantissa.find('.') {
+            Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+            None => (mantissa, ""),
+        };
+        let mut digits = String::with_capacity(mantissa.len());
+        for c in int_part.chars() {
+            match c {
+                '0'..='9' => digits.push(c),
+                ',' | '_' => {}
+                _ => return None,
+            }
+        }
+        let mut scale = 0;
+        for c in frac_part.chars() {
+            match c {
+                '0'..='9' => {
+                    digits.push(c);
+                    scale += 1;
+                }
+                '_' => {}
+                _ => return None,
+            }
+        }
+        if digits.is_empty() {
+            return None;
+        }
+        Some(DecimalLiteral {
+            negative,
+            digits,
+            scale,
+            exp,
+        })
+    }
+
+    /// The power of ten the digits are scaled by.
+    pub fn exponent(&self) -> i32 {
+        self.exp.saturating_sub(self.scale)
+    }
+}
+
 fn pow10_checked(k: u32) -> Option<i128> {
     10i128.checked_pow(k)
 }
@@ -579,16 +601,19 @@ fn format_scaled(m: i128, e: i32) -> String {
     if e >= 0 {
         return format!("{}", m * pow10(e as u32));
     }
-    let neg = m < 0;
-    let digits = m.unsigned_abs().to_string();
-    let scale = (-e) as usize;
+    point_text(m < 0, &m.unsigned_abs().to_string(), (-e) as usize)
+}
+
+/// The digits of a magnitude with a decimal point `scale` places from the right (`"5", 3` is
+/// `0.005`), and the sign.
+pub(crate) fn point_text(negative: bool, digits: &str, scale: usize) -> String {
     let padded = if digits.len() <= scale {
-        format!("{}{}", "0".repeat(scale - digits.len() + 1), digits)
+        format!("{}{digits}", "0".repeat(scale - digits.len() + 1))
     } else {
-        digits
+        digits.to_string()
     };
     let (i, frac) = padded.split_at(padded.len() - scale);
-    format!("{}{}.{}", if neg { "-" } else { "" }, i, frac)
+    format!("{}{i}.{frac}", if negative { "-" } else { "" })
 }
 
 /// Rounded (half even) to at most `places` decimals, trailing zeros trimmed.

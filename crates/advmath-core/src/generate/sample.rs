@@ -47,6 +47,21 @@ fn wide_flags_of(v: &Wide) -> u8 {
         | (if v.is_proper_fraction() { FRAC } else { 0 })
 }
 
+/// The first constraint of a node (its original's `flags`) that a value with `found` flags breaks.
+#[inline]
+fn broken(flags: u8, found: u8) -> Result<(), Reject> {
+    let lost = flags & !found;
+    if lost & INT != 0 {
+        Err(Reject::NotInteger)
+    } else if lost & POS != 0 {
+        Err(Reject::NotPositive)
+    } else if lost & FRAC != 0 {
+        Err(Reject::NotProperFraction)
+    } else {
+        Ok(())
+    }
+}
+
 /// Why an attempt whose arithmetic failed is rejected.
 fn reject_of(e: EvalError) -> Reject {
     match e {
@@ -265,16 +280,7 @@ impl<'p> Attacker<'p> {
                 Err(EvalError::Overflow) => return self.check_wide(scratch),
                 Err(e) => return Err(reject_of(e)),
             };
-            let f = self.node_flags[i];
-            if f & INT != 0 && !v.is_integer() {
-                return Err(Reject::NotInteger);
-            }
-            if f & POS != 0 && !v.is_positive() {
-                return Err(Reject::NotPositive);
-            }
-            if f & FRAC != 0 && !v.is_proper_fraction() {
-                return Err(Reject::NotProperFraction);
-            }
+            broken(self.node_flags[i], flags_of(v))?;
             scratch.values[i] = v;
         }
         Ok(())
@@ -284,15 +290,7 @@ impl<'p> Attacker<'p> {
     fn check_wide(&self, scratch: &mut Scratch) -> Result<(), Reject> {
         let mut values = self.program.eval_wide(&scratch.slots).map_err(reject_of)?;
         for (v, &f) in values.iter().zip(&self.node_flags) {
-            if f & INT != 0 && !v.is_integer() {
-                return Err(Reject::NotInteger);
-            }
-            if f & POS != 0 && !v.is_positive() {
-                return Err(Reject::NotPositive);
-            }
-            if f & FRAC != 0 && !v.is_proper_fraction() {
-                return Err(Reject::NotProperFraction);
-            }
+            broken(f, wide_flags_of(v))?;
         }
         scratch.wide_answer = Some(values.swap_remove(self.program.answer as usize));
         Ok(())

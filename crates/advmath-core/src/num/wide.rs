@@ -14,7 +14,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use super::{EvalError, Num};
+use super::{point_text, DecimalLiteral, EvalError, Num};
 
 /// The widest numerator or denominator kept exact (about 1,233 decimal digits).
 pub const MAX_BITS: u64 = 4096;
@@ -76,47 +76,13 @@ impl Wide {
     /// A decimal literal (`1,200`, `2.50`, `-3`, `1e90`), exactly; as [`Num::parse_decimal`]
     /// without its range.
     pub fn parse_decimal(text: &str) -> Option<Wide> {
-        let t = text.trim();
-        let (neg, t) = match t.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, t.strip_prefix('+').unwrap_or(t)),
-        };
-        let (mantissa, exp) = match t.find(['e', 'E']) {
-            Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
-            None => (t, 0),
-        };
-        if exp.unsigned_abs() > 2 * MAX_BITS as u32 {
+        let lit = DecimalLiteral::lex(text)?;
+        let e = lit.exponent();
+        if e.unsigned_abs() > 2 * MAX_BITS as u32 {
             return None;
         }
-        let (int_part, frac_part) = match mantissa.find('.') {
-            Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
-            None => (mantissa, ""),
-        };
-        let mut digits = String::new();
-        for c in int_part.chars() {
-            match c {
-                '0'..='9' => digits.push(c),
-                ',' | '_' => {}
-                _ => return None,
-            }
-        }
-        let mut scale: i32 = 0;
-        for c in frac_part.chars() {
-            match c {
-                '0'..='9' => {
-                    digits.push(c);
-                    scale += 1;
-                }
-                '_' => {}
-                _ => return None,
-            }
-        }
-        if digits.is_empty() {
-            return None;
-        }
-        let n: BigInt = digits.parse().ok()?;
-        let n = if neg { -n } else { n };
-        let e = exp - scale;
+        let n: BigInt = lit.digits.parse().ok()?;
+        let n = if lit.negative { -n } else { n };
         let value = if e >= 0 {
             Wide::ratio(n * pow10(e as u32), BigInt::one())
         } else {
@@ -301,15 +267,7 @@ fn scaled_text(m: &BigInt, e: i32) -> String {
     if e >= 0 {
         return (m * pow10(e as u32)).to_string();
     }
-    let digits = m.abs().to_string();
-    let scale = (-e) as usize;
-    let padded = if digits.len() <= scale {
-        format!("{}{}", "0".repeat(scale - digits.len() + 1), digits)
-    } else {
-        digits
-    };
-    let (i, frac) = padded.split_at(padded.len() - scale);
-    format!("{}{i}.{frac}", if m.is_negative() { "-" } else { "" })
+    point_text(m.is_negative(), &m.abs().to_string(), (-e) as usize)
 }
 
 impl Ord for Wide {
