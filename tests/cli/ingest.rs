@@ -223,6 +223,24 @@ fn a_truncated_parquet_input_names_the_file() {
     );
 }
 
+/// A ragged CSV (a row with more cells than the header) is an error naming the file, exit 1.
+#[test]
+fn a_ragged_csv_input_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("ragged.csv");
+    std::fs::write(
+        &input,
+        "question,answer\nTom has 3 apples and buys 4 more. How many?,7\nAnn has 10 pens,6,extra,cells\n",
+    )
+    .unwrap();
+    let out = ingest(&dir.path().join("t"), &[&input]).code(1);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("ragged.csv: cannot be read as a table: found more fields"),
+        "{stderr}"
+    );
+}
+
 /// Powers past 64 bits: `2**70` and `58**48` (85 digits, past the 128-bit range) are exact
 /// answers, and so is every variant the numeric attacks draw from them, each checked against
 /// Python's integers.
@@ -323,6 +341,10 @@ fn big_powers_are_exact_in_problems_and_variants() {
     assert!(
         rows.len() >= 20 && wide >= 10,
         "{} rows, {wide} past 128 bits",
+        rows.len()
+    );
+    eprintln!(
+        "{} variant answers checked against Python, {wide} of them past 128 bits",
         rows.len()
     );
     for ((a, b, answer, exact), python) in rows.iter().zip(&expected) {

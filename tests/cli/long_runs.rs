@@ -66,6 +66,11 @@ fn a_run_logged_to_a_file_prints_progress_lines() {
         .filter(|l| l.starts_with("respond other-model: "))
         .collect();
     assert!(lines.len() >= 3, "{stderr}");
+    eprintln!(
+        "{} progress lines, the last: {}",
+        lines.len(),
+        lines.last().unwrap()
+    );
     for l in &lines {
         assert!(
             l.contains("/40 questions (") && l.contains("/s, elapsed ") && l.contains(", ETA "),
