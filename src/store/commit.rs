@@ -139,12 +139,7 @@ impl StagedFolder {
             .map_err(|e| Error::file(parent, e))?
             .flatten()
         {
-            let dead = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix(&prefix))
-                .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-            if dead {
+            if super::is_staging_of(&entry.file_name().to_string_lossy(), &prefix) {
                 remove_path(&entry.path())?;
             }
         }

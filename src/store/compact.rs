@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 use arrow::datatypes::SchemaRef;
 
 use super::commit::{commit_journal, Move, TablesLock};
-use super::{lock::WriterLock, read_batches, sanitize, AtomicParquet, PARQUET_EXT, TABLE_LAYOUTS};
+use super::{
+    lock::WriterLock, parquet_files_under, read_batches, sanitize, AtomicParquet, PARQUET_EXT,
+    TABLE_LAYOUTS,
+};
 use crate::error::{Error, Result};
 
 /// The default size a compacted part grows to.
@@ -29,25 +32,15 @@ pub struct Compacted {
     pub rows: u64,
 }
 
-/// The Parquet parts of a folder in name order, with their sizes (hidden files skipped).
+/// The Parquet parts of a folder in name order, with their sizes.
 fn parts(dir: &Path) -> Result<Vec<(PathBuf, u64)>> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir)
-        .map_err(|e| Error::file(dir, e))?
-        .flatten()
-    {
-        let name = e.file_name().to_string_lossy().to_string();
-        if name.starts_with('.') || !name.ends_with(PARQUET_EXT) || !name.starts_with("part-") {
-            continue;
-        }
-        let size = e
-            .metadata()
-            .map_err(|err| Error::file(e.path(), err))?
-            .len();
-        out.push((e.path(), size));
-    }
-    out.sort();
-    Ok(out)
+    super::responses::part_files(dir)
+        .into_iter()
+        .map(|p| {
+            let size = fs::metadata(&p).map_err(|e| Error::file(&p, e))?.len();
+            Ok((p, size))
+        })
+        .collect()
 }
 
 /// Runs of at least two consecutive parts smaller than `target`.
@@ -192,34 +185,6 @@ fn writer_of(table: &str, first: &str) -> Option<(&'static str, String)> {
     }
 }
 
-/// Every folder of `table` holding parts, deepest first (a model's folder, a partition).
-fn part_folders(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut has_parts = false;
-    let mut subdirs = Vec::new();
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        if name.starts_with('.') || name.starts_with('_') {
-            continue;
-        }
-        if e.path().is_dir() {
-            subdirs.push(e.path());
-        } else if name.ends_with(PARQUET_EXT) {
-            has_parts = true;
-        }
-    }
-    subdirs.sort();
-    for d in subdirs {
-        part_folders(&d, out)?;
-    }
-    if has_parts {
-        out.push(dir.to_path_buf());
-    }
-    Ok(())
-}
-
 /// Compact every folder of the named tables (every table when `names` is empty), each under the
 /// writer lock of the stage that writes it.
 pub fn compact_tables(tables: &Path, names: &[String], target: u64) -> Result<Vec<Compacted>> {
@@ -241,8 +206,14 @@ pub fn compact_tables(tables: &Path, names: &[String], target: u64) -> Result<Ve
             continue;
         }
         let root = tables.join(layout.name);
-        let mut folders = Vec::new();
-        part_folders(&root, &mut folders)?;
+        if !root.is_dir() {
+            continue;
+        }
+        let mut folders: Vec<PathBuf> = parquet_files_under(&root)?
+            .into_iter()
+            .filter_map(|(file, _)| file.parent().map(Path::to_path_buf))
+            .collect();
+        folders.dedup();
         for folder in folders {
             let first = folder
                 .strip_prefix(&root)

@@ -77,9 +77,7 @@ pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> crate::erro
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().to_string();
-        let staging = staging_prefix
-            .and_then(|prefix| name.strip_prefix(prefix))
-            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        let staging = staging_prefix.is_some_and(|prefix| is_staging_of(&name, prefix));
         let result = if staging && path.is_dir() {
             std::fs::remove_dir_all(&path)
         } else if name.ends_with(".tmp") && path.is_file() {
@@ -91,6 +89,12 @@ pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> crate::erro
         removed += 1;
     }
     Ok(removed)
+}
+
+/// Whether `name` is a staging folder `<prefix><pid>` of a run of some process.
+pub fn is_staging_of(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// `<dir>/<key>=<value>`: one hive partition folder.

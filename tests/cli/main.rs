@@ -15,6 +15,7 @@ mod layers;
 mod long_runs;
 mod metrics;
 mod noise;
+mod outside;
 mod publish;
 mod real_data;
 mod respond;

@@ -1,0 +1,87 @@
+//! `advmath ingest-responses`: replies made elsewhere, read from their files; bad files and bad
+//! rows named, good rows kept.
+
+use std::path::Path;
+
+use advmath::respond::stored_rows;
+
+use crate::util::{advmath, small_tables, stderr_of};
+
+/// `advmath ingest-responses FILE --model m --tables TABLES` with `args` (the format and its flags).
+fn ingest_responses(tables: &Path, file: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    advmath()
+        .args(["ingest-responses", "--model", "m"])
+        .args(args)
+        .arg("--tables")
+        .arg(tables)
+        .arg(file)
+        .assert()
+}
+
+/// An ArithmAttack file without its replies is refused, naming the file and the column, instead
+/// of being graded all wrong.
+#[test]
+fn an_arithmattack_file_without_replies_is_refused() {
+    let (dir, tables) = small_tables();
+    let file = dir.path().join("clean.csv");
+    std::fs::write(
+        &file,
+        "Question,Answer - Ground Truth Converted\nTom has 3 apples and buys 4 more. How many?,7\n",
+    )
+    .unwrap();
+    let out = ingest_responses(&tables, &file, &["--format", "arithmattack"]).code(1);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("clean.csv: no Answer - LLM column"),
+        "{stderr}"
+    );
+    assert!(stored_rows(&tables, "m").unwrap().is_empty());
+}
+
+/// A generic JSONL row nested 10,000 levels deep is one skipped row, named by file and row; the
+/// good rows land with the keys they would have had without it.
+#[test]
+fn a_deeply_nested_reply_row_is_skipped_and_the_good_rows_land() {
+    let (dir, tables) = small_tables();
+    let file = dir.path().join("replies.jsonl");
+    let deep = format!(
+        "{{\"q\": \"x\", \"r\": {}1{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let good = |q: &str, r: &str| serde_json::json!({"q": q, "r": r}).to_string();
+    std::fs::write(
+        &file,
+        format!(
+            "{}\n{deep}\n{}\n",
+            good(
+                "Tom has 3 apples and buys 4 more. How many?",
+                "The answer is 7."
+            ),
+            good("Ann has 10 pens and gives away 4. How many?", "6")
+        ),
+    )
+    .unwrap();
+    let out = ingest_responses(
+        &tables,
+        &file,
+        &[
+            "--format",
+            "generic",
+            "--question-col",
+            "q",
+            "--response-col",
+            "r",
+        ],
+    )
+    .success();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("replies.jsonl: row 2: JSON nested deeper than 64 levels; row skipped"),
+        "{stderr}"
+    );
+    let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "m")).unwrap();
+    let mut replies: Vec<_> = rows.iter().map(|r| r.response.clone().unwrap()).collect();
+    replies.sort();
+    assert_eq!(replies, ["6", "The answer is 7."]);
+}
