@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use arrow::array::{AsArray, RecordBatch, StringArray};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
@@ -35,13 +35,16 @@ pub fn text_column(batch: &RecordBatch, name: &str, file: &Path) -> Result<Strin
         })
 }
 
+/// Rows per row group of every table we write.
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+
 pub fn writer_properties() -> WriterProperties {
     WriterProperties::builder()
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(3).expect("valid level"),
         ))
         .set_statistics_enabled(EnabledStatistics::Chunk)
-        .set_max_row_group_row_count(Some(64 * 1024))
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         // No creator string with a version in it: identical inputs must give identical bytes.
         .set_created_by("advmath".to_string())
         .build()
@@ -143,6 +146,24 @@ pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)?
         .with_batch_size(8192)
         .build()?;
+    Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// Read only the named top-level columns of a Parquet file (those it has), batch by batch: the
+/// questions and replies of a large table are never decoded when a stage needs its ids.
+pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<RecordBatch>> {
+    let file = File::open(path).map_err(|e| Error::file(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?.with_batch_size(8192);
+    let roots: Vec<usize> = builder
+        .schema()
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| names.contains(&f.name().as_str()))
+        .map(|(i, _)| i)
+        .collect();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = builder.with_projection(mask).build()?;
     Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
 }
 
