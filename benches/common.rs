@@ -34,6 +34,12 @@ pub fn peak_rss_mib() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// Reset this process's peak RSS to its current RSS (Linux `clear_refs`), so that a later
+/// [`peak_rss_mib`] measures only what runs after.
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
 pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;

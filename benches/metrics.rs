@@ -9,10 +9,12 @@
 //! universal attacks) as they do with real models. Two models are simulated (`sim-` names).
 //! `ADVMATH_BENCH_MODELS` and `ADVMATH_BENCH_PROBLEMS` change the size.
 //!
-//! Goals: the suite in under 60 s, peak RSS (VmHWM) under 4 GiB, and within 2x of DuckDB running
-//! the same SQL files on the same Parquet files (`python3 tests/python/duckdb_parity.py --bench`,
-//! timed in its own process; skipped, saying so, without python3 + duckdb). Exits 1 when a goal
-//! is missed. No real data is read.
+//! Goals: the suite in under 5 s at the default 10 M rows, peak RSS (VmHWM, reset after the
+//! synthetic table is written) under 4 GiB, and no slower than DuckDB running the same SQL files
+//! on the same Parquet files (`python3 tests/python/duckdb_parity.py --bench`, in its own
+//! process), both with the shared views as written and with them materialised once as tables
+//! (`--materialise`), as advmath's metrics run computes them once. The DuckDB runs are skipped,
+//! saying so, without python3 + duckdb. Exits 1 when a goal is missed. No real data is read.
 
 #[path = "common.rs"]
 #[allow(dead_code)]
@@ -153,14 +155,24 @@ fn main() {
     let models = env_usize("ADVMATH_BENCH_MODELS", 20);
     let problems = env_usize("ADVMATH_BENCH_PROBLEMS", 20_000);
     let dir = tempfile::tempdir().expect("temporary folder");
-    let tables = dir.path().join("tables");
+    // ADVMATH_BENCH_DIR keeps the synthetic table there (and reuses it) for profiling.
+    let tables = match std::env::var_os("ADVMATH_BENCH_DIR") {
+        Some(d) => Path::new(&d).join("tables"),
+        None => dir.path().join("tables"),
+    };
     let t = Instant::now();
-    let rows = write_responses(&tables, models, problems);
+    let rows = if tables.join("responses").is_dir() {
+        (models * problems * 25).min(usize::MAX)
+    } else {
+        write_responses(&tables, models, problems)
+    };
     println!(
         "synthetic responses: {rows} rows ({models} models x {} variants) written in {:.1} s",
         rows / models.max(1),
         t.elapsed().as_secs_f64()
     );
+    // The peak from here on is the metrics run's own, not the synthetic table's writer's.
+    common::reset_peak_rss();
     let rss_before = common::peak_rss_mib();
 
     let out = dir.path().join("metrics");
@@ -171,47 +183,45 @@ fn main() {
     for m in &summary.metrics {
         println!("  {:<28} {:>7} rows {:>7.2} s", m.name, m.rows, m.seconds);
     }
-    println!("advmath (DataFusion): {seconds:.2} s, peak RSS {rss:.0} MiB (before the run: {rss_before:.0} MiB)");
+    println!("advmath (DataFusion): {seconds:.2} s, peak RSS {rss:.0} MiB (at the start: {rss_before:.0} MiB)");
 
     let mut failed = Vec::new();
-    if seconds >= 60.0 {
-        failed.push(format!("suite took {seconds:.1} s (goal: under 60 s)"));
+    // The time goal is set for the default size; larger runs report their time beside DuckDB's.
+    if rows <= 10_000_000 && seconds >= 5.0 {
+        failed.push(format!(
+            "suite took {seconds:.1} s (goal: under 5 s at 10 M rows)"
+        ));
     }
     if rss >= 4096.0 {
         failed.push(format!("peak RSS {rss:.0} MiB (goal: under 4096 MiB)"));
     }
 
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let has_duckdb = Command::new("python3")
         .args(["-c", "import duckdb"])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
     if has_duckdb {
-        let output = Command::new("python3")
-            .arg(root.join("tests/python/duckdb_parity.py"))
-            .arg("--bench")
-            .arg(&tables)
-            .arg(root.join("sql"))
-            .output()
-            .expect("python3 runs");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        if !output.status.success() {
-            failed.push(format!(
-                "DuckDB run failed: {stdout}{}",
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        } else {
-            let v: serde_json::Value =
-                serde_json::from_str(stdout.trim()).expect("JSON from the script");
-            let duck = v["seconds"].as_f64().unwrap_or(f64::NAN);
-            let ratio = seconds / duck;
-            println!(
-                "DuckDB (python, same SQL files and Parquet): {duck:.2} s, peak RSS {:.0} MiB; advmath / DuckDB = {ratio:.2}",
-                v["peak_rss_mib"].as_f64().unwrap_or(f64::NAN)
-            );
-            if ratio.is_nan() || ratio > 2.0 {
-                failed.push(format!("{ratio:.2}x DuckDB's time (goal: within 2x)"));
+        for (label, flags) in [
+            ("views as written", &["--bench"][..]),
+            (
+                "shared views materialised",
+                &["--bench", "--materialise"][..],
+            ),
+        ] {
+            match duckdb(&tables, flags) {
+                Ok((duck, duck_rss)) => {
+                    let ratio = seconds / duck;
+                    println!(
+                        "DuckDB ({label}; python, same SQL files and Parquet): {duck:.2} s, peak RSS {duck_rss:.0} MiB; advmath / DuckDB = {ratio:.2}"
+                    );
+                    if ratio.is_nan() || ratio > 1.0 {
+                        failed.push(format!(
+                            "{ratio:.2}x DuckDB's time with {label} (goal: at most 1.0x)"
+                        ));
+                    }
+                }
+                Err(e) => failed.push(e),
             }
         }
     } else {
@@ -226,4 +236,28 @@ fn main() {
         }
         std::process::exit(1);
     }
+}
+
+/// DuckDB on the same SQL files and Parquet, in its own process: (seconds, peak RSS in MiB).
+fn duckdb(tables: &Path, flags: &[&str]) -> Result<(f64, f64), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new("python3")
+        .arg(root.join("tests/python/duckdb_parity.py"))
+        .args(flags)
+        .arg(tables)
+        .arg(root.join("sql"))
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(format!(
+            "DuckDB run failed: {stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).expect("JSON from the script");
+    Ok((
+        v["seconds"].as_f64().unwrap_or(f64::NAN),
+        v["peak_rss_mib"].as_f64().unwrap_or(f64::NAN),
+    ))
 }

@@ -12,45 +12,149 @@
 -- as in the view `attack_outcomes`; a variant a model never answered fools it not.
 -- `shared_problems` = problems with a variant both get wrong, `problems` = problems both were
 -- asked, `transfer_share` = shared_problems / problems (NULL, shown empty, when problems = 0).
--- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
-WITH wrong AS (
-    SELECT model, template, dataset, attack, problem_id, variant_id
-    FROM graded
-    WHERE attack <> 'original'
-    GROUP BY model, template, dataset, attack, problem_id, variant_id
-    HAVING MIN(ok) = 0
+--
+-- How it is computed: pairing every model with every other per problem would make models^2 rows
+-- per problem. Instead the models of each template x dataset x attack are numbered, and a
+-- problem (or variant) carries the set of its models as bits of BIGINT words (63 models a word,
+-- any number of words), so the pairs are counted from a few masks.
+-- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with <<, >> and &, BIT_OR, explicit
+-- DOUBLE casts for division, NULLIF for 0 / 0.
+WITH numbered AS (
+    -- The models of each template x dataset x attack: word w, bit b for the (63w + b)-th by name.
+    SELECT
+        template,
+        dataset,
+        attack,
+        model,
+        (CAST(ROW_NUMBER() OVER (
+            PARTITION BY template, dataset, attack ORDER BY model
+        ) AS BIGINT) - 1) / 63 AS word,
+        (CAST(ROW_NUMBER() OVER (
+            PARTITION BY template, dataset, attack ORDER BY model
+        ) AS BIGINT) - 1) % 63 AS bit
+    FROM (SELECT DISTINCT template, dataset, attack, model FROM attack_outcomes) m
 ),
-shared AS (
+asked_masks AS (
+    -- Per problem and word: the models with a graded variant of it.
+    SELECT
+        o.template,
+        o.dataset,
+        o.attack,
+        o.problem_id,
+        n.word,
+        BIT_OR(CAST(1 AS BIGINT) << n.bit) AS mask
+    FROM attack_outcomes o
+    JOIN numbered n
+      ON n.template = o.template
+     AND n.dataset = o.dataset
+     AND n.attack = o.attack
+     AND n.model = o.model
+    GROUP BY o.template, o.dataset, o.attack, o.problem_id, n.word
+),
+asked_combos AS (
+    -- How many problems share each combination of two words' masks (few distinct ones).
     SELECT
         a.template,
         a.dataset,
         a.attack,
-        a.model AS model_a,
-        b.model AS model_b,
-        COUNT(DISTINCT a.problem_id) AS shared_problems
-    FROM wrong a
-    JOIN wrong b
-      ON b.template = a.template
-     AND b.dataset = a.dataset
-     AND b.attack = a.attack
-     AND b.variant_id = a.variant_id
-    GROUP BY a.template, a.dataset, a.attack, a.model, b.model
-),
-asked AS (
-    SELECT
-        a.template,
-        a.dataset,
-        a.attack,
-        a.model AS model_a,
-        b.model AS model_b,
+        a.word AS word_a,
+        a.mask AS mask_a,
+        b.word AS word_b,
+        b.mask AS mask_b,
         COUNT(*) AS problems
-    FROM attack_outcomes a
-    JOIN attack_outcomes b
+    FROM asked_masks a
+    JOIN asked_masks b
       ON b.template = a.template
      AND b.dataset = a.dataset
      AND b.attack = a.attack
      AND b.problem_id = a.problem_id
-    GROUP BY a.template, a.dataset, a.attack, a.model, b.model
+    GROUP BY a.template, a.dataset, a.attack, a.word, a.mask, b.word, b.mask
+),
+asked AS (
+    SELECT
+        c.template,
+        c.dataset,
+        c.attack,
+        x.model AS model_a,
+        y.model AS model_b,
+        SUM(c.problems) AS problems
+    FROM asked_combos c
+    JOIN numbered x
+      ON x.template = c.template
+     AND x.dataset = c.dataset
+     AND x.attack = c.attack
+     AND x.word = c.word_a
+    JOIN numbered y
+      ON y.template = c.template
+     AND y.dataset = c.dataset
+     AND y.attack = c.attack
+     AND y.word = c.word_b
+    WHERE ((c.mask_a >> x.bit) & 1) = 1
+      AND ((c.mask_b >> y.bit) & 1) = 1
+    GROUP BY c.template, c.dataset, c.attack, x.model, y.model
+),
+wrong_masks AS (
+    -- Per variant and word: the models with a wrong graded answer to it.
+    SELECT
+        g.template,
+        g.dataset,
+        g.attack,
+        g.problem_id,
+        g.variant_id,
+        n.word,
+        BIT_OR(CAST(1 AS BIGINT) << n.bit) AS mask
+    FROM graded g
+    JOIN numbered n
+      ON n.template = g.template
+     AND n.dataset = g.dataset
+     AND n.attack = g.attack
+     AND n.model = g.model
+    WHERE g.attack <> 'original'
+      AND g.ok = 0
+    GROUP BY g.template, g.dataset, g.attack, g.problem_id, g.variant_id, n.word
+),
+cover AS (
+    -- Per problem, model x and word: the models wrong together with x on one of its variants.
+    SELECT
+        a.template,
+        a.dataset,
+        a.attack,
+        a.problem_id,
+        x.model AS model_a,
+        b.word,
+        BIT_OR(b.mask) AS together
+    FROM wrong_masks a
+    JOIN numbered x
+      ON x.template = a.template
+     AND x.dataset = a.dataset
+     AND x.attack = a.attack
+     AND x.word = a.word
+    JOIN wrong_masks b
+      ON b.template = a.template
+     AND b.dataset = a.dataset
+     AND b.attack = a.attack
+     AND b.problem_id = a.problem_id
+     AND b.variant_id = a.variant_id
+    WHERE ((a.mask >> x.bit) & 1) = 1
+    GROUP BY a.template, a.dataset, a.attack, a.problem_id, x.model, b.word
+),
+shared AS (
+    -- One cover row per problem and model x, so a count of rows counts problems.
+    SELECT
+        c.template,
+        c.dataset,
+        c.attack,
+        c.model_a,
+        y.model AS model_b,
+        COUNT(*) AS shared_problems
+    FROM cover c
+    JOIN numbered y
+      ON y.template = c.template
+     AND y.dataset = c.dataset
+     AND y.attack = c.attack
+     AND y.word = c.word
+    WHERE ((c.together >> y.bit) & 1) = 1
+    GROUP BY c.template, c.dataset, c.attack, c.model_a, y.model
 )
 SELECT
     k.template,

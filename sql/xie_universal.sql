@@ -21,12 +21,12 @@
 -- A model fools a variant when one of its graded answers to it is wrong; ungraded answers
 -- (`correct` NULL) fool nothing, and a model that never answered a variant is not fooled by it, so
 -- run every model on the same variants.
--- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with << and &, explicit DOUBLE casts for
+-- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with <<, & and BIT_OR, explicit DOUBLE casts for
 -- division, NULLIF for 0 / 0.
 WITH RECURSIVE answered AS (
+    -- attack_outcomes has a row per model and problem with a graded variant of the attack.
     SELECT DISTINCT template, dataset, attack, model
-    FROM graded
-    WHERE attack <> 'original'
+    FROM attack_outcomes
 ),
 ordered AS (
     SELECT
@@ -42,26 +42,23 @@ ordered AS (
     FROM answered a
     LEFT JOIN model_order o ON o.model = a.model
 ),
-fooled AS (
-    SELECT DISTINCT template, dataset, attack, problem_id, variant_id, model
-    FROM graded
-    WHERE attack <> 'original' AND ok = 0
-),
 variant_masks AS (
+    -- A model fools a variant when one of its graded answers to it is wrong: OR its bit in.
     SELECT
-        f.template,
-        f.dataset,
-        f.attack,
-        f.problem_id,
-        f.variant_id,
-        SUM(CAST(1 AS BIGINT) << o.bit) AS mask
-    FROM fooled f
+        g.template,
+        g.dataset,
+        g.attack,
+        g.problem_id,
+        g.variant_id,
+        BIT_OR(CAST(1 AS BIGINT) << o.bit) AS mask
+    FROM graded g
     JOIN ordered o
-      ON o.template = f.template
-     AND o.dataset = f.dataset
-     AND o.attack = f.attack
-     AND o.model = f.model
-    GROUP BY f.template, f.dataset, f.attack, f.problem_id, f.variant_id
+      ON o.template = g.template
+     AND o.dataset = g.dataset
+     AND o.attack = g.attack
+     AND o.model = g.model
+    WHERE g.attack <> 'original' AND g.ok = 0
+    GROUP BY g.template, g.dataset, g.attack, g.problem_id, g.variant_id
 ),
 problem_masks AS (
     SELECT DISTINCT template, dataset, attack, problem_id, mask
@@ -69,8 +66,7 @@ problem_masks AS (
 ),
 attacked_problems AS (
     SELECT template, dataset, attack, COUNT(DISTINCT problem_id) AS problems
-    FROM graded
-    WHERE attack <> 'original'
+    FROM attack_outcomes
     GROUP BY template, dataset, attack
 ),
 -- Prefix sets: the first k models are the bits 0 .. k-1, so a problem counts for every k up to the
