@@ -20,7 +20,7 @@ use ndarray::Array2;
 use crate::error::{Error, Result};
 use crate::features::FeatureSet;
 use crate::store::coefficients::{self, CoefficientRow};
-use crate::store::{features, read_batches, responses};
+use crate::store::{features, read_columns, responses};
 
 mod fit;
 pub mod plots;
@@ -112,7 +112,10 @@ fn read_feature_rows(
         if !attacks.is_empty() && !attack.is_some_and(|a| attacks.iter().any(|x| x == a)) {
             continue;
         }
-        for b in read_batches(&p)? {
+        let columns: Vec<&str> = std::iter::once("variant_id")
+            .chain(set.names().iter().copied())
+            .collect();
+        for b in read_columns(&p, &columns)? {
             let ids = crate::store::text_column(&b, "variant_id", &p)?;
             let cols: Vec<Float64Array> = set
                 .names()
@@ -135,21 +138,18 @@ fn read_feature_rows(
     Ok(Some(out))
 }
 
-/// One scored response, read by column name.
-struct Label {
-    model: String,
-    template: String,
-    variant_id: String,
-    correct: bool,
-    simulated: bool,
-}
-
-/// Every scored response about a variant.
-fn read_labels(tables: &Path) -> Result<Vec<Label>> {
+/// Visit every scored response about a variant, by column name, batch by batch: only the five
+/// columns read, and no row kept unless `visit` keeps it.
+fn for_each_label(
+    tables: &Path,
+    mut visit: impl FnMut(&str, &str, &str, bool, bool),
+) -> Result<()> {
     let root = responses::dir(tables);
-    let mut out = Vec::new();
     for (p, _) in crate::store::parquet_files_under(&root)? {
-        for b in read_batches(&p)? {
+        for b in read_columns(
+            &p,
+            &["model", "template", "variant_id", "correct", "simulated"],
+        )? {
             let (Some(m), Some(t), Some(v), Some(c)) = (
                 b.column_by_name("model"),
                 b.column_by_name("template"),
@@ -171,17 +171,12 @@ fn read_labels(tables: &Path) -> Result<Vec<Label>> {
                 if m.is_null(i) || t.is_null(i) || v.is_null(i) || c.is_null(i) {
                     continue;
                 }
-                out.push(Label {
-                    model: m.value(i).to_string(),
-                    template: t.value(i).to_string(),
-                    variant_id: v.value(i).to_string(),
-                    correct: c.value(i),
-                    simulated: sim.as_ref().is_some_and(|s| s.value(i)),
-                });
+                let simulated = sim.as_ref().is_some_and(|s| s.value(i));
+                visit(m.value(i), t.value(i), v.value(i), c.value(i), simulated);
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// What one (model, template) answered: the variants' ids and correctness, in reading order.
@@ -202,19 +197,29 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
         .filter(|f| !f.is_empty())
         .ok_or_else(|| Error::missing_table(set.table(), root, features::MADE_BY))?;
     let mut groups: BTreeMap<GroupKey, GroupData> = BTreeMap::new();
-    for label in read_labels(&config.tables)? {
-        if !features.contains_key(&label.variant_id) {
-            continue;
-        }
-        let g = groups
-            .entry((label.model, label.template))
-            .or_insert_with(|| GroupData {
-                simulated: label.simulated,
-                ..Default::default()
-            });
-        g.variant_ids.push(label.variant_id);
-        g.correct.push(label.correct);
-    }
+    for_each_label(
+        &config.tables,
+        |model, template, variant_id, correct, simulated| {
+            if !features.contains_key(variant_id) {
+                return;
+            }
+            // Few groups and millions of rows: find the group without allocating its key.
+            let g = match groups
+                .iter_mut()
+                .find(|((m, t), _)| m == model && t == template)
+            {
+                Some((_, g)) => g,
+                None => groups
+                    .entry((model.to_string(), template.to_string()))
+                    .or_insert_with(|| GroupData {
+                        simulated,
+                        ..Default::default()
+                    }),
+            };
+            g.variant_ids.push(variant_id.to_string());
+            g.correct.push(correct);
+        },
+    )?;
     drop(read);
     if groups.is_empty() {
         return Err(Error::invalid(

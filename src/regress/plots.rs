@@ -166,11 +166,22 @@ pub fn figure8(
     groups: &BTreeMap<GroupKey, GroupData>,
     by_set: &HashMap<FeatureSet, HashMap<String, Vec<f64>>>,
 ) -> Result<Vec<PanelOut>> {
+    // Each variant's feature row, looked up once per set rather than once per panel.
+    let resolved: HashMap<FeatureSet, Vec<Vec<Option<&Vec<f64>>>>> = by_set
+        .iter()
+        .map(|(set, rows)| {
+            let per_group = groups
+                .values()
+                .map(|g| g.variant_ids.iter().map(|vid| rows.get(vid)).collect())
+                .collect();
+            (*set, per_group)
+        })
+        .collect();
     let mut out = Vec::new();
     for panel in panels() {
         let title = format!("Accuracy vs {}", panel.title);
         let set = panel.measure.set();
-        let Some(rows) = by_set.get(&set) else {
+        let Some(rows) = resolved.get(&set) else {
             out.push(PanelOut {
                 title,
                 file: None,
@@ -181,10 +192,10 @@ pub fn figure8(
             continue;
         };
         let mut series: Series = BTreeMap::new();
-        for (key, g) in groups {
+        for ((key, g), group_rows) in groups.iter().zip(rows) {
             let s = series.entry(key.clone()).or_default();
-            for (vid, &ok) in g.variant_ids.iter().zip(&g.correct) {
-                if let Some(row) = rows.get(vid) {
+            for (row, &ok) in group_rows.iter().zip(&g.correct) {
+                if let Some(row) = row {
                     panel.measure.visit(row, |c, w| {
                         let e = s.entry(c).or_default();
                         e.0 += if ok { w } else { 0.0 };
