@@ -35,12 +35,14 @@ use crate::program::tree::num_text;
 use crate::seed::{fnv1a, mix};
 use crate::store::lock::WriterLock;
 use crate::store::problems::read_problems;
-use crate::store::{read_batches, variants, write_batch};
+use crate::store::{read_columns, variants};
 use crate::vocab::Attack;
 
 pub use client::{Decoding, Endpoint};
 pub use efficient::{EfficientCompat, EfficientConfig};
-pub use rows::{batch_to_rows, response_key, rows_to_batch, Extraction, Item, ResponseRow};
+pub use rows::{
+    batch_to_rows, response_key, rows_to_batch, Extraction, Item, ResponseKeys, ResponseRow,
+};
 pub use store::{model_dir, read_rows, stored_rows, StoredRow};
 use store::{part_files, recover_logs, Sink};
 
@@ -65,7 +67,15 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
                 continue;
             }
             for f in part_files(&adir) {
-                for b in read_batches(&f)? {
+                let columns = [
+                    "variant_id",
+                    "problem_id",
+                    "question",
+                    "answer_exact",
+                    "noise_level",
+                    "variant_index",
+                ];
+                for b in read_columns(&f, &columns)? {
                     let col = |n: &str| crate::store::text_column(&b, n, &f);
                     let (vid, pid, q, gold) = (
                         col("variant_id")?,
@@ -242,16 +252,16 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     }
     let mut summary = RespondSummary::default();
     let mut reused = Vec::new();
-    let mut todo: Vec<(String, Vec<Item>)> = Vec::new();
+    // Questions in first-seen order; each key is held once, by `slot`, until the end.
+    let mut groups: Vec<Vec<Item>> = Vec::new();
     let mut slot: HashMap<String, usize> = HashMap::new();
-    for it in items {
-        let key = response_key(
-            &config.model,
-            &config.template,
-            &config.decoding,
-            &it.question,
-        );
-        if done.contains(&(key.clone(), it.variant_id.clone())) {
+    let hasher = ResponseKeys::new(&config.model, &config.template, &config.decoding);
+    let keys: Vec<String> = items
+        .par_iter()
+        .map(|it| hasher.key(&it.question))
+        .collect();
+    for (it, key) in items.into_iter().zip(keys) {
+        if !done.is_empty() && done.contains(&(key.clone(), it.variant_id.clone())) {
             summary.skipped_done += 1;
             continue;
         }
@@ -260,13 +270,18 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
             continue;
         }
         match slot.get(&key) {
-            Some(&i) => todo[i].1.push(it),
+            Some(&i) => groups[i].push(it),
             None => {
-                slot.insert(key.clone(), todo.len());
-                todo.push((key, vec![it]));
+                slot.insert(key, groups.len());
+                groups.push(vec![it]);
             }
         }
     }
+    let mut keys_by_slot = vec![String::new(); groups.len()];
+    for (key, i) in slot {
+        keys_by_slot[i] = key;
+    }
+    let todo: Vec<(String, Vec<Item>)> = keys_by_slot.into_iter().zip(groups).collect();
     summary.asked = todo.len();
     if todo.is_empty() && reused.is_empty() {
         return Ok(summary);
@@ -341,43 +356,85 @@ fn respond_offline(
     summary: &mut RespondSummary,
 ) -> Result<()> {
     let offline = Offline::open(config)?;
-    let answered: Vec<Option<Vec<ResponseRow>>> = todo
-        .par_iter()
-        .map(|(key, items)| {
-            // One reply per question, simulated for its first variant, as one request would be.
-            let (text, source) = offline.answer(&items[0])?;
-            let first = ResponseRow::scored_by(
-                key.clone(),
-                &config.model,
-                &config.template.name,
-                &items[0],
-                text,
-                source,
-                config.extraction,
-            );
-            let mut rows: Vec<ResponseRow> = items[1..]
-                .iter()
-                .map(|it| first.reusing(it, config.extraction))
-                .collect();
-            rows.insert(0, first);
-            Some(rows)
-        })
-        .collect();
-    summary.failed = answered.iter().filter(|a| a.is_none()).count();
-    summary.reused = reused.len();
-    let rows: Vec<ResponseRow> = answered
-        .into_iter()
-        .flatten()
-        .flatten()
-        .chain(reused)
-        .collect();
-    summary.correct = rows.iter().filter(|r| r.correct == Some(true)).count();
-    summary.written = rows.len();
     fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     // Deterministic name and content: offline runs are reproducible byte for byte.
     let path = crate::store::responses::offline_part(dir);
-    write_batch(&path, &rows_to_batch(&rows)?)?;
-    Ok(())
+    let mut out = RowStream::create(&path)?;
+    // Rows are made and written a slice of questions at a time, so memory holds one slice of
+    // replies, not the whole table's.
+    for slice in todo.chunks(OFFLINE_SLICE) {
+        let answered: Vec<Option<Vec<ResponseRow>>> = slice
+            .par_iter()
+            .map(|(key, items)| {
+                // One reply per question, simulated for its first variant, as one request would be.
+                let (text, source) = offline.answer(&items[0])?;
+                let first = ResponseRow::scored_by(
+                    key.clone(),
+                    &config.model,
+                    &config.template.name,
+                    &items[0],
+                    text,
+                    source,
+                    config.extraction,
+                );
+                let mut rows: Vec<ResponseRow> = items[1..]
+                    .iter()
+                    .map(|it| first.reusing(it, config.extraction))
+                    .collect();
+                rows.insert(0, first);
+                Some(rows)
+            })
+            .collect();
+        summary.failed += answered.iter().filter(|a| a.is_none()).count();
+        for row in answered.into_iter().flatten().flatten() {
+            out.push(row, summary)?;
+        }
+    }
+    summary.reused = reused.len();
+    for row in reused {
+        out.push(row, summary)?;
+    }
+    out.finish()
+}
+
+/// Questions simulated per parallel slice of an offline run.
+const OFFLINE_SLICE: usize = 16 * 1024;
+
+/// One Parquet part written as rows arrive, in batches of exactly one row group: the bytes are
+/// those of the whole table written at once, and memory holds one row group.
+struct RowStream {
+    file: crate::store::AtomicParquet,
+    pending: Vec<ResponseRow>,
+}
+
+impl RowStream {
+    const ROWS: usize = crate::store::ROW_GROUP_ROWS;
+
+    fn create(path: &Path) -> Result<RowStream> {
+        Ok(RowStream {
+            file: crate::store::AtomicParquet::create(path, crate::store::responses::schema())?,
+            pending: Vec::with_capacity(Self::ROWS),
+        })
+    }
+
+    fn push(&mut self, row: ResponseRow, summary: &mut RespondSummary) -> Result<()> {
+        summary.written += 1;
+        summary.correct += usize::from(row.correct == Some(true));
+        self.pending.push(row);
+        if self.pending.len() == Self::ROWS {
+            self.file.write(&rows_to_batch(&self.pending)?)?;
+            self.pending.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if !self.pending.is_empty() {
+            self.file.write(&rows_to_batch(&self.pending)?)?;
+        }
+        self.file.finish()?;
+        Ok(())
+    }
 }
 
 /// variant_id -> slot values, for simulated models.
@@ -385,7 +442,7 @@ fn variant_numbers(tables: &Path) -> Result<HashMap<String, Vec<Num>>> {
     let _read = crate::store::commit::TablesLock::shared(tables)?;
     let mut out = HashMap::new();
     for (p, _) in crate::store::parquet_files_under(&variants::dir(tables))? {
-        for b in read_batches(&p)? {
+        for b in read_columns(&p, &["variant_id", "numbers"])? {
             let (Some(v), Some(n)) = (b.column_by_name("variant_id"), b.column_by_name("numbers"))
             else {
                 continue;

@@ -107,14 +107,41 @@ pub fn response_key(
     decoding: &Decoding,
     question: &str,
 ) -> String {
-    let text = format!(
-        "{model}\u{0}{}\u{0}{}\u{0}{question}",
-        template.text,
-        decoding.key_text()
-    );
-    let a = fnv1a(text.as_bytes());
-    let b = mix(a ^ fnv1a(&[text.as_bytes(), b"\x01"].concat()));
-    format!("{a:016x}{b:016x}")
+    ResponseKeys::new(model, template, decoding).key(question)
+}
+
+/// [`response_key`] for many questions under one model, prompt and decoding: the hash of the
+/// shared prefix (the prompt template is most of the text) is computed once.
+pub struct ResponseKeys {
+    prefix: u64,
+}
+
+/// FNV-1a continued from `h` over `bytes`: `fnv_from(fnv1a(a), b) == fnv1a(a ++ b)`.
+fn fnv_from(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl ResponseKeys {
+    pub fn new(model: &str, template: &Template, decoding: &Decoding) -> ResponseKeys {
+        let prefix = format!(
+            "{model}\u{0}{}\u{0}{}\u{0}",
+            template.text,
+            decoding.key_text()
+        );
+        ResponseKeys {
+            prefix: fnv1a(prefix.as_bytes()),
+        }
+    }
+
+    pub fn key(&self, question: &str) -> String {
+        let a = fnv_from(self.prefix, question.as_bytes());
+        let b = mix(a ^ fnv_from(a, b"\x01"));
+        format!("{a:016x}{b:016x}")
+    }
 }
 
 impl ResponseRow {

@@ -51,7 +51,14 @@ pub type StoredRow = (
 pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
     let mut out = Vec::new();
     for f in part_files(&model_dir(tables, model)) {
-        for b in read_batches(&f)? {
+        let columns = [
+            "response_key",
+            "variant_id",
+            "attack",
+            "problem_id",
+            "correct",
+        ];
+        for b in crate::store::read_columns(&f, &columns)? {
             let col = |n: &str| b.column_by_name(n).map(|c| c.as_string::<i32>().clone());
             let (Some(keys), Some(vids), Some(attacks), Some(pids)) = (
                 col("response_key"),
