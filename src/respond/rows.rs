@@ -165,3 +165,34 @@ impl ResponseRow {
         row
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key of a question is the two hashes of the whole request text, as it was before the
+    /// prefix's hash was shared: stored keys stay valid.
+    #[test]
+    fn keys_hash_the_whole_request_text() {
+        let template = Template::resolve("xie2024").unwrap();
+        let decoding = Decoding {
+            temperature: 0.1,
+            top_p: None,
+            max_tokens: 512,
+            seed: Some(3),
+            stop: Vec::new(),
+        };
+        let question = "Tom has 3 apples and buys 4 more. How many apples does he have?";
+        let text = format!(
+            "m\u{0}{}\u{0}{}\u{0}{question}",
+            template.text,
+            decoding.key_text()
+        );
+        let a = fnv1a(text.as_bytes());
+        let b = mix(a ^ fnv1a(&[text.as_bytes(), b"\x01"].concat()));
+        assert_eq!(
+            response_key("m", &template, &decoding, question),
+            format!("{a:016x}{b:016x}")
+        );
+    }
+}
