@@ -51,6 +51,8 @@ fn stage(name: &str, args: &[&str]) -> Stage {
 fn stage_allowing(name: &str, args: &[&str], ok: &[i32]) -> Stage {
     let bin = env!("CARGO_BIN_EXE_advmath");
     let start = Instant::now();
+    // Reaped by `wait4` below, which also gives the child's own CPU time and peak RSS.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(bin)
         .args(args)
         .arg("--quiet")
