@@ -509,6 +509,19 @@ impl SqlEngine {
         for (name, _) in EMBEDDED_VIEWS {
             self.ctx.deregister_table(*name)?;
         }
+        let serial = SessionContext::new_with_state(
+            datafusion::execution::SessionStateBuilder::new_from_existing(self.ctx.state())
+                .with_config(
+                    self.ctx
+                        .state()
+                        .config()
+                        .clone()
+                        .with_target_partitions(1)
+                        // The catalog is the session's own: creating a default one would hide it.
+                        .with_create_default_catalog_and_schema(false),
+                )
+                .build(),
+        );
         let mut done = Vec::new();
         let mut held = 0usize;
         for (name, sql) in EMBEDDED_VIEWS {
@@ -517,7 +530,9 @@ impl SqlEngine {
                 if !names.contains(name) {
                     return Ok(false);
                 }
-                let df = self.ctx.table(*name).await?;
+                // One partition: a parallel plan yields its rows in an order the threads decide,
+                // and a metric's floating-point sums over the table depend on that order.
+                let df = serial.table(*name).await?;
                 let schema: SchemaRef = Arc::clone(df.schema().inner());
                 let mut stream = df.execute_stream().await?;
                 // Spread over the session's partitions, so that scans of it stay parallel.
