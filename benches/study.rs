@@ -169,7 +169,10 @@ fn main() {
     ));
     stages.push(stage("publish", &["publish", "--tables", t, "--out", &hub]));
 
-    let problems = count(&tables, "SELECT COUNT(*) FROM problems WHERE status = 'valid'");
+    let problems = count(
+        &tables,
+        "SELECT COUNT(*) FROM problems WHERE status = 'valid'",
+    );
     let variant_rows = count(&tables, "SELECT COUNT(*) FROM variants");
     let m3 = count(&tables, "SELECT COUNT(*) FROM variants WHERE attack = 'm3'");
     let responses = count(&tables, "SELECT COUNT(*) FROM responses");
