@@ -1,0 +1,112 @@
+//! Shared views computed once: a metrics run holds the per-problem outcomes in memory so that
+//! the metric files reading them share one computation.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use datafusion::datasource::MemTable;
+use datafusion::prelude::SessionContext;
+
+use super::super::EMBEDDED_VIEWS;
+use super::SqlEngine;
+use crate::error::{Error, Result};
+
+impl SqlEngine {
+    /// Compute the shared views named in `names` once, as in-memory tables, so that every metric
+    /// file reading them (and every later view built on them) shares one computation instead of
+    /// repeating it. The views' SQL is unchanged: each is created again, in file order, over the
+    /// tables materialised before it, and its result replaces it. A view whose result would hold
+    /// more than `budget` bytes stays a view (computed where it is read), so memory stays bounded
+    /// on tables of any size. Returns the views materialised.
+    pub fn materialise_views(&self, names: &[&str], budget: usize) -> Result<Vec<String>> {
+        use futures::StreamExt;
+        if self.require("responses").is_err() {
+            return Ok(Vec::new());
+        }
+        let partitions = self.ctx.state().config().target_partitions().max(1);
+        for (name, _) in EMBEDDED_VIEWS {
+            self.ctx.deregister_table(*name)?;
+        }
+        let serial = SessionContext::new_with_state(
+            datafusion::execution::SessionStateBuilder::new_from_existing(self.ctx.state())
+                .with_config(
+                    self.ctx
+                        .state()
+                        .config()
+                        .clone()
+                        .with_target_partitions(1)
+                        // The catalog is the session's own: creating a default one would hide it.
+                        .with_create_default_catalog_and_schema(false),
+                )
+                .build(),
+        );
+        let mut done = Vec::new();
+        let mut held = 0usize;
+        for (name, sql) in EMBEDDED_VIEWS {
+            let register = async {
+                self.ctx.sql(sql).await?.collect().await?;
+                if !names.contains(name) {
+                    return Ok(false);
+                }
+                // One partition: a parallel plan yields its rows in an order the threads decide,
+                // and a metric's floating-point sums over the table depend on that order.
+                let df = serial.table(*name).await?;
+                let schema: SchemaRef = Arc::clone(df.schema().inner());
+                let mut stream = df.execute_stream().await?;
+                // Spread over the session's partitions, so that scans of it stay parallel.
+                let mut parts = vec![Vec::new(); partitions];
+                let mut bytes = 0usize;
+                let mut seen = HashSet::new();
+                let mut i = 0;
+                while let Some(batch) = stream.next().await {
+                    let batch = batch?;
+                    for column in batch.columns() {
+                        bytes += unseen_bytes(&column.to_data(), &mut seen);
+                    }
+                    if held + bytes > budget {
+                        return Ok(false);
+                    }
+                    parts[i % partitions].push(batch);
+                    i += 1;
+                }
+                let table = MemTable::try_new(schema, parts)?;
+                self.ctx.deregister_table(*name)?;
+                self.ctx.register_table(*name, Arc::new(table))?;
+                held += bytes;
+                Ok::<_, datafusion::error::DataFusionError>(true)
+            };
+            let materialised =
+                self.runtime
+                    .block_on(register)
+                    .map_err(|source| Error::Register {
+                        name: name.to_string(),
+                        dir: self.tables_dir.clone(),
+                        source,
+                    })?;
+            if materialised {
+                done.push(name.to_string());
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// Bytes of the buffers behind `data` not counted before: batches of one result often share
+/// their string data, which a per-batch size would count again and again.
+fn unseen_bytes(data: &arrow::array::ArrayData, seen: &mut HashSet<usize>) -> usize {
+    let mut bytes = 0;
+    let buffers = data
+        .buffers()
+        .iter()
+        .chain(data.nulls().map(|n| n.buffer()));
+    for buffer in buffers {
+        if seen.insert(buffer.data_ptr().as_ptr() as usize) {
+            bytes += buffer.capacity();
+        }
+    }
+    for child in data.child_data() {
+        bytes += unseen_bytes(child, seen);
+    }
+    bytes
+}

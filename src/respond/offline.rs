@@ -1,0 +1,183 @@
+//! Offline models (`oracle`, `sim-*`): answers simulated from the problems' trees and the
+//! variants' numbers, written as one part, a row group at a time.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+
+use arrow::array::AsArray;
+use rayon::prelude::*;
+
+use super::{rows_to_batch, sim, Item, RespondConfig, RespondSummary, ResponseRow};
+use crate::error::{Error, Result};
+use crate::num::Num;
+use crate::program::tree::num_text;
+use crate::store::problems::read_problems;
+use crate::store::{read_columns, variants};
+
+/// The answers of an offline model: the problems' trees and the variants' numbers.
+pub(crate) struct Offline {
+    model: String,
+    problems: HashMap<String, crate::store::problems::ProblemRecord>,
+    numbers: HashMap<String, Vec<Num>>,
+}
+
+impl Offline {
+    pub(crate) fn open(config: &RespondConfig) -> Result<Offline> {
+        if !sim::is_simulated(&config.model)
+            || !sim::SIMULATED_MODELS.contains(&config.model.as_str())
+        {
+            return Err(Error::Usage(format!(
+                "model {} needs --endpoint (offline models: {})",
+                config.model,
+                sim::SIMULATED_MODELS.join(", ")
+            )));
+        }
+        Ok(Offline {
+            model: config.model.clone(),
+            problems: read_problems(&config.tables)?
+                .into_iter()
+                .map(|p| (p.problem_id.clone(), p))
+                .collect(),
+            numbers: variant_numbers(&config.tables)?,
+        })
+    }
+
+    /// The simulated reply to `it` (None when its problem has no tree), and the row's source.
+    pub(crate) fn answer(&self, it: &Item) -> Option<(String, &'static str)> {
+        let p = self.problems.get(it.problem_id.as_deref()?)?;
+        let nums = it
+            .variant_id
+            .as_ref()
+            .and_then(|v| self.numbers.get(v))
+            .cloned()
+            .unwrap_or_else(|| p.slot_nums());
+        let text = sim::simulate(
+            &self.model,
+            it.variant_id.as_deref()?,
+            p.tree.as_ref()?,
+            &nums,
+            it.noise_level.unwrap_or(0),
+        )?;
+        let source = if self.model == crate::vocab::ORACLE {
+            crate::vocab::ORACLE
+        } else {
+            "simulated"
+        };
+        Some((text, source))
+    }
+}
+
+pub(super) fn respond_offline(
+    config: &RespondConfig,
+    todo: Vec<(String, Vec<Item>)>,
+    reused: Vec<ResponseRow>,
+    dir: &Path,
+    summary: &mut RespondSummary,
+) -> Result<()> {
+    let offline = Offline::open(config)?;
+    fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+    // Deterministic name and content: offline runs are reproducible byte for byte.
+    let path = crate::store::responses::offline_part(dir);
+    let mut out = RowStream::create(&path)?;
+    // Rows are made and written a slice of questions at a time, so memory holds one slice of
+    // replies, not the whole table's.
+    for slice in todo.chunks(OFFLINE_SLICE) {
+        let answered: Vec<Option<Vec<ResponseRow>>> = slice
+            .par_iter()
+            .map(|(key, items)| {
+                // One reply per question, simulated for its first variant, as one request would be.
+                let (text, source) = offline.answer(&items[0])?;
+                let first = ResponseRow::scored_by(
+                    key.clone(),
+                    &config.model,
+                    &config.template.name,
+                    &items[0],
+                    text,
+                    source,
+                    config.extraction,
+                );
+                let mut rows: Vec<ResponseRow> = items[1..]
+                    .iter()
+                    .map(|it| first.reusing(it, config.extraction))
+                    .collect();
+                rows.insert(0, first);
+                Some(rows)
+            })
+            .collect();
+        summary.failed += answered.iter().filter(|a| a.is_none()).count();
+        for row in answered.into_iter().flatten().flatten() {
+            out.push(row, summary)?;
+        }
+    }
+    summary.reused = reused.len();
+    for row in reused {
+        out.push(row, summary)?;
+    }
+    out.finish()
+}
+
+/// Questions simulated per parallel slice of an offline run.
+const OFFLINE_SLICE: usize = 16 * 1024;
+
+/// One Parquet part written as rows arrive, in batches of exactly one row group: the bytes are
+/// those of the whole table written at once, and memory holds one row group.
+struct RowStream {
+    file: crate::store::AtomicParquet,
+    pending: Vec<ResponseRow>,
+}
+
+impl RowStream {
+    const ROWS: usize = crate::store::ROW_GROUP_ROWS;
+
+    fn create(path: &Path) -> Result<RowStream> {
+        Ok(RowStream {
+            file: crate::store::AtomicParquet::create(path, crate::store::responses::schema())?,
+            pending: Vec::with_capacity(Self::ROWS),
+        })
+    }
+
+    fn push(&mut self, row: ResponseRow, summary: &mut RespondSummary) -> Result<()> {
+        summary.written += 1;
+        summary.correct += usize::from(row.correct == Some(true));
+        self.pending.push(row);
+        if self.pending.len() == Self::ROWS {
+            self.file.write(&rows_to_batch(&self.pending)?)?;
+            self.pending.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if !self.pending.is_empty() {
+            self.file.write(&rows_to_batch(&self.pending)?)?;
+        }
+        self.file.finish()?;
+        Ok(())
+    }
+}
+
+/// variant_id -> slot values, for simulated models.
+fn variant_numbers(tables: &Path) -> Result<HashMap<String, Vec<Num>>> {
+    let _read = crate::store::commit::TablesLock::shared(tables)?;
+    let mut out = HashMap::new();
+    for (p, _) in crate::store::parquet_files_under(&variants::dir(tables))? {
+        for b in read_columns(&p, &["variant_id", "numbers"])? {
+            let (Some(v), Some(n)) = (b.column_by_name("variant_id"), b.column_by_name("numbers"))
+            else {
+                continue;
+            };
+            let (v, n) = (v.as_string::<i32>(), n.as_list::<i32>());
+            for i in 0..b.num_rows() {
+                let arr = n.value(i);
+                let nums = arr
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| s.and_then(num_text::from_text).unwrap_or(Num::ZERO))
+                    .collect();
+                out.insert(v.value(i).to_string(), nums);
+            }
+        }
+    }
+    Ok(out)
+}
