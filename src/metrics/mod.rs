@@ -317,8 +317,8 @@ pub fn run_metrics(tables: &Path, out: &Path) -> Result<MetricsSummary> {
 /// response) and `adversarial_examples` (one file reads it) stay views: holding them would cost
 /// more memory than recomputing them saves time.
 const SHARED_ONCE: &[&str] = &["original_outcomes", "attack_outcomes", "paper_accuracy"];
-/// Memory the views of [`SHARED_ONCE`] may hold together; past it (around 50 million responses)
-/// the rest stay views.
+/// Memory the views of [`SHARED_ONCE`] may hold together; past it (on tables of tens of millions
+/// of responses) the rest stay views.
 const SHARED_ONCE_BUDGET: usize = 1 << 30;
 
 /// Rows of a metric table shown in `report.md` (the `.md` and `.csv` files have them all).
