@@ -52,3 +52,15 @@ pub fn median(v: &mut [f64]) -> f64 {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
+
+/// Print the missed goals (or that all were met) and exit 1 when one was missed.
+pub fn finish(failed: &[String]) {
+    if failed.is_empty() {
+        println!("all goals met");
+        return;
+    }
+    for f in failed {
+        println!("GOAL MISSED: {f}");
+    }
+    std::process::exit(1);
+}

@@ -228,14 +228,7 @@ fn main() {
         println!("SKIPPED: the DuckDB comparison needs python3 with duckdb (pip install duckdb)");
     }
 
-    if failed.is_empty() {
-        println!("all goals met");
-    } else {
-        for f in &failed {
-            println!("GOAL MISSED: {f}");
-        }
-        std::process::exit(1);
-    }
+    common::finish(&failed);
 }
 
 /// DuckDB on the same SQL files and Parquet, in its own process: (seconds, peak RSS in MiB).

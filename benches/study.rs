@@ -239,14 +239,7 @@ fn main() {
             "a stage peaked at {peak:.0} MiB (goal: under 2048 MiB)"
         ));
     }
-    if failed.is_empty() {
-        println!("all goals met");
-    } else {
-        for f in &failed {
-            println!("GOAL MISSED: {f}");
-        }
-        std::process::exit(1);
-    }
+    common::finish(&failed);
 }
 
 /// Time the fit of the model with the most M3 answers here and in scikit-learn, on one matrix.

@@ -6,7 +6,7 @@ use crate::extract::{extract, is_correct, is_correct_exact};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::respond::prompt::Template;
-use crate::seed::{fnv1a, mix};
+use crate::seed::{fnv1a, fnv1a_from, mix};
 pub use crate::store::responses::{batch_to_rows, rows_to_batch, ResponseRow};
 
 /// How answers are read from responses.
@@ -116,15 +116,6 @@ pub struct ResponseKeys {
     prefix: u64,
 }
 
-/// FNV-1a continued from `h` over `bytes`: `fnv_from(fnv1a(a), b) == fnv1a(a ++ b)`.
-fn fnv_from(mut h: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 impl ResponseKeys {
     pub fn new(model: &str, template: &Template, decoding: &Decoding) -> ResponseKeys {
         let prefix = format!(
@@ -138,8 +129,8 @@ impl ResponseKeys {
     }
 
     pub fn key(&self, question: &str) -> String {
-        let a = fnv_from(self.prefix, question.as_bytes());
-        let b = mix(a ^ fnv_from(a, b"\x01"));
+        let a = fnv1a_from(self.prefix, question.as_bytes());
+        let b = mix(a ^ fnv1a_from(a, b"\x01"));
         format!("{a:016x}{b:016x}")
     }
 }

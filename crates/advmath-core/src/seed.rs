@@ -3,7 +3,12 @@
 
 /// FNV-1a over bytes: stable across platforms and Rust versions (unlike `std`'s hasher).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a_from(0xcbf2_9ce4_8422_2325, bytes)
+}
+
+/// FNV-1a continued from the hash `h` of earlier bytes: `fnv1a_from(fnv1a(a), b)` is
+/// `fnv1a(a ++ b)`, so a long shared prefix is hashed once.
+pub fn fnv1a_from(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
