@@ -1,7 +1,7 @@
 -- Xie et al. 2024, Table 1: original accuracy (OA), attack accuracy (AA) and attack success rate (ASR), Eq. 3-5.
 --
 -- One row per model x template x dataset x attack (every attack but `original`), from the view
--- `paper_accuracy` (sql/views/05_paper_accuracy.sql), which follows the paper and its code
+-- `paper_accuracy` (sql/views/07_paper_accuracy.sql), which follows the paper and its code
 -- (attack/eval.py). OA = originals answered correctly / problems with a graded original
 -- (`original_problems`). AA = problems whose every graded variant of the attack is answered
 -- correctly / problems with at least one graded variant (`problems`): the original is not

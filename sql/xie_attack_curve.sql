@@ -6,8 +6,9 @@
 -- variant_id, `<problem_id>/<attack>/<variant_index>`): aa = problems whose first k graded
 -- variants are all answered correctly (the original not required) / problems with a graded
 -- variant, and asr = (oa - aa) / oa with Table 1's OA (NULL when oa = 0). At k = m this is Table 1.
+-- A problem's first wrong variant index and its m come from the view `problem_outcomes`.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0;
--- SPLIT_PART (negative index: from the end) and UNNEST(GENERATE_SERIES(1, m)) behave alike in both.
+-- UNNEST(GENERATE_SERIES(1, m)) behaves alike in both.
 WITH per_problem AS (
     SELECT
         model,
@@ -15,21 +16,10 @@ WITH per_problem AS (
         dataset,
         attack,
         problem_id,
-        MIN(CASE WHEN ok = 0 THEN variant_index END) AS first_wrong,
-        MAX(variant_index) + 1 AS m
-    FROM (
-        SELECT
-            model,
-            template,
-            dataset,
-            attack,
-            problem_id,
-            CAST(SPLIT_PART(variant_id, '/', -1) AS INTEGER) AS variant_index,
-            ok
-        FROM graded
-        WHERE attack <> 'original'
-    ) indexed
-    GROUP BY model, template, dataset, attack, problem_id
+        first_wrong,
+        index_span AS m
+    FROM problem_outcomes
+    WHERE attack <> 'original'
 ),
 hist AS (
     SELECT

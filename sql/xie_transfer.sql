@@ -17,22 +17,15 @@
 -- per problem. Instead the models of each template x dataset x attack are numbered, and a
 -- problem (or variant) carries the set of its models as bits of BIGINT words (63 models a word,
 -- any number of words), so the pairs are counted from a few masks.
+-- The small side of each join (the numbered models) is written first: DataFusion builds its hash
+-- table from the first input when it cannot tell the sizes apart, and the masks of millions of
+-- problems would not fit.
 -- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with <<, >> and &, BIT_OR, explicit
 -- DOUBLE casts for division, NULLIF for 0 / 0.
 WITH numbered AS (
     -- The models of each template x dataset x attack: word w, bit b for the (63w + b)-th by name.
-    SELECT
-        template,
-        dataset,
-        attack,
-        model,
-        (CAST(ROW_NUMBER() OVER (
-            PARTITION BY template, dataset, attack ORDER BY model
-        ) AS BIGINT) - 1) / 63 AS word,
-        (CAST(ROW_NUMBER() OVER (
-            PARTITION BY template, dataset, attack ORDER BY model
-        ) AS BIGINT) - 1) % 63 AS bit
-    FROM (SELECT DISTINCT template, dataset, attack, model FROM attack_outcomes) m
+    SELECT template, dataset, attack, model, name_rank / 63 AS word, name_rank % 63 AS bit
+    FROM attack_models
 ),
 asked_masks AS (
     -- Per problem and word: the models with a graded variant of it.
@@ -43,8 +36,8 @@ asked_masks AS (
         o.problem_id,
         n.word,
         BIT_OR(CAST(1 AS BIGINT) << n.bit) AS mask
-    FROM attack_outcomes o
-    JOIN numbered n
+    FROM numbered n
+    JOIN attack_outcomes o
       ON n.template = o.template
      AND n.dataset = o.dataset
      AND n.attack = o.attack
@@ -103,8 +96,8 @@ wrong_masks AS (
         g.variant_id,
         n.word,
         BIT_OR(CAST(1 AS BIGINT) << n.bit) AS mask
-    FROM graded g
-    JOIN numbered n
+    FROM numbered n
+    JOIN graded g
       ON n.template = g.template
      AND n.dataset = g.dataset
      AND n.attack = g.attack
@@ -113,8 +106,35 @@ wrong_masks AS (
       AND g.ok = 0
     GROUP BY g.template, g.dataset, g.attack, g.problem_id, g.variant_id, n.word
 ),
+wide_groups AS (
+    -- The template x dataset x attack groups with more than 63 models (more than one word).
+    SELECT template, dataset, attack
+    FROM numbered
+    GROUP BY template, dataset, attack
+    HAVING MAX(word) > 0
+),
 cover AS (
     -- Per problem, model x and word: the models wrong together with x on one of its variants.
+    -- Within x's own word that is the OR of the variants' masks where x's bit is set ...
+    SELECT
+        a.template,
+        a.dataset,
+        a.attack,
+        a.problem_id,
+        x.model AS model_a,
+        a.word,
+        BIT_OR(a.mask) AS together
+    FROM numbered x
+    JOIN wrong_masks a
+      ON x.template = a.template
+     AND x.dataset = a.dataset
+     AND x.attack = a.attack
+     AND x.word = a.word
+    WHERE ((a.mask >> x.bit) & 1) = 1
+    GROUP BY a.template, a.dataset, a.attack, a.problem_id, x.model, a.word
+    UNION ALL
+    -- ... and in the other words of groups that have them, the same variants' other masks (a
+    -- join of the variants with themselves, which the common case, one word, skips).
     SELECT
         a.template,
         a.dataset,
@@ -123,7 +143,11 @@ cover AS (
         x.model AS model_a,
         b.word,
         BIT_OR(b.mask) AS together
-    FROM wrong_masks a
+    FROM wide_groups w
+    JOIN wrong_masks a
+      ON w.template = a.template
+     AND w.dataset = a.dataset
+     AND w.attack = a.attack
     JOIN numbered x
       ON x.template = a.template
      AND x.dataset = a.dataset
@@ -135,6 +159,7 @@ cover AS (
      AND b.attack = a.attack
      AND b.problem_id = a.problem_id
      AND b.variant_id = a.variant_id
+     AND b.word <> a.word
     WHERE ((a.mask >> x.bit) & 1) = 1
     GROUP BY a.template, a.dataset, a.attack, a.problem_id, x.model, b.word
 ),
@@ -147,8 +172,8 @@ shared AS (
         c.model_a,
         y.model AS model_b,
         COUNT(*) AS shared_problems
-    FROM cover c
-    JOIN numbered y
+    FROM numbered y
+    JOIN cover c
       ON y.template = c.template
      AND y.dataset = c.dataset
      AND y.attack = c.attack

@@ -20,27 +20,14 @@
 --
 -- A model fools a variant when one of its graded answers to it is wrong; ungraded answers
 -- (`correct` NULL) fool nothing, and a model that never answered a variant is not fooled by it, so
--- run every model on the same variants.
+-- run every model on the same variants. A group's models are the bits of a BIGINT mask, so a group
+-- holds at most 62 models.
 -- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with <<, & and BIT_OR, explicit DOUBLE casts for
 -- division, NULLIF for 0 / 0.
-WITH RECURSIVE answered AS (
-    -- attack_outcomes has a row per model and problem with a graded variant of the attack.
-    SELECT DISTINCT template, dataset, attack, model
-    FROM attack_outcomes
-),
-ordered AS (
-    SELECT
-        a.template,
-        a.dataset,
-        a.attack,
-        a.model,
-        CAST(ROW_NUMBER() OVER (
-            PARTITION BY a.template, a.dataset, a.attack
-            ORDER BY CASE WHEN o.position IS NULL THEN 1 ELSE 0 END, o.position, a.model
-        ) AS BIGINT) - 1 AS bit,
-        CAST(COUNT(*) OVER (PARTITION BY a.template, a.dataset, a.attack) AS BIGINT) AS models
-    FROM answered a
-    LEFT JOIN model_order o ON o.model = a.model
+WITH RECURSIVE ordered AS (
+    -- The models with a graded variant of the attack, bit b for the (b + 1)-th of the order.
+    SELECT template, dataset, attack, model, order_rank AS bit, models
+    FROM attack_models
 ),
 variant_masks AS (
     -- A model fools a variant when one of its graded answers to it is wrong: OR its bit in.
@@ -51,8 +38,8 @@ variant_masks AS (
         g.problem_id,
         g.variant_id,
         BIT_OR(CAST(1 AS BIGINT) << o.bit) AS mask
-    FROM graded g
-    JOIN ordered o
+    FROM ordered o
+    JOIN graded g
       ON o.template = g.template
      AND o.dataset = g.dataset
      AND o.attack = g.attack
@@ -70,36 +57,19 @@ attacked_problems AS (
     GROUP BY template, dataset, attack
 ),
 -- Prefix sets: the first k models are the bits 0 .. k-1, so a problem counts for every k up to the
--- longest run of set bits from bit 0 in one of its variants' masks.
-lead_run AS (
-    SELECT
-        v.template,
-        v.dataset,
-        v.attack,
-        v.problem_id,
-        v.mask,
-        MIN(o.bit) AS first_unfooled
-    FROM problem_masks v
-    LEFT JOIN ordered o
-      ON o.template = v.template
-     AND o.dataset = v.dataset
-     AND o.attack = v.attack
-     AND ((v.mask >> o.bit) & 1) = 0
-    GROUP BY v.template, v.dataset, v.attack, v.problem_id, v.mask
-),
+-- longest run of set bits from bit 0 in one of its variants' masks. That run ends at the mask's
+-- lowest clear bit, isolated as a power of two by (mask + 1) & ~mask (~mask written -mask - 1):
+-- `reach_bit` is the largest such power over the problem's masks, and the first k models all fall
+-- for one of its variants exactly when reach_bit > 2^(k-1).
 prefix_reach AS (
     SELECT
-        l.template,
-        l.dataset,
-        l.attack,
-        l.problem_id,
-        MAX(COALESCE(l.first_unfooled, g.models)) AS reach
-    FROM lead_run l
-    JOIN (SELECT DISTINCT template, dataset, attack, models FROM ordered) g
-      ON g.template = l.template
-     AND g.dataset = l.dataset
-     AND g.attack = l.attack
-    GROUP BY l.template, l.dataset, l.attack, l.problem_id
+        template,
+        dataset,
+        attack,
+        problem_id,
+        MAX((mask + 1) & (-mask - 1)) AS reach_bit
+    FROM problem_masks
+    GROUP BY template, dataset, attack, problem_id
 ),
 prefix AS (
     SELECT
@@ -115,7 +85,7 @@ prefix AS (
       ON r.template = o.template
      AND r.dataset = o.dataset
      AND r.attack = o.attack
-     AND r.reach >= o.bit + 1
+     AND r.reach_bit > (CAST(1 AS BIGINT) << o.bit)
     GROUP BY o.template, o.dataset, o.attack, o.bit, o.models, o.model
 ),
 -- Every set of models of a group with at most 12 models, as a bit mask with its size, built one

@@ -95,6 +95,14 @@ pub enum Error {
         #[source]
         source: Option<datafusion::error::DataFusionError>,
     },
+    /// A metric file's query hit a bound (time or memory): which metric, and the bound.
+    #[error("metric {metric} ({origin})")]
+    MetricQuery {
+        metric: String,
+        origin: String,
+        #[source]
+        source: Box<Error>,
+    },
     /// A query result would be written inside the tables folder it reads.
     #[error(
         "{}: inside the tables folder {}; a result written there would be read as table data",
@@ -153,6 +161,7 @@ impl Error {
     /// Exit code convention: 1 for data or validation failures, 2 for usage and internal errors.
     pub fn exit_code(&self) -> i32 {
         match self {
+            Error::MetricQuery { source, .. } => source.exit_code(),
             Error::Usage(_) | Error::OutputInsideTables { .. } | Error::Locked { .. } => 2,
             Error::InvalidInput { .. }
             | Error::MissingTable { .. }

@@ -148,8 +148,10 @@ impl MetricsArgs {
 /// Bounds on every query of `sql` and `metrics`.
 #[derive(Args, Debug, Clone)]
 pub struct QueryBounds {
-    /// Memory the operators of one query may hold (e.g. 4GiB, 512MiB); a query needing more
-    /// fails with exit 1. Default: half of this machine's memory.
+    /// Memory the operators of one query may hold (e.g. 4GiB, 512MiB), the process's resident
+    /// memory watched too; a query needing more fails with exit 1. Default: no hard limit;
+    /// operators share 2 GiB (half of this machine's memory if less), and aggregations and
+    /// sorts spill to disk past it.
     #[arg(long, value_parser = advmath::metrics::parse_size)]
     pub memory_limit: Option<usize>,
     /// Seconds one query may run; a query running longer fails with exit 1. Default: no limit.
@@ -159,10 +161,9 @@ pub struct QueryBounds {
 
 impl QueryBounds {
     fn limits(&self, threads: Option<usize>) -> advmath::metrics::EngineLimits {
-        let default = advmath::metrics::EngineLimits::default();
         advmath::metrics::EngineLimits {
             threads,
-            memory: self.memory_limit.or(default.memory),
+            memory: self.memory_limit,
             timeout: self
                 .timeout
                 .filter(|t| t.is_finite() && *t > 0.0)

@@ -85,6 +85,20 @@ fn register_model_order(
     Ok(())
 }
 
+/// Create the shared views of `sql/views/`, in file order, over the tables registered in `ctx`.
+fn create_views(runtime: &tokio::runtime::Runtime, ctx: &SessionContext, dir: &Path) -> Result<()> {
+    for (name, sql) in EMBEDDED_VIEWS {
+        runtime
+            .block_on(async { ctx.sql(sql).await?.collect().await })
+            .map_err(|source| Error::Register {
+                name: name.to_string(),
+                dir: dir.to_path_buf(),
+                source,
+            })?;
+    }
+    Ok(())
+}
+
 /// A DataFusion session over one `tables/` folder, with its own tokio runtime.
 pub struct SqlEngine {
     runtime: tokio::runtime::Runtime,
@@ -92,30 +106,34 @@ pub struct SqlEngine {
     tables_dir: PathBuf,
     tables: Vec<TableStatus>,
     limits: EngineLimits,
+    /// Shared views too big to hold in memory, written to temporary Parquet files that live as
+    /// long as the session (deleted when it is dropped).
+    held_files: std::sync::Mutex<Vec<Arc<dyn datafusion::execution::spill_file::SpillFile>>>,
     /// No stage switches a table in while the session can read it.
     _read: TablesLock,
 }
 
-/// What a query may use: worker threads, memory for its operators, and time.
-#[derive(Debug, Clone, PartialEq)]
+/// What a query may use: worker threads, memory for its operators, and time. The default: all
+/// cores, the default operator memory, no time bound.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EngineLimits {
     /// Worker threads (default: the cores).
     pub threads: Option<usize>,
-    /// Bytes the operators of one query may hold (hash tables, sorts); `None`: no bound.
+    /// Bytes the operators of one query may hold (hash tables, sorts), enforced on the process's
+    /// resident memory too: a query needing more fails. `None`: operators share
+    /// [`default_operator_memory`] and aggregations and sorts spill to disk past it.
     pub memory: Option<usize>,
     /// Wall time one query may take; `None`: no bound.
     pub timeout: Option<std::time::Duration>,
 }
 
-impl Default for EngineLimits {
-    /// All cores, half the machine's memory (when it can be read), no time bound.
-    fn default() -> Self {
-        EngineLimits {
-            threads: None,
-            memory: physical_memory().map(|bytes| bytes / 2),
-            timeout: None,
-        }
-    }
+/// Operator memory without a limit given: 2 GiB, or half the machine's memory when that is less.
+/// Past it aggregations and sorts spill to disk, so a metrics run over hundreds of millions of
+/// responses stays within a few gigabytes instead of growing with the table; more memory would
+/// only postpone the spilling.
+pub fn default_operator_memory() -> usize {
+    const CAP: usize = 2 << 30;
+    physical_memory().map_or(CAP, |bytes| (bytes / 2).min(CAP))
 }
 
 async fn sleep_or_forever(limit: Option<std::time::Duration>) {
@@ -230,10 +248,16 @@ impl SqlEngine {
             .options_mut()
             .execution
             .listing_table_ignore_subdirectory = false;
-        let mut runtime_env = datafusion::execution::runtime_env::RuntimeEnvBuilder::new();
-        if let Some(bytes) = limits.memory {
-            runtime_env = runtime_env.with_memory_limit(bytes, 1.0);
-        }
+        // Spilling operators share the pool fairly, so one that cannot spill (a hash join's
+        // build side) cannot starve an aggregation of the memory it needs to spill.
+        let pool = datafusion::execution::memory_pool::TrackConsumersPool::new(
+            datafusion::execution::memory_pool::FairSpillPool::new(
+                limits.memory.unwrap_or_else(default_operator_memory),
+            ),
+            std::num::NonZeroUsize::new(5).expect("nonzero"),
+        );
+        let runtime_env = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
+            .with_memory_pool(Arc::new(pool));
         let ctx = SessionContext::new_with_config_rt(config, runtime_env.build_arc()?);
         let mut statuses = Vec::new();
         for layout in TABLE_LAYOUTS {
@@ -293,15 +317,7 @@ impl SqlEngine {
                 dir: tables_dir.to_path_buf(),
                 source,
             })?;
-            for (name, sql) in EMBEDDED_VIEWS {
-                runtime
-                    .block_on(async { ctx.sql(sql).await?.collect().await })
-                    .map_err(|source| Error::Register {
-                        name: name.to_string(),
-                        dir: tables_dir.to_path_buf(),
-                        source,
-                    })?;
-            }
+            create_views(&runtime, &ctx, &tables_dir)?;
         }
         Ok(SqlEngine {
             runtime,
@@ -309,6 +325,7 @@ impl SqlEngine {
             tables_dir,
             tables: statuses,
             limits,
+            held_files: Default::default(),
             _read: read,
         })
     }
@@ -402,7 +419,16 @@ impl SqlEngine {
             name: "model_order".into(),
             dir: self.tables_dir.clone(),
             source,
-        })
+        })?;
+        // A view's plan holds the tables it read when it was created: the views are created
+        // again so that `attack_models` numbers the models in the new order.
+        if self.require("responses").is_err() {
+            return Ok(());
+        }
+        for (name, _) in EMBEDDED_VIEWS {
+            self.ctx.deregister_table(*name)?;
+        }
+        create_views(&self.runtime, &self.ctx, &self.tables_dir)
     }
 
     /// The known tables that `sql` reads but that are missing or empty (the views count as
@@ -469,7 +495,7 @@ impl SqlEngine {
                 ) =>
             {
                 Error::QueryMemory {
-                    limit: self.limits.memory.unwrap_or(0),
+                    limit: self.limits.memory.unwrap_or_else(default_operator_memory),
                     source: Some(source),
                 }
             }

@@ -88,20 +88,28 @@ pub const EMBEDDED_SQL: &[(&str, &str)] = &[
 pub const EMBEDDED_VIEWS: &[(&str, &str)] = &[
     ("graded", include_str!("../../sql/views/01_graded.sql")),
     (
+        "problem_outcomes",
+        include_str!("../../sql/views/02_problem_outcomes.sql"),
+    ),
+    (
         "original_outcomes",
-        include_str!("../../sql/views/02_original_outcomes.sql"),
+        include_str!("../../sql/views/03_original_outcomes.sql"),
     ),
     (
         "attack_outcomes",
-        include_str!("../../sql/views/03_attack_outcomes.sql"),
+        include_str!("../../sql/views/04_attack_outcomes.sql"),
+    ),
+    (
+        "attack_models",
+        include_str!("../../sql/views/05_attack_models.sql"),
     ),
     (
         "adversarial_examples",
-        include_str!("../../sql/views/04_adversarial_examples.sql"),
+        include_str!("../../sql/views/06_adversarial_examples.sql"),
     ),
     (
         "paper_accuracy",
-        include_str!("../../sql/views/05_paper_accuracy.sql"),
+        include_str!("../../sql/views/07_paper_accuracy.sql"),
     ),
 ];
 
@@ -313,12 +321,19 @@ pub fn run_metrics(tables: &Path, out: &Path) -> Result<MetricsSummary> {
     run_metrics_with(&MetricsConfig::new(tables, out))
 }
 
-/// The shared views a metrics run computes once and keeps in memory. `graded` (a row per
-/// response) and `adversarial_examples` (one file reads it) stay views: holding them would cost
-/// more memory than recomputing them saves time.
-const SHARED_ONCE: &[&str] = &["original_outcomes", "attack_outcomes", "paper_accuracy"];
-/// Memory the views of [`SHARED_ONCE`] may hold together; past it (on tables of tens of millions
-/// of responses) the rest stay views.
+/// The shared views a metrics run computes once and keeps, in creation order: the per-problem
+/// outcomes (one pass over the responses), the two views that split them into originals and
+/// attacks (held on their own so that the engine knows their sizes when it plans a join), the
+/// models of each attack, and the paper's accuracy. `graded` (a row per response) and `adversarial_examples` (one file reads it)
+/// stay views: holding them would cost more than recomputing them saves time.
+const SHARED_ONCE: &[&str] = &[
+    "problem_outcomes",
+    "original_outcomes",
+    "attack_outcomes",
+    "attack_models",
+    "paper_accuracy",
+];
+/// Memory the views of [`SHARED_ONCE`] may hold together; past it the rest stay views.
 const SHARED_ONCE_BUDGET: usize = 1 << 30;
 
 /// Rows of a metric table shown in `report.md` (the `.md` and `.csv` files have them all).
@@ -429,6 +444,13 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
                 format!("metric {} ({})", metric.name, metric.origin),
                 e.to_string(),
             ),
+            bound @ (Error::QueryMemory { .. } | Error::QueryTimeout { .. }) => {
+                Error::MetricQuery {
+                    metric: metric.name.clone(),
+                    origin: metric.origin.clone(),
+                    source: Box::new(bound),
+                }
+            }
             other => other,
         })?;
         match metric.name.as_str() {

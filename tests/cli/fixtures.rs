@@ -364,3 +364,24 @@ pub fn robustmath_fixture() -> (
     write_responses(&tables, &table3_rows());
     (dir, tables, summary)
 }
+
+/// A graded response to variant `index` of problem `problem` (template `xie2024`, dataset `toy`).
+pub fn graded(
+    model: &'static str,
+    problem: usize,
+    attack: &'static str,
+    index: usize,
+    correct: bool,
+) -> Resp {
+    Resp {
+        model,
+        template: "xie2024",
+        dataset: "toy",
+        problem: Some(problem),
+        attack,
+        index,
+        noise: 0,
+        correct: Some(correct),
+        simulated: false,
+    }
+}

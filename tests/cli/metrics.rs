@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use advmath::metrics::{self, SqlEngine, EMBEDDED_SQL};
+use advmath::metrics::{self, Cell, SqlEngine, EMBEDDED_SQL};
 
-use crate::fixtures::{fixture, robustmath_fixture};
+use crate::fixtures::{fixture, graded, robustmath_fixture, write_responses};
 
 /// A model order naming a model with no response, or one model twice, is a usage error (exit 2).
 #[test]
@@ -236,5 +236,53 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
     assert_eq!(
         std::fs::read_to_string(again.metrics[0].csv.clone()).unwrap(),
         std::fs::read_to_string(&summary.metrics[0].csv).unwrap()
+    );
+}
+
+/// Transfer with more models than one 63-bit mask word holds (70 models, so two words): every
+/// pair's problems and shared problems equal a direct count over the responses.
+#[test]
+fn metrics_xie_transfer_counts_pairs_across_mask_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let models: Vec<&'static str> = (0..70)
+        .map(|m| &*Box::leak(format!("model-{m:02}").into_boxed_str()))
+        .collect();
+    // About one answer in four wrong, spread so that pairs share some problems and not others.
+    let wrong = |m: usize, p: usize, i: usize| {
+        ((m as u64 + 1) * (p as u64 * 5 + i as u64 + 3) * 2_654_435_761 >> 7) % 4 == 0
+    };
+    let (problems, variants) = (3, 4);
+    let mut rows = Vec::new();
+    for (m, model) in models.iter().enumerate() {
+        for p in 0..problems {
+            rows.push(graded(model, p, "original", 0, true));
+            for i in 0..variants {
+                rows.push(graded(model, p, "m3", i, !wrong(m, p, i)));
+            }
+        }
+    }
+    write_responses(&tables, &rows);
+    let sql = EMBEDDED_SQL
+        .iter()
+        .find(|(name, _)| *name == "xie_transfer")
+        .unwrap()
+        .1;
+    let table = SqlEngine::open(&tables).unwrap().query_table(sql).unwrap();
+    assert_eq!(table.len(), models.len() * models.len());
+    for r in 0..table.len() {
+        let text = |c| table.get(r, c).and_then(Cell::as_str).unwrap().to_string();
+        let number = |c| table.get(r, c).and_then(Cell::as_i64).unwrap();
+        let index = |name: String| models.iter().position(|m| *m == name).unwrap();
+        let (a, b) = (index(text("model_a")), index(text("model_b")));
+        let shared = (0..problems)
+            .filter(|&p| (0..variants).any(|i| wrong(a, p, i) && wrong(b, p, i)))
+            .count() as i64;
+        assert_eq!(number("problems"), problems as i64, "{a} x {b}");
+        assert_eq!(number("shared_problems"), shared, "{a} x {b}");
+    }
+    assert!(
+        (0..table.len()).any(|r| table.get(r, "shared_problems").and_then(Cell::as_i64) == Some(0)),
+        "some pair shares no problem"
     );
 }

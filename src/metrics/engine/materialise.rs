@@ -1,12 +1,16 @@
-//! Shared views computed once: a metrics run holds the per-problem outcomes in memory so that
-//! the metric files reading them share one computation.
+//! Shared views computed once: a metrics run holds the per-problem outcomes (in memory, or in a
+//! temporary Parquet file when they are too big) so that the metric files reading them share one
+//! computation.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
 use datafusion::datasource::MemTable;
-use datafusion::prelude::SessionContext;
+use datafusion::execution::spill_file::{SpillFile, SpillWriter};
+use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use parquet::arrow::ArrowWriter;
 
 use super::super::EMBEDDED_VIEWS;
 use super::SqlEngine;
@@ -16,9 +20,10 @@ impl SqlEngine {
     /// Compute the shared views named in `names` once, as in-memory tables, so that every metric
     /// file reading them (and every later view built on them) shares one computation instead of
     /// repeating it. The views' SQL is unchanged: each is created again, in file order, over the
-    /// tables materialised before it, and its result replaces it. A view whose result would hold
-    /// more than `budget` bytes stays a view (computed where it is read), so memory stays bounded
-    /// on tables of any size. Returns the views materialised.
+    /// tables materialised before it, and its result replaces it. Results up to `budget` bytes in
+    /// all are held in memory; a bigger one is written to a temporary Parquet file (in
+    /// DataFusion's spill folder, deleted with the session) and read from there, so memory stays
+    /// bounded on tables of any size. Returns the views materialised.
     pub fn materialise_views(&self, names: &[&str], budget: usize) -> Result<Vec<String>> {
         use futures::StreamExt;
         if self.require("responses").is_err() {
@@ -41,39 +46,76 @@ impl SqlEngine {
                 )
                 .build(),
         );
-        let mut done = Vec::new();
+        let mut done: Vec<String> = Vec::new();
         let mut held = 0usize;
         for (name, sql) in EMBEDDED_VIEWS {
+            let wanted = names.contains(name);
             let register = async {
                 self.ctx.sql(sql).await?.collect().await?;
-                if !names.contains(name) {
+                if !wanted {
                     return Ok(false);
                 }
                 // One partition: a parallel plan yields its rows in an order the threads decide,
-                // and a metric's floating-point sums over the table depend on that order.
+                // and a metric's floating-point sums over the table depend on that order. (Sorting
+                // a parallel result instead fails: DataFusion's sorter counts the aggregate's
+                // shared buffers once per batch, gigabytes for a few hundred megabytes.)
                 let df = serial.table(*name).await?;
                 let schema: SchemaRef = Arc::clone(df.schema().inner());
                 let mut stream = df.execute_stream().await?;
-                // Spread over the session's partitions, so that scans of it stay parallel.
-                let mut parts = vec![Vec::new(); partitions];
+                let mut batches = Vec::new();
                 let mut bytes = 0usize;
                 let mut seen = HashSet::new();
-                let mut i = 0;
+                let mut file: Option<(Arc<dyn SpillFile>, ArrowWriter<Box<dyn SpillWriter>>)> =
+                    None;
                 while let Some(batch) = stream.next().await {
                     let batch = batch?;
+                    if let Some((_, writer)) = file.as_mut() {
+                        writer.write(&batch)?;
+                        continue;
+                    }
                     for column in batch.columns() {
                         bytes += unseen_bytes(&column.to_data(), &mut seen);
                     }
+                    batches.push(batch);
                     if held + bytes > budget {
-                        return Ok(false);
+                        // Too big to hold: the rows go to a Parquet file, which every reader
+                        // scans instead of computing the view again.
+                        let temp = self.ctx.runtime_env().disk_manager.create_tmp_file(name)?;
+                        if temp.path().is_none() {
+                            // Spill storage that is not a local file: recompute where read.
+                            return Ok(false);
+                        }
+                        let mut writer =
+                            ArrowWriter::try_new(temp.open_writer()?, Arc::clone(&schema), None)?;
+                        for held_batch in batches.drain(..) {
+                            writer.write(&held_batch)?;
+                        }
+                        file = Some((temp, writer));
                     }
-                    parts[i % partitions].push(batch);
-                    i += 1;
                 }
-                let table = MemTable::try_new(schema, parts)?;
                 self.ctx.deregister_table(*name)?;
-                self.ctx.register_table(*name, Arc::new(table))?;
-                held += bytes;
+                match file {
+                    Some((temp, writer)) => {
+                        writer.into_inner()?.finish()?;
+                        let path = temp.path().unwrap_or(Path::new("")).to_string_lossy();
+                        let options = ParquetReadOptions::default().file_extension("");
+                        self.ctx.register_parquet(*name, &*path, options).await?;
+                        self.held_files
+                            .lock()
+                            .unwrap_or_else(|poisoned| poisoned.into_inner())
+                            .push(temp);
+                    }
+                    None => {
+                        // Spread over the session's partitions, so that scans of it stay parallel.
+                        let mut parts = vec![Vec::new(); partitions];
+                        for (i, batch) in batches.into_iter().enumerate() {
+                            parts[i % partitions].push(batch);
+                        }
+                        let table = MemTable::try_new(schema, parts)?;
+                        self.ctx.register_table(*name, Arc::new(table))?;
+                        held += bytes;
+                    }
+                }
                 Ok::<_, datafusion::error::DataFusionError>(true)
             };
             let materialised =

@@ -8,9 +8,8 @@ SELECT
     dataset,
     attack,
     problem_id,
-    COUNT(*) AS n_var,
-    COUNT(*) - SUM(ok) AS n_wrong,
-    MIN(ok) AS all_ok
-FROM graded
-WHERE attack <> 'original'
-GROUP BY model, template, dataset, attack, problem_id;
+    n_var,
+    n_wrong,
+    all_ok
+FROM problem_outcomes
+WHERE attack <> 'original';

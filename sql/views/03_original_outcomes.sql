@@ -7,7 +7,6 @@ SELECT
     template,
     dataset,
     problem_id,
-    MIN(ok) AS orig_ok
-FROM graded
-WHERE attack = 'original'
-GROUP BY model, template, dataset, problem_id;
+    all_ok AS orig_ok
+FROM problem_outcomes
+WHERE attack = 'original';
