@@ -16,6 +16,9 @@ use super::super::EMBEDDED_VIEWS;
 use super::SqlEngine;
 use crate::error::{Error, Result};
 
+/// A shared view being written to a temporary Parquet file, and its writer.
+type ViewFile = (Arc<dyn SpillFile>, ArrowWriter<Box<dyn SpillWriter>>);
+
 impl SqlEngine {
     /// Compute the shared views named in `names` once, as in-memory tables, so that every metric
     /// file reading them (and every later view built on them) shares one computation instead of
@@ -65,8 +68,7 @@ impl SqlEngine {
                 let mut batches = Vec::new();
                 let mut bytes = 0usize;
                 let mut seen = HashSet::new();
-                let mut file: Option<(Arc<dyn SpillFile>, ArrowWriter<Box<dyn SpillWriter>>)> =
-                    None;
+                let mut file: Option<ViewFile> = None;
                 while let Some(batch) = stream.next().await {
                     let batch = batch?;
                     if let Some((_, writer)) = file.as_mut() {
