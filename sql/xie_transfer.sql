@@ -16,15 +16,23 @@
 -- How it is computed: pairing every model with every other per problem would make models^2 rows
 -- per problem. Instead the models of each template x dataset x attack are numbered, and a
 -- problem (or variant) carries the set of its models as bits of BIGINT words (63 models a word,
--- any number of words), so the pairs are counted from a few masks.
--- The small side of each join (the numbered models) is written first: DataFusion builds its hash
--- table from the first input when it cannot tell the sizes apart, and the masks of millions of
--- problems would not fit.
+-- any number of words), so the pairs are counted from a few masks. A mask's models are listed by
+-- expanding its bits (UNNEST of GENERATE_SERIES over the bits a word holds, filtered on the mask),
+-- which streams, rather than by joining the models to millions of masks: a hash join would hold
+-- the masks in memory, and DataFusion may pick them as the side to hold.
 -- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with <<, >> and &, BIT_OR, explicit
--- DOUBLE casts for division, NULLIF for 0 / 0.
+-- DOUBLE casts for division, NULLIF for 0 / 0, integer division written as (n - n % 63) / 63 cast
+-- to BIGINT (DuckDB's / gives a DOUBLE).
 WITH numbered AS (
     -- The models of each template x dataset x attack: word w, bit b for the (63w + b)-th by name.
-    SELECT template, dataset, attack, model, name_rank / 63 AS word, name_rank % 63 AS bit
+    SELECT
+        template,
+        dataset,
+        attack,
+        model,
+        CAST((name_rank - name_rank % 63) / 63 AS BIGINT) AS word,
+        name_rank % 63 AS bit,
+        models
     FROM attack_models
 ),
 asked_masks AS (
@@ -95,7 +103,8 @@ wrong_masks AS (
         g.problem_id,
         g.variant_id,
         n.word,
-        BIT_OR(CAST(1 AS BIGINT) << n.bit) AS mask
+        BIT_OR(CAST(1 AS BIGINT) << n.bit) AS mask,
+        MAX(n.models) AS models
     FROM numbered n
     JOIN graded g
       ON n.template = g.template
@@ -106,80 +115,107 @@ wrong_masks AS (
       AND g.ok = 0
     GROUP BY g.template, g.dataset, g.attack, g.problem_id, g.variant_id, n.word
 ),
-wide_groups AS (
-    -- The template x dataset x attack groups with more than 63 models (more than one word).
-    SELECT template, dataset, attack
-    FROM numbered
-    GROUP BY template, dataset, attack
-    HAVING MAX(word) > 0
+fooled AS (
+    -- Per wrong variant and model x it fools: x's word and bit, and the variant's mask of that word.
+    SELECT template, dataset, attack, problem_id, variant_id, word, mask, models, bit
+    FROM (
+        SELECT
+            template,
+            dataset,
+            attack,
+            problem_id,
+            variant_id,
+            word,
+            mask,
+            models,
+            UNNEST(GENERATE_SERIES(0, CASE
+                WHEN models - 1 - 63 * word > 62 THEN 62 ELSE models - 1 - 63 * word
+            END)) AS bit
+        FROM wrong_masks
+    ) expanded
+    WHERE ((mask >> bit) & 1) = 1
 ),
 cover AS (
-    -- Per problem, model x and word: the models wrong together with x on one of its variants.
-    -- Within x's own word that is the OR of the variants' masks where x's bit is set ...
+    -- Per problem, model x (word_a, bit_a) and word_b: the models of word_b wrong together with x
+    -- on one of its variants. Within x's own word that is the OR of the masks x is in ...
     SELECT
-        a.template,
-        a.dataset,
-        a.attack,
-        a.problem_id,
-        x.model AS model_a,
-        a.word,
-        BIT_OR(a.mask) AS together
-    FROM numbered x
-    JOIN wrong_masks a
-      ON x.template = a.template
-     AND x.dataset = a.dataset
-     AND x.attack = a.attack
-     AND x.word = a.word
-    WHERE ((a.mask >> x.bit) & 1) = 1
-    GROUP BY a.template, a.dataset, a.attack, a.problem_id, x.model, a.word
+        template,
+        dataset,
+        attack,
+        problem_id,
+        word AS word_a,
+        bit AS bit_a,
+        word AS word_b,
+        MAX(models) AS models,
+        BIT_OR(mask) AS together
+    FROM fooled
+    GROUP BY template, dataset, attack, problem_id, word, bit
     UNION ALL
-    -- ... and in the other words of groups that have them, the same variants' other masks (a
-    -- join of the variants with themselves, which the common case, one word, skips).
+    -- ... and in the other words of groups of more than 63 models, the same variants' other masks
+    -- (a join of the variants with themselves, which the filter empties in the common case).
     SELECT
-        a.template,
-        a.dataset,
-        a.attack,
-        a.problem_id,
-        x.model AS model_a,
-        b.word,
+        f.template,
+        f.dataset,
+        f.attack,
+        f.problem_id,
+        f.word AS word_a,
+        f.bit AS bit_a,
+        b.word AS word_b,
+        MAX(b.models) AS models,
         BIT_OR(b.mask) AS together
-    FROM wide_groups w
-    JOIN wrong_masks a
-      ON w.template = a.template
-     AND w.dataset = a.dataset
-     AND w.attack = a.attack
-    JOIN numbered x
-      ON x.template = a.template
-     AND x.dataset = a.dataset
-     AND x.attack = a.attack
-     AND x.word = a.word
+    FROM fooled f
     JOIN wrong_masks b
-      ON b.template = a.template
-     AND b.dataset = a.dataset
-     AND b.attack = a.attack
-     AND b.problem_id = a.problem_id
-     AND b.variant_id = a.variant_id
-     AND b.word <> a.word
-    WHERE ((a.mask >> x.bit) & 1) = 1
-    GROUP BY a.template, a.dataset, a.attack, a.problem_id, x.model, b.word
+      ON b.template = f.template
+     AND b.dataset = f.dataset
+     AND b.attack = f.attack
+     AND b.problem_id = f.problem_id
+     AND b.variant_id = f.variant_id
+     AND b.word <> f.word
+    WHERE f.models > 63
+      AND b.models > 63
+    GROUP BY f.template, f.dataset, f.attack, f.problem_id, f.word, f.bit, b.word
+),
+shared_bits AS (
+    -- One cover row per problem, model x and word_b, so a count of rows counts problems.
+    SELECT template, dataset, attack, word_a, bit_a, word_b, bit_b, COUNT(*) AS shared_problems
+    FROM (
+        SELECT
+            template,
+            dataset,
+            attack,
+            word_a,
+            bit_a,
+            word_b,
+            together,
+            UNNEST(GENERATE_SERIES(0, CASE
+                WHEN models - 1 - 63 * word_b > 62 THEN 62 ELSE models - 1 - 63 * word_b
+            END)) AS bit_b
+        FROM cover
+    ) expanded
+    WHERE ((together >> bit_b) & 1) = 1
+    GROUP BY template, dataset, attack, word_a, bit_a, word_b, bit_b
 ),
 shared AS (
-    -- One cover row per problem and model x, so a count of rows counts problems.
     SELECT
-        c.template,
-        c.dataset,
-        c.attack,
-        c.model_a,
+        s.template,
+        s.dataset,
+        s.attack,
+        x.model AS model_a,
         y.model AS model_b,
-        COUNT(*) AS shared_problems
-    FROM numbered y
-    JOIN cover c
-      ON y.template = c.template
-     AND y.dataset = c.dataset
-     AND y.attack = c.attack
-     AND y.word = c.word
-    WHERE ((c.together >> y.bit) & 1) = 1
-    GROUP BY c.template, c.dataset, c.attack, c.model_a, y.model
+        s.shared_problems
+    FROM shared_bits s
+    JOIN numbered x
+      ON x.template = s.template
+     AND x.dataset = s.dataset
+     AND x.attack = s.attack
+     AND x.word = s.word_a
+     AND x.bit = s.bit_a
+    JOIN numbered y
+      ON y.template = s.template
+     AND y.dataset = s.dataset
+     AND y.attack = s.attack
+     AND y.word = s.word_b
+     AND y.bit = s.bit_b
 )
 SELECT
     k.template,
