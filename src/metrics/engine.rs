@@ -248,10 +248,11 @@ impl SqlEngine {
             .options_mut()
             .execution
             .listing_table_ignore_subdirectory = false;
-        // Spilling operators share the pool fairly, so one that cannot spill (a hash join's
-        // build side) cannot starve an aggregation of the memory it needs to spill.
+        // First come, first served: an aggregation or sort that finds the pool full spills and
+        // carries on. (A pool that splits itself fairly among the spilling operators gave each of
+        // a plan's dozen aggregations too little to spill with, and failed them.)
         let pool = datafusion::execution::memory_pool::TrackConsumersPool::new(
-            datafusion::execution::memory_pool::FairSpillPool::new(
+            datafusion::execution::memory_pool::GreedyMemoryPool::new(
                 limits.memory.unwrap_or_else(default_operator_memory),
             ),
             std::num::NonZeroUsize::new(5).expect("nonzero"),
