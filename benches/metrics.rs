@@ -10,10 +10,11 @@
 //! `ADVMATH_BENCH_MODELS` and `ADVMATH_BENCH_PROBLEMS` change the size.
 //!
 //! Goals: the suite in under 5 s at the default 10 M rows, peak RSS (VmHWM, reset after the
-//! synthetic table is written) under 4 GiB, and no slower than DuckDB running the same SQL files
-//! on the same Parquet files (`python3 tests/python/duckdb_parity.py --bench`, in its own
-//! process), both with the shared views as written and with them materialised once as tables
-//! (`--materialise`), as advmath's metrics run computes them once. The DuckDB runs are skipped,
+//! synthetic table is written) under 4 GiB at any size, and, at the default size, no slower than
+//! DuckDB running the same SQL files on the same Parquet files (`python3
+//! tests/python/duckdb_parity.py --bench`, in its own process), both with the shared views as
+//! written and with them materialised once as tables (`--materialise`), as advmath's metrics run
+//! computes them once; larger runs print the ratios. The DuckDB runs are skipped,
 //! saying so, without python3 + duckdb. Exits 1 when a goal is missed. No real data is read.
 
 #[path = "common.rs"]
@@ -215,7 +216,8 @@ fn main() {
                     println!(
                         "DuckDB ({label}; python, same SQL files and Parquet): {duck:.2} s, peak RSS {duck_rss:.0} MiB; advmath / DuckDB = {ratio:.2}"
                     );
-                    if ratio.is_nan() || ratio > 1.0 {
+                    // Like the time goal, the ratio goals are set for the default size.
+                    if rows <= 10_000_000 && (ratio.is_nan() || ratio > 1.0) {
                         failed.push(format!(
                             "{ratio:.2}x DuckDB's time with {label} (goal: at most 1.0x)"
                         ));

@@ -20,8 +20,8 @@
 --
 -- A model fools a variant when one of its graded answers to it is wrong; ungraded answers
 -- (`correct` NULL) fool nothing, and a model that never answered a variant is not fooled by it, so
--- run every model on the same variants. A group's models are the bits of a BIGINT mask, so a group
--- holds at most 62 models.
+-- run every model on the same variants. A group's models are the bits of one BIGINT mask, so the
+-- prefix figure is computed for groups of at most 62 models and is NULL beyond.
 -- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with <<, & and BIT_OR, explicit DOUBLE casts for
 -- division, NULLIF for 0 / 0.
 WITH RECURSIVE ordered AS (
@@ -160,8 +160,10 @@ SELECT
     x.models,
     n.problems,
     x.added_model,
-    x.prefix_universal,
-    CAST(x.prefix_universal AS DOUBLE) / NULLIF(n.problems, 0) AS prefix_share,
+    CASE WHEN x.models <= 62 THEN x.prefix_universal END AS prefix_universal,
+    CASE
+        WHEN x.models <= 62 THEN CAST(x.prefix_universal AS DOUBLE) / NULLIF(n.problems, 0)
+    END AS prefix_share,
     z.subsets,
     CAST(z.covered_total AS DOUBLE) / NULLIF(z.subsets * n.problems, 0) AS subset_mean_share,
     CAST(z.covered_min AS DOUBLE) / NULLIF(n.problems, 0) AS subset_min_share,

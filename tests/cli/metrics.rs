@@ -285,6 +285,21 @@ fn metrics_xie_transfer_counts_pairs_across_mask_words() {
         (0..table.len()).any(|r| table.get(r, "shared_problems").and_then(Cell::as_i64) == Some(0)),
         "some pair shares no problem"
     );
+    // Universal attacks hold a group's models in one mask word: past 62 models, no prefix figure.
+    let sql = EMBEDDED_SQL
+        .iter()
+        .find(|(name, _)| *name == "xie_universal")
+        .unwrap()
+        .1;
+    let universal = SqlEngine::open(&tables).unwrap().query_table(sql).unwrap();
+    assert_eq!(universal.len(), models.len());
+    for r in 0..universal.len() {
+        assert_eq!(
+            universal.get(r, "prefix_share"),
+            Some(&Cell::Null),
+            "row {r}"
+        );
+    }
 }
 
 /// The shared views held in temporary Parquet files (a budget of 0 bytes sends every one there)
