@@ -104,7 +104,11 @@ wrong_masks AS (
         g.variant_id,
         n.word,
         BIT_OR(CAST(1 AS BIGINT) << n.bit) AS mask,
-        MAX(n.models) AS models
+        MAX(n.models) AS models,
+        -- The highest bit this word holds: 62, or fewer in the group's last word.
+        CASE
+            WHEN MAX(n.models) - 1 - 63 * n.word > 62 THEN 62 ELSE MAX(n.models) - 1 - 63 * n.word
+        END AS top_bit
     FROM numbered n
     JOIN graded g
       ON n.template = g.template
@@ -117,7 +121,7 @@ wrong_masks AS (
 ),
 fooled AS (
     -- Per wrong variant and model x it fools: x's word and bit, and the variant's mask of that word.
-    SELECT template, dataset, attack, problem_id, variant_id, word, mask, models, bit
+    SELECT template, dataset, attack, problem_id, variant_id, word, mask, models, top_bit, bit
     FROM (
         SELECT
             template,
@@ -128,9 +132,8 @@ fooled AS (
             word,
             mask,
             models,
-            UNNEST(GENERATE_SERIES(0, CASE
-                WHEN models - 1 - 63 * word > 62 THEN 62 ELSE models - 1 - 63 * word
-            END)) AS bit
+            top_bit,
+            UNNEST(GENERATE_SERIES(0, top_bit)) AS bit
         FROM wrong_masks
     ) expanded
     WHERE ((mask >> bit) & 1) = 1
@@ -146,7 +149,7 @@ cover AS (
         word AS word_a,
         bit AS bit_a,
         word AS word_b,
-        MAX(models) AS models,
+        MAX(top_bit) AS top_bit,
         BIT_OR(mask) AS together
     FROM fooled
     GROUP BY template, dataset, attack, problem_id, word, bit
@@ -161,7 +164,7 @@ cover AS (
         f.word AS word_a,
         f.bit AS bit_a,
         b.word AS word_b,
-        MAX(b.models) AS models,
+        MAX(b.top_bit) AS top_bit,
         BIT_OR(b.mask) AS together
     FROM fooled f
     JOIN wrong_masks b
@@ -187,9 +190,7 @@ shared_bits AS (
             bit_a,
             word_b,
             together,
-            UNNEST(GENERATE_SERIES(0, CASE
-                WHEN models - 1 - 63 * word_b > 62 THEN 62 ELSE models - 1 - 63 * word_b
-            END)) AS bit_b
+            UNNEST(GENERATE_SERIES(0, top_bit)) AS bit_b
         FROM cover
     ) expanded
     WHERE ((together >> bit_b) & 1) = 1

@@ -324,8 +324,9 @@ pub fn run_metrics(tables: &Path, out: &Path) -> Result<MetricsSummary> {
 /// The shared views a metrics run computes once and keeps, in creation order: the per-problem
 /// outcomes (one pass over the responses), the two views that split them into originals and
 /// attacks (held on their own so that the engine knows their sizes when it plans a join), the
-/// models of each attack, and the paper's accuracy. `graded` (a row per response) and `adversarial_examples` (one file reads it)
-/// stay views: holding them would cost more than recomputing them saves time.
+/// models of each attack, and the paper's accuracy. `graded` (a row per response) and
+/// `adversarial_examples` (one file reads it) stay views: holding them would cost more than
+/// recomputing them saves time.
 const SHARED_ONCE: &[&str] = &[
     "problem_outcomes",
     "original_outcomes",
@@ -333,7 +334,8 @@ const SHARED_ONCE: &[&str] = &[
     "attack_models",
     "paper_accuracy",
 ];
-/// Memory the views of [`SHARED_ONCE`] may hold together; past it the rest stay views.
+/// Memory the views of [`SHARED_ONCE`] may hold together; past it the rest go to temporary
+/// Parquet files.
 const SHARED_ONCE_BUDGET: usize = 1 << 30;
 
 /// Rows of a metric table shown in `report.md` (the `.md` and `.csv` files have them all).

@@ -3,7 +3,7 @@
 //! computation.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
@@ -17,7 +17,11 @@ use super::SqlEngine;
 use crate::error::{Error, Result};
 
 /// A shared view being written to a temporary Parquet file, and its writer.
-type ViewFile = (Arc<dyn SpillFile>, ArrowWriter<Box<dyn SpillWriter>>);
+type ViewFile = (
+    Arc<dyn SpillFile>,
+    PathBuf,
+    ArrowWriter<Box<dyn SpillWriter>>,
+);
 
 impl SqlEngine {
     /// Compute the shared views named in `names` once, as in-memory tables, so that every metric
@@ -49,7 +53,7 @@ impl SqlEngine {
                 )
                 .build(),
         );
-        let mut done: Vec<String> = Vec::new();
+        let mut done = Vec::new();
         let mut held = 0usize;
         for (name, sql) in EMBEDDED_VIEWS {
             let wanted = names.contains(name);
@@ -71,7 +75,7 @@ impl SqlEngine {
                 let mut file: Option<ViewFile> = None;
                 while let Some(batch) = stream.next().await {
                     let batch = batch?;
-                    if let Some((_, writer)) = file.as_mut() {
+                    if let Some((_, _, writer)) = file.as_mut() {
                         writer.write(&batch)?;
                         continue;
                     }
@@ -83,25 +87,26 @@ impl SqlEngine {
                         // Too big to hold: the rows go to a Parquet file, which every reader
                         // scans instead of computing the view again.
                         let temp = self.ctx.runtime_env().disk_manager.create_tmp_file(name)?;
-                        if temp.path().is_none() {
+                        let Some(path) = temp.path().map(PathBuf::from) else {
                             // Spill storage that is not a local file: recompute where read.
                             return Ok(false);
-                        }
+                        };
                         let mut writer =
                             ArrowWriter::try_new(temp.open_writer()?, Arc::clone(&schema), None)?;
                         for held_batch in batches.drain(..) {
                             writer.write(&held_batch)?;
                         }
-                        file = Some((temp, writer));
+                        file = Some((temp, path, writer));
                     }
                 }
                 self.ctx.deregister_table(*name)?;
                 match file {
-                    Some((temp, writer)) => {
+                    Some((temp, path, writer)) => {
                         writer.into_inner()?.finish()?;
-                        let path = temp.path().unwrap_or(Path::new("")).to_string_lossy();
                         let options = ParquetReadOptions::default().file_extension("");
-                        self.ctx.register_parquet(*name, &*path, options).await?;
+                        self.ctx
+                            .register_parquet(*name, &*path.to_string_lossy(), options)
+                            .await?;
                         self.held_files
                             .lock()
                             .unwrap_or_else(|poisoned| poisoned.into_inner())
