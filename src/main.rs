@@ -74,7 +74,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Generate(args) => {
-            let config = args.generation.config(args.tables.clone());
+            if let Some(count) = args.merge_shards {
+                let merged = advmath::generate::shard::merge_shards(&args.tables, count as usize)?;
+                let mut out = stdout.lock();
+                tsv_row(&mut out, ["dataset", "variant_rows"])?;
+                for (dataset, rows) in &merged.datasets {
+                    tsv_row(&mut out, [dataset.clone(), rows.to_string()])?;
+                }
+                return Ok(());
+            }
+            let mut config = args.generation.config(args.tables.clone());
+            config.shard = args.shard;
             let summary = advmath::generate::generate(&config)?;
             eprintln!(
                 "{} attempts; {} invalid problems skipped",

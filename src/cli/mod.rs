@@ -370,6 +370,7 @@ impl GenerationArgs {
             noise_count: self.noise_count,
             seed: self.seed,
             threads: self.threads.map(|t| t as usize),
+            shard: None,
             progress: true,
         }
     }
@@ -380,6 +381,16 @@ pub struct GenerateArgs {
     /// Folder of the Parquet tables: reads `problems/`, writes `variants/` and `generation_stats/`.
     #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
+    /// Make only the K-th of N contiguous slices of each dataset's problems (K counts from 1),
+    /// into `<tables>/_shards/generate/K-of-N/`, so that N machines or jobs (a Slurm array, a
+    /// Kubernetes indexed job) share a run; then `--merge-shards N` joins them. The merged
+    /// tables equal a single run with the same options, byte for byte.
+    #[arg(long, value_name = "K/N", conflicts_with_all = ["merge_shards", "problems"])]
+    pub shard: Option<advmath::generate::shard::Shard>,
+    /// Join the outputs of `--shard 1/N` .. `N/N` into the tables (every shard must be done,
+    /// with the same options) and remove the shard folders. Generation options are not used.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub merge_shards: Option<u32>,
     #[command(flatten)]
     pub generation: GenerationArgs,
 }

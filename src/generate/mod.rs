@@ -11,6 +11,7 @@
 //! order, so memory is bounded by the chunk and the bytes do not depend on the thread count.
 
 pub mod select;
+pub mod shard;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -55,6 +56,9 @@ pub struct GenerateConfig {
     pub noise_count: NoiseCount,
     pub seed: u64,
     pub threads: Option<usize>,
+    /// Attack only this slice of each dataset's problems, into the shard's own folder (see
+    /// [`shard`]).
+    pub shard: Option<shard::Shard>,
     /// Show a progress bar on stderr.
     pub progress: bool,
 }
@@ -81,6 +85,7 @@ impl Default for GenerateConfig {
             noise_count: NoiseCount::Floor,
             seed: 42,
             threads: None,
+            shard: None,
             progress: false,
         }
     }
@@ -119,6 +124,15 @@ impl GenerateConfig {
         }
         if self.threads == Some(0) {
             return Err(Error::Usage("--threads must be at least 1".into()));
+        }
+        if self.shard.is_some() && self.problems.is_some() {
+            // The quota takes the first n problems that reach m variants, which only a run over
+            // every problem knows; a seeded sample (--sample-problems) shards fine.
+            return Err(Error::Usage(
+                "--shard cannot be combined with --problems (which problems fill the quota \
+                 depends on every earlier problem); use --sample-problems"
+                    .into(),
+            ));
         }
         Ok(())
     }
@@ -261,6 +275,10 @@ fn run_record(config: &GenerateConfig, dataset: &str) -> String {
         "noise_count": config.noise_count.name(),
         "seed": config.seed,
     });
+    let mut value = value;
+    if let Some(shard) = config.shard {
+        value["shard"] = serde_json::json!(shard.to_string());
+    }
     serde_json::to_string_pretty(&value).expect("JSON values serialise")
 }
 
@@ -311,6 +329,16 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             *problems = select::sample(problems, n, config.seed);
         }
     }
+    if let Some(shard) = config.shard {
+        for problems in by_dataset.values_mut() {
+            *problems = shard.slice(problems).to_vec();
+        }
+    }
+    // A shard writes a tables folder of its own; problems are read from the shared one.
+    let out = match config.shard {
+        Some(shard) => shard.tables(&config.tables),
+        None => config.tables.clone(),
+    };
     let mut methods: Vec<Method> = config.attacks.iter().filter_map(|a| a.method()).collect();
     methods.sort();
     methods.dedup();
@@ -322,9 +350,10 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
     };
     for (dataset, problems) in by_dataset {
         // A second run on the dataset would stage beside this one and swap its partition away.
-        let _lock = WriterLock::acquire(&config.tables, "generate", dataset)?;
-        crate::store::variants::remove_dead_staging(&config.tables, dataset)?;
-        let mut writers = DatasetWriters::new(&config.tables, dataset);
+        std::fs::create_dir_all(&out).map_err(|e| Error::file(&out, e))?;
+        let _lock = WriterLock::acquire(&out, "generate", dataset)?;
+        crate::store::variants::remove_dead_staging(&out, dataset)?;
+        let mut writers = DatasetWriters::new(&out, dataset);
         let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
         for chunk in problems.chunks(CHUNK) {
             let prepared: Vec<std::result::Result<Prepared, String>> =
@@ -350,7 +379,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             )?;
             bar.inc(chunk.len() as u64);
         }
-        writers.publish(&config.tables, dataset, &run_record(config, dataset))?;
+        writers.publish(&out, dataset, &run_record(config, dataset))?;
     }
     bar.finish();
     Ok(summary)

@@ -15,6 +15,11 @@ use advmath_core::generate::sample::AttackStats;
 pub const TABLE: &str = "generation_stats";
 
 /// `generation_stats`: one row per (problem, numeric attack), at `generation_stats/dataset=<d>/`.
+/// `<tables>/generation_stats/dataset=<d>`: the partition a generation run of a dataset replaces.
+pub fn dataset_dir(tables: &std::path::Path, dataset: &str) -> std::path::PathBuf {
+    super::hive_dir(&tables.join(TABLE), "dataset", &super::sanitize(dataset))
+}
+
 pub fn schema() -> SchemaRef {
     let mut fields = vec![
         utf8("problem_id", false),

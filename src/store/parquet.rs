@@ -50,10 +50,19 @@ pub fn writer_properties() -> WriterProperties {
         .build()
 }
 
+/// Rows per batch handed to the Parquet writer. The writer's page boundaries depend on the
+/// batches it is given, so every file is written in batches of this size whatever the caller's
+/// batches were: the same rows in the same order give the same bytes, however they were cut
+/// (a merge of generation shards re-reads what each shard wrote).
+pub const WRITE_BATCH_ROWS: usize = 4096;
+
 /// A Parquet file that appears under its final name only when complete; dropped unfinished (a
 /// failed run), its partial file is removed.
 pub struct AtomicParquet {
     writer: Option<ArrowWriter<File>>,
+    /// Rows given but not yet written, fewer than [`WRITE_BATCH_ROWS`].
+    pending: std::collections::VecDeque<RecordBatch>,
+    pending_rows: usize,
     tmp: PathBuf,
     path: PathBuf,
 }
@@ -70,6 +79,8 @@ impl AtomicParquet {
             .map_err(|e| written(&tmp, e))?;
         Ok(AtomicParquet {
             writer: Some(writer),
+            pending: std::collections::VecDeque::new(),
+            pending_rows: 0,
             tmp,
             path: path.to_path_buf(),
         })
@@ -81,19 +92,61 @@ impl AtomicParquet {
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         step(&self.tmp, "write")?;
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.pending_rows += batch.num_rows();
+        self.pending.push_back(batch.clone());
+        while self.pending_rows >= WRITE_BATCH_ROWS {
+            self.write_pending(WRITE_BATCH_ROWS)?;
+        }
+        Ok(())
+    }
+
+    /// Write the first `rows` pending rows as one batch and keep the rest pending.
+    fn write_pending(&mut self, rows: usize) -> Result<()> {
+        let mut pieces = Vec::new();
+        let mut need = rows;
+        while need > 0 {
+            let Some(first) = self.pending.pop_front() else {
+                break;
+            };
+            if first.num_rows() <= need {
+                need -= first.num_rows();
+                pieces.push(first);
+            } else {
+                pieces.push(first.slice(0, need));
+                self.pending
+                    .push_front(first.slice(need, first.num_rows() - need));
+                need = 0;
+            }
+        }
+        self.pending_rows -= rows - need;
         let tmp = self.tmp.clone();
-        self.writer().write(batch).map_err(|e| written(&tmp, e))
+        let batch = match pieces.len() {
+            0 => return Ok(()),
+            1 => pieces.pop().expect("one piece"),
+            _ => arrow::compute::concat_batches(&pieces[0].schema(), &pieces)
+                .map_err(|e| Error::file(&tmp, std::io::Error::other(e)))?,
+        };
+        self.writer().write(&batch).map_err(|e| written(&tmp, e))
     }
 
     /// Close a row group now (bounded memory for long streams).
     pub fn flush(&mut self) -> Result<()> {
         step(&self.tmp, "flush")?;
+        self.write_pending(self.pending_rows)?;
         let tmp = self.tmp.clone();
         self.writer().flush().map_err(|e| written(&tmp, e))
     }
 
     /// Complete the file and give it its name. On failure the partial file is removed.
     pub fn finish(mut self) -> Result<PathBuf> {
+        if let Err(e) = self.write_pending(self.pending_rows) {
+            let _ = fs::remove_file(&self.tmp);
+            self.writer = None;
+            return Err(e);
+        }
         let writer = self.writer.take().expect("finished once");
         let (tmp, path) = (self.tmp.clone(), self.path.clone());
         let done = (|| {
