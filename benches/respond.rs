@@ -52,7 +52,7 @@ fn main() {
                 stop: Vec::new(),
             },
             backend: Backend::Endpoint(Endpoint {
-                url: format!("http://127.0.0.1:{}", srv.port),
+                urls: vec![format!("http://127.0.0.1:{}", srv.port)],
                 model: "bench".into(),
                 completions: false,
                 api_key: None,

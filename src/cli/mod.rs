@@ -482,9 +482,10 @@ pub struct RunArgs {
         default_value = comma_list(&DEFAULT_MODELS)
     )]
     pub models: Vec<String>,
-    /// Ask the --models at this OpenAI-compatible endpoint instead of simulating them.
-    #[arg(long)]
-    pub endpoint: Option<String>,
+    /// Ask the --models at this OpenAI-compatible endpoint instead of simulating them; several
+    /// base URLs (comma-separated or repeated) are servers of the same models, as in `respond`.
+    #[arg(long, value_delimiter = ',')]
+    pub endpoint: Vec<String>,
     /// Environment variable holding the endpoint's API key.
     #[arg(long)]
     pub api_key_env: Option<String>,
@@ -508,12 +509,14 @@ impl RunArgs {
             .models
             .iter()
             .map(|m| {
-                let backend = match &self.endpoint {
-                    None => Backend::Offline,
-                    Some(url) => Backend::Endpoint(Endpoint {
+                let backend = if self.endpoint.is_empty() {
+                    Backend::Offline
+                } else {
+                    Backend::Endpoint(Endpoint {
+                        urls: self.endpoint.clone(),
                         api_key: api_key_from(&self.api_key_env)?,
-                        ..Endpoint::new(url.as_str(), m.as_str())
-                    }),
+                        ..Endpoint::new("", m.as_str())
+                    })
                 };
                 Ok(RespondConfig {
                     backend,

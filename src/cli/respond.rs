@@ -85,9 +85,13 @@ pub struct RespondArgs {
     /// sim-divweak, sim-distracted) when --endpoint is absent.
     #[arg(long)]
     pub model: String,
-    /// Base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama, OpenAI).
-    #[arg(long)]
-    pub endpoint: Option<String>,
+    /// Base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama, OpenAI). Several
+    /// (comma-separated or repeated) are servers of the same model: each takes up to
+    /// --concurrency requests at once, a server that fails is taken out of service for a backoff
+    /// and tried again later, and its requests go to the others; every variant still gets
+    /// exactly one response.
+    #[arg(long, value_delimiter = ',')]
+    pub endpoint: Vec<String>,
     /// Use /v1/completions instead of /v1/chat/completions.
     #[arg(long)]
     pub completions: bool,
@@ -96,7 +100,7 @@ pub struct RespondArgs {
     pub api_key_env: Option<String>,
     #[command(flatten)]
     pub prompt: PromptArgs,
-    /// Requests in flight at once.
+    /// Requests in flight at once, per server.
     #[arg(long, default_value_t = RespondConfig::default().concurrency as u32,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: u32,
@@ -157,17 +161,18 @@ pub struct RespondArgs {
 
 impl RespondArgs {
     pub fn config(&self) -> anyhow::Result<RespondConfig> {
-        let backend = match &self.endpoint {
-            None => Backend::Offline,
-            Some(url) => {
+        let backend = match self.endpoint.is_empty() {
+            true => Backend::Offline,
+            false => {
                 let api_key = api_key_from(&self.api_key_env)?;
                 Backend::Endpoint(Endpoint {
+                    urls: self.endpoint.clone(),
                     completions: self.completions,
                     api_key,
                     timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
                     max_attempts: self.attempts,
                     backoff_base: std::time::Duration::from_secs_f64(self.backoff.max(0.0)),
-                    ..Endpoint::new(url.as_str(), self.model.as_str())
+                    ..Endpoint::new("", self.model.as_str())
                 })
             }
         };

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use crate::error::Result;
 use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
 use crate::question::find_slots;
-use crate::respond::client::{self, Decoding, Endpoint};
+use crate::respond::client::{Decoding, Endpoint};
 use crate::respond::prompt::xie2024_program;
-use crate::seed::fnv1a;
+use crate::respond::servers::Servers;
 use crate::store::problems::{records_to_batch, ProblemRecord};
 use crate::store::{problems, write_batch};
 
@@ -128,28 +128,21 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
     let progress =
         crate::progress::Progress::new(format!("programs {model}"), "problems", jobs.len() as u64);
     let queue = Arc::new(Mutex::new(jobs.into_iter().collect::<VecDeque<_>>()));
-    let agent = client::agent(config.endpoint.timeout, config.concurrency);
+    let servers = Arc::new(Servers::new(&config.endpoint, config.concurrency));
     let (tx, rx) = mpsc::channel();
     let mut workers = Vec::new();
-    for _ in 0..config.concurrency.max(1) {
-        let (queue, agent, tx, endpoint, decoding) = (
+    for _ in 0..servers.capacity() {
+        let (queue, servers, tx, decoding) = (
             queue.clone(),
-            agent.clone(),
+            servers.clone(),
             tx.clone(),
-            config.endpoint.clone(),
             config.decoding.clone(),
         );
         workers.push(std::thread::spawn(move || loop {
             let Some((t, i, prompt)) = queue.lock().expect("queue lock").pop_front() else {
                 break;
             };
-            let reply = client::complete(
-                &agent,
-                &endpoint,
-                &prompt,
-                &decoding,
-                fnv1a(prompt.as_bytes()),
-            );
+            let reply = servers.complete(&prompt, &decoding);
             if tx.send((t, i, reply)).is_err() {
                 break;
             }

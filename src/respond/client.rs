@@ -1,4 +1,5 @@
-//! An OpenAI-compatible client: `/v1/chat/completions` or `/v1/completions`, with retries.
+//! An OpenAI-compatible client: `/v1/chat/completions` or `/v1/completions`, one attempt at a
+//! time; [`super::servers`] retries and spreads requests over an endpoint's servers.
 //!
 //! Retries cover what a busy or flaky server does: 429 and 5xx (honouring `Retry-After`),
 //! timeouts, dropped connections and bodies that are not the JSON promised. Backoff is exponential
@@ -10,8 +11,6 @@
 
 use std::time::{Duration, Instant};
 
-use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64Mcg;
 use serde_json::{json, Value};
 
 /// Decoding settings; part of the resume key.
@@ -50,8 +49,10 @@ impl Decoding {
 
 #[derive(Clone, Debug)]
 pub struct Endpoint {
-    /// Base URL, e.g. `http://127.0.0.1:8080` or `https://api.openai.com` (with or without `/v1`).
-    pub url: String,
+    /// Base URLs of the servers that serve the model, e.g. `http://127.0.0.1:8080` or
+    /// `https://api.openai.com` (with or without `/v1`); requests spread over them
+    /// ([`super::servers`]).
+    pub urls: Vec<String>,
     pub model: String,
     pub completions: bool,
     pub api_key: Option<String>,
@@ -66,7 +67,7 @@ impl Endpoint {
     /// to 30 s.
     pub fn new(url: impl Into<String>, model: impl Into<String>) -> Self {
         Endpoint {
-            url: url.into(),
+            urls: vec![url.into()],
             model: model.into(),
             completions: false,
             api_key: None,
@@ -77,8 +78,9 @@ impl Endpoint {
         }
     }
 
-    pub fn request_url(&self) -> String {
-        let base = self.url.trim_end_matches('/');
+    /// The request URL on the server at `url` (one of [`Endpoint::urls`]).
+    pub fn request_url(&self, url: &str) -> String {
+        let base = url.trim_end_matches('/');
         let base = base.strip_suffix("/v1").unwrap_or(base);
         if self.completions {
             format!("{base}/v1/completions")
@@ -122,7 +124,7 @@ pub struct Completion {
 
 /// Why one attempt failed, and whether another may succeed.
 #[derive(Debug)]
-enum AttemptError {
+pub(crate) enum AttemptError {
     Retry {
         reason: String,
         after: Option<Duration>,
@@ -182,7 +184,7 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// A `Retry-After` number in units of `unit` seconds, as asked (an HTTP date is treated as
 /// "soon": one backoff step).
-fn retry_after(value: Option<&str>, unit: f64) -> Option<Duration> {
+pub(crate) fn retry_after(value: Option<&str>, unit: f64) -> Option<Duration> {
     let s = value?.trim();
     s.parse::<f64>()
         .ok()
@@ -193,26 +195,61 @@ fn retry_after(value: Option<&str>, unit: f64) -> Option<Duration> {
 
 /// The part of a server's `Retry-After` that is waited: at most [`MAX_RETRY_AFTER`], and never
 /// longer than one request may take.
-fn honoured(after: Duration, timeout: Duration) -> Duration {
+pub(crate) fn honoured(after: Duration, timeout: Duration) -> Duration {
     after.min(MAX_RETRY_AFTER).min(timeout)
 }
 
 /// `text` with every occurrence of the API key replaced.
-fn redact(text: String, key: Option<&str>) -> String {
+pub(crate) fn redact(text: String, key: Option<&str>) -> String {
     match key {
         Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, "[redacted]"),
         _ => text,
     }
 }
 
-fn attempt(
+/// One request to the server at `url`, its reply parsed; the API key is redacted from every
+/// text it returns.
+pub(crate) fn attempt(
     agent: &ureq::Agent,
     endpoint: &Endpoint,
+    url: &str,
+    body: &Value,
+) -> Result<Completion, AttemptError> {
+    let key = endpoint.api_key.as_deref();
+    let redacted = |e: AttemptError| match e {
+        AttemptError::Retry { reason, after } => AttemptError::Retry {
+            reason: redact(reason, key),
+            after,
+        },
+        AttemptError::Fatal(reason) => AttemptError::Fatal(redact(reason, key)),
+    };
+    let (text, latency_ms) = send(agent, endpoint, url, body).map_err(redacted)?;
+    let (text, prompt_tokens, completion_tokens, finish_reason) =
+        parse_completion(&text, endpoint.completions).map_err(|reason| {
+            redacted(AttemptError::Retry {
+                reason,
+                after: None,
+            })
+        })?;
+    Ok(Completion {
+        text: redact(text, key),
+        latency_ms,
+        prompt_tokens,
+        completion_tokens,
+        finish_reason,
+        attempts: 1,
+    })
+}
+
+fn send(
+    agent: &ureq::Agent,
+    endpoint: &Endpoint,
+    url: &str,
     body: &Value,
 ) -> Result<(String, f64), AttemptError> {
     let start = Instant::now();
     let mut req = agent
-        .post(&endpoint.request_url())
+        .post(&endpoint.request_url(url))
         .header("Content-Type", "application/json");
     if let Some(key) = &endpoint.api_key {
         req = req.header("Authorization", &format!("Bearer {key}"));
@@ -254,71 +291,6 @@ fn attempt(
     }
 }
 
-/// Send one prompt, retrying transient failures; `jitter_seed` makes backoff reproducible.
-pub fn complete(
-    agent: &ureq::Agent,
-    endpoint: &Endpoint,
-    prompt: &str,
-    decoding: &Decoding,
-    jitter_seed: u64,
-) -> Result<Completion, String> {
-    let key = endpoint.api_key.as_deref();
-    let body = endpoint.body(prompt, decoding);
-    let mut rng = Pcg64Mcg::seed_from_u64(jitter_seed);
-    let mut last = String::new();
-    for n in 1..=endpoint.max_attempts.max(1) {
-        let outcome = attempt(agent, endpoint, &body).and_then(|(text, latency)| {
-            parse_completion(&text, endpoint.completions)
-                .map(|parsed| (parsed, latency))
-                .map_err(|reason| AttemptError::Retry {
-                    reason,
-                    after: None,
-                })
-        });
-        match outcome {
-            Ok(((text, prompt_tokens, completion_tokens, finish_reason), latency_ms)) => {
-                return Ok(Completion {
-                    text: redact(text, key),
-                    latency_ms,
-                    prompt_tokens,
-                    completion_tokens,
-                    finish_reason,
-                    attempts: n,
-                })
-            }
-            Err(AttemptError::Fatal(reason)) => return Err(redact(reason, key)),
-            Err(AttemptError::Retry { reason, after }) => {
-                last = redact(reason, key);
-                if n == endpoint.max_attempts {
-                    break;
-                }
-                let exp = endpoint.backoff_base.as_secs_f64() * 2f64.powi(n as i32 - 1);
-                let jittered = rng.random_range(0.0..=exp.min(endpoint.backoff_cap.as_secs_f64()));
-                let wait = match after {
-                    Some(asked) => {
-                        let waited = honoured(asked, endpoint.timeout);
-                        if waited >= Duration::from_secs(1) {
-                            eprintln!(
-                                "note: {}: the server asked to wait {:.1} s (Retry-After); waiting {:.1} s",
-                                endpoint.model,
-                                asked.as_secs_f64(),
-                                waited.as_secs_f64()
-                            );
-                        }
-                        waited.as_secs_f64().max(jittered)
-                    }
-                    None => jittered,
-                };
-                std::thread::sleep(Duration::from_secs_f64(wait));
-            }
-        }
-    }
-    Err(format!(
-        "gave up after {} attempts: {last}",
-        endpoint.max_attempts
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,7 +318,7 @@ mod tests {
     #[test]
     fn urls_and_bodies() {
         let e = Endpoint {
-            url: "http://h:1/v1/".into(),
+            urls: vec!["http://h:1/v1/".into()],
             model: "m".into(),
             completions: false,
             api_key: None,
@@ -355,7 +327,7 @@ mod tests {
             backoff_base: Duration::from_millis(1),
             backoff_cap: Duration::from_millis(1),
         };
-        assert_eq!(e.request_url(), "http://h:1/v1/chat/completions");
+        assert_eq!(e.request_url(&e.urls[0]), "http://h:1/v1/chat/completions");
         let d = Decoding {
             temperature: 0.0,
             top_p: Some(0.9),

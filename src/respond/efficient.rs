@@ -450,19 +450,19 @@ fn run_endpoint(
 ) -> Result<()> {
     let total = jobs.len();
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
-    let agent = super::client::agent(endpoint.timeout, config.concurrency);
+    let servers = super::Servers::new(endpoint, config.concurrency);
     let bar = progress_bar(config, total, "problems");
     let mut sink: Sink<EfficientRow> = Sink::new(dir)?;
     let mut failures = Failures::default();
     std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = mpsc::channel::<Message>();
-        for w in 0..config.concurrency.max(1) {
-            let (tx, queue, agent) = (tx.clone(), &queue, agent.clone());
+        for _ in 0..servers.capacity() {
+            let (tx, queue, servers) = (tx.clone(), &queue, &servers);
             scope.spawn(move || loop {
                 let Some(job) = queue.lock().expect("queue lock").pop_front() else {
                     break;
                 };
-                let ask = |key: &str, it: &Item| ask_endpoint(&agent, endpoint, config, key, it, w);
+                let ask = |key: &str, it: &Item| ask_endpoint(servers, config, key, it);
                 let mut emit = |r: EfficientRow| {
                     let _ = tx.send(Message::Row(Box::new(r)));
                 };

@@ -16,6 +16,7 @@ mod offline;
 pub mod outside;
 pub mod prompt;
 mod rows;
+pub mod servers;
 pub mod sim;
 mod store;
 
@@ -31,7 +32,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::program::tree::num_text;
-use crate::seed::{fnv1a, mix};
+
 use crate::store::lock::WriterLock;
 use crate::store::{read_columns, variants};
 use crate::vocab::Attack;
@@ -43,6 +44,7 @@ pub(crate) use offline::Offline;
 pub use rows::{
     batch_to_rows, response_key, rows_to_batch, Extraction, Item, ResponseKeys, ResponseRow,
 };
+use servers::Servers;
 pub use store::{model_dir, read_rows, stored_rows, StoredRow};
 use store::{part_files, recover_logs, Sink};
 
@@ -295,18 +297,15 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     Ok(summary)
 }
 
-/// Ask the endpoint about `item` once and score the reply.
+/// Ask the endpoint's servers about `item` once and score the reply.
 pub(crate) fn ask_endpoint(
-    agent: &ureq::Agent,
-    endpoint: &Endpoint,
+    servers: &Servers,
     config: &RespondConfig,
     key: &str,
     item: &Item,
-    worker: usize,
 ) -> std::result::Result<ResponseRow, String> {
     let prompt = config.template.render(&item.question);
-    let jitter = mix(fnv1a(key.as_bytes()) ^ worker as u64);
-    let c = client::complete(agent, endpoint, &prompt, &config.decoding, jitter)?;
+    let c = servers.complete(&prompt, &config.decoding)?;
     let mut row = ResponseRow::scored_by(
         key.to_string(),
         &config.model,
@@ -366,22 +365,17 @@ fn respond_endpoint(
 ) -> Result<()> {
     let total = todo.len();
     let queue = Arc::new(Mutex::new(todo.into_iter().collect::<VecDeque<_>>()));
-    let agent = client::agent(endpoint.timeout, config.concurrency);
+    let servers = Arc::new(Servers::new(endpoint, config.concurrency));
     let (tx, rx) = mpsc::channel::<Answered>();
     let mut workers = Vec::new();
-    for w in 0..config.concurrency.max(1) {
-        let (queue, agent, tx, endpoint, config) = (
-            queue.clone(),
-            agent.clone(),
-            tx.clone(),
-            endpoint.clone(),
-            config.clone(),
-        );
+    for _ in 0..servers.capacity() {
+        let (queue, servers, tx, config) =
+            (queue.clone(), servers.clone(), tx.clone(), config.clone());
         workers.push(std::thread::spawn(move || loop {
             let Some((key, items)) = queue.lock().expect("queue lock").pop_front() else {
                 break;
             };
-            let msg = match ask_endpoint(&agent, &endpoint, &config, &key, &items[0], w) {
+            let msg = match ask_endpoint(&servers, &config, &key, &items[0]) {
                 Ok(first) => {
                     let mut rows: Vec<ResponseRow> = items[1..]
                         .iter()
@@ -435,5 +429,20 @@ fn respond_endpoint(
     summary.written = sink.close()?;
     bar.finish();
     failures.report();
+    report_servers(&servers);
     Ok(())
+}
+
+/// What each server did, on stderr, when there are several.
+pub(crate) fn report_servers(servers: &Servers) {
+    let counts = servers.counts();
+    if counts.len() < 2 {
+        return;
+    }
+    for c in counts {
+        eprintln!(
+            "server {}: {} requests, {} answered, taken out of service {} time(s)",
+            c.url, c.requests, c.answered, c.taken_out
+        );
+    }
 }

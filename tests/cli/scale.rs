@@ -103,3 +103,71 @@ fn a_merge_needs_every_shard_made_alike() {
         .code(2)
         .stderr(predicate::str::contains("K/N"));
 }
+
+/// Three servers of one model, one of which dies mid-run (its in-flight replies cut mid-body,
+/// then its port closed): the other two take its requests, and every variant gets exactly one
+/// response.
+#[test]
+fn responses_from_three_servers_one_killed_mid_run() {
+    use crate::server::{spawn, Reply};
+    use std::time::Duration;
+
+    let (_dir, tables) = crate::util::small_tables();
+    let delay = Duration::from_millis(5);
+    let (a, c) = (spawn(|_| Reply::Ok, delay), spawn(|_| Reply::Ok, delay));
+    let b = spawn(
+        |n| {
+            if n < 15 {
+                Reply::Ok
+            } else {
+                Reply::ResetMidBody
+            }
+        },
+        delay,
+    );
+    let urls: Vec<String> = [a.port, b.port, c.port]
+        .iter()
+        .map(|p| format!("http://127.0.0.1:{p}"))
+        .collect();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("advmath"))
+        .args([
+            "respond",
+            "--model",
+            "m",
+            "--concurrency",
+            "2",
+            "--backoff",
+            "0.05",
+        ])
+        .args(["--endpoint", &urls.join(","), "--tables"])
+        .arg(&tables)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while b.requests.load(std::sync::atomic::Ordering::SeqCst) < 15 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let served_by_b = b.requests.load(std::sync::atomic::Ordering::SeqCst);
+    drop(b);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let counts = [a.requests.clone(), c.requests.clone()]
+        .map(|r| r.load(std::sync::atomic::Ordering::SeqCst));
+    eprintln!(
+        "requests: server A {}, server B {served_by_b} (then killed), server C {}",
+        counts[0], counts[1]
+    );
+    eprintln!("{stderr}");
+    assert!(stderr.contains("taken out of service"), "{stderr}");
+    assert!(counts.iter().all(|&n| n > 0));
+    let variants = advmath::respond::variant_items(&tables, &[], &[]).unwrap();
+    let rows = advmath::respond::stored_rows(&tables, "m").unwrap();
+    let mut ids: Vec<&str> = rows.iter().map(|r| r.1.as_deref().unwrap()).collect();
+    ids.sort_unstable();
+    let answered = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), answered, "a variant has two responses");
+    assert_eq!(answered, variants.len(), "a variant has no response");
+}
