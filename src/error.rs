@@ -116,6 +116,22 @@ pub enum Error {
     /// A user-facing argument is out of range or inconsistent.
     #[error("{0}")]
     Usage(String),
+    /// An object store request failed (unreachable, denied, missing bucket).
+    #[error("{url}: cannot {action}")]
+    Remote {
+        url: String,
+        action: &'static str,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// An object changed under a reader: another writer is pushing to the same place, or died
+    /// while pushing.
+    #[error("{url}: {key} changed since its manifest was written ({reason}); another advmath is pushing there, or died pushing: rerun its command")]
+    RemoteChanged {
+        url: String,
+        key: String,
+        reason: String,
+    },
 }
 
 /// What is wrong with a column of a file.
@@ -172,6 +188,8 @@ impl Error {
             | Error::QueryMemory { .. }
             | Error::Register { .. }
             | Error::Plot { .. }
+            | Error::Remote { .. }
+            | Error::RemoteChanged { .. }
             | Error::Json(_)
             | Error::File { .. } => 1,
             Error::Polars(_) => 1,

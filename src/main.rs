@@ -47,10 +47,21 @@ fn error_chain(err: &anyhow::Error) -> String {
     out
 }
 
-fn dispatch(cli: Cli) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
+fn dispatch(mut cli: Cli) -> anyhow::Result<()> {
     advmath::progress::set_quiet(cli.quiet);
-    match cli.command {
+    let mut places = advmath::store::location::Places::default();
+    cli::locations::localize(&mut cli.command, &mut places)?;
+    let result = run(cli.command);
+    // What the command wrote is committed locally even when it then failed (a respond run with
+    // failed requests): it goes to the store either way.
+    let pushed = places.push();
+    result?;
+    Ok(pushed?)
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    match command {
         Command::Ingest(args) => {
             let mut config = args.config();
             // The RobustMath release is an attack (variants of dataset `robustmath`), not a
@@ -238,7 +249,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
             eprintln!(
                 "report -> {}",
-                config.report_dir.join("regression.md").display()
+                advmath::store::location::display(&config.report_dir.join("regression.md"))
             );
         }
         Command::Publish(args) => {
@@ -267,7 +278,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                     [model.clone(), s.written.to_string(), s.correct.to_string()],
                 )?;
             }
-            eprintln!("outputs in {}", config.out.display());
+            eprintln!(
+                "outputs in {}",
+                advmath::store::location::display(&config.out)
+            );
         }
     }
     Ok(())

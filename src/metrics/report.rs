@@ -379,7 +379,7 @@ pub(super) fn report_markdown(
     let mut out = String::from("# advmath metrics report\n\n");
     out.push_str(&format!(
         "Tables: `{}` (registered: {}).\n\n",
-        engine.tables_dir().display(),
+        crate::store::location::display(engine.tables_dir()),
         engine.registered().join(", ")
     ));
     let listed = out.len();

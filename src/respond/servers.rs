@@ -86,7 +86,7 @@ impl Servers {
                     })
                     .collect(),
                 last_answer: Instant::now(),
-                rng: Pcg64Mcg::seed_from_u64(0x5e7e_75),
+                rng: Pcg64Mcg::seed_from_u64(0x005e_7e75),
             }),
             endpoint: endpoint.clone(),
             changed: Condvar::new(),

@@ -20,6 +20,7 @@ mod publish;
 mod real_data;
 mod respond;
 mod run;
+mod s3;
 mod scale;
 #[path = "../support/server.rs"]
 mod server;

@@ -1,0 +1,89 @@
+//! Object-storage locations on the command line: before a command runs, each of its folders,
+//! inputs and output files that is an `s3://` URL is made local (a mirror of the folder, a
+//! download of the input, a local file for the output); [`Places::push`] sends the results back.
+
+use std::path::PathBuf;
+
+use advmath::store::location::Places;
+
+use crate::cli::Command;
+
+fn input(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
+    *path = places.input(path)?;
+    Ok(())
+}
+
+fn folder(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
+    *path = places.folder(path)?;
+    Ok(())
+}
+
+fn output_file(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
+    *path = places.output_file(path)?;
+    Ok(())
+}
+
+/// Replace every location of `command` by its local path.
+pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<()> {
+    match command {
+        Command::Ingest(a) => {
+            for path in &mut a.inputs {
+                input(places, path)?;
+            }
+            if let Some(path) = &mut a.source.programs_from {
+                input(places, path)?;
+            }
+            folder(places, &mut a.tables)?;
+            if let Some(path) = &mut a.report {
+                output_file(places, path)?;
+            }
+        }
+        Command::Run(a) => {
+            for path in &mut a.inputs {
+                input(places, path)?;
+            }
+            if let Some(path) = &mut a.source.programs_from {
+                input(places, path)?;
+            }
+            folder(places, &mut a.out)?;
+        }
+        Command::Generate(a) => folder(places, &mut a.tables)?,
+        Command::Respond(a) => folder(places, &mut a.tables)?,
+        Command::Programs(a) => folder(places, &mut a.tables)?,
+        Command::Features(a) => folder(places, &mut a.tables)?,
+        Command::Compact(a) => folder(places, &mut a.tables)?,
+        Command::ExportBatch(a) => {
+            folder(places, &mut a.tables)?;
+            output_file(places, &mut a.out)?;
+        }
+        Command::IngestResponses(a) => {
+            input(places, &mut a.input)?;
+            folder(places, &mut a.tables)?;
+        }
+        Command::Regress(a) => {
+            folder(places, &mut a.tables)?;
+            folder(places, &mut a.report_dir)?;
+        }
+        Command::Metrics(a) => {
+            folder(places, &mut a.tables)?;
+            folder(places, &mut a.out)?;
+            if let Some(path) = &mut a.sql_dir {
+                input(places, path)?;
+            }
+        }
+        Command::Sql(a) => {
+            folder(places, &mut a.tables)?;
+            if let Some(path) = &mut a.file {
+                input(places, path)?;
+            }
+            if let Some(path) = &mut a.output {
+                output_file(places, path)?;
+            }
+        }
+        Command::Publish(a) => {
+            folder(places, &mut a.tables)?;
+            folder(places, &mut a.out)?;
+        }
+    }
+    Ok(())
+}

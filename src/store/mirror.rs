@@ -1,0 +1,580 @@
+//! A folder in object storage, worked on through a local copy.
+//!
+//! Every stage keeps its atomic local machinery (staging folders, journals, locks, write-ahead
+//! logs) and runs on a local copy of the remote folder (the mirror, under the cache folder).
+//! [`Mirror::open`] brings the copy up to date with the store; [`Mirror::push`] sends back what
+//! the command changed. The store holds a manifest, `_advmath/manifest.json`, listing every
+//! object of a pushed state with its size and ETag:
+//!
+//! - a push uploads the new and changed files first (each object appears whole or not at all:
+//!   a single PUT, or a multipart upload that is invisible until completed), then commits the
+//!   manifest with a conditional PUT (`If-Match` on the manifest it read, `If-None-Match` for the
+//!   first), merging with a manifest another machine committed meanwhile, and only then deletes
+//!   the objects it removed. A reader following the manifest sees the state before or after a
+//!   push, never a mix; a push killed before its commit changes nothing a reader sees;
+//! - a pull downloads what the manifest lists and the copy lacks, each object checked against
+//!   its manifest ETag (`If-Match`), and removes what the store no longer holds. Local changes
+//!   that were never pushed (a command killed before its push) are kept and go with the next push.
+//!
+//! The manifest of a folder is its own or, when it has none, its nearest parent's: `run --out
+//! s3://b/study` commits `study/_advmath/manifest.json`, which `--tables s3://b/study/tables`
+//! then follows. A prefix without any manifest (tables uploaded by hand) is read by listing.
+//! Hidden files (locks, staging folders, temporary files) and write-ahead logs (`*.wal`) stay
+//! local. One command at a time uses a copy (a second one is refused).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path as ObjectPath;
+use object_store::{
+    GetOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion,
+};
+use serde::{Deserialize, Serialize};
+
+use super::location::{join_key, object_store, RemoteUrl};
+use super::lock::WriterLock;
+use crate::error::{Error, Result};
+
+/// The manifest's key under its folder.
+pub const MANIFEST: &str = "_advmath/manifest.json";
+
+/// The local copy's own bookkeeping folder.
+const META: &str = ".advmath-mirror";
+
+/// Transfers in flight at once.
+const PARALLEL: usize = 8;
+
+/// Files larger than this are uploaded in parts of this size.
+const PART_BYTES: usize = 16 << 20;
+
+/// An object of a pushed state (keys relative to the manifest's folder).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Entry {
+    size: u64,
+    e_tag: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Manifest {
+    objects: BTreeMap<String, Entry>,
+}
+
+/// What the copy last exchanged with the store, per file (keys relative to the copy).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Synced {
+    size: u64,
+    modified_ns: u128,
+    e_tag: Option<String>,
+}
+
+/// A local file's size and modification time.
+type Stamp = (u64, u128);
+
+/// A remote folder's local copy, held by this process until dropped.
+pub struct Mirror {
+    url: RemoteUrl,
+    store: Arc<dyn ObjectStore>,
+    runtime: tokio::runtime::Runtime,
+    local: PathBuf,
+    /// The folder whose manifest this copy follows, and this folder's path below it.
+    root: String,
+    below_root: String,
+    _lock: WriterLock,
+}
+
+/// The cache folder: `ADVMATH_CACHE_DIR`, else `$XDG_CACHE_HOME/advmath`, else
+/// `~/.cache/advmath`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("ADVMATH_CACHE_DIR") {
+        return dir.into();
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("advmath");
+    }
+    match std::env::var_os("HOME") {
+        Some(home) => PathBuf::from(home).join(".cache").join("advmath"),
+        None => std::env::temp_dir().join("advmath-cache"),
+    }
+}
+
+/// Is a copy's file local only: hidden (locks, staging, temporary files) or a write-ahead log?
+fn local_only(relative: &str) -> bool {
+    relative.split('/').any(|part| part.starts_with('.')) || relative.ends_with(".wal")
+}
+
+impl Mirror {
+    /// The local copy of `url`, brought up to date with the store.
+    pub fn open(url: &RemoteUrl) -> Result<Mirror> {
+        let name = format!(
+            "{}-{:016x}",
+            super::sanitize(&url.prefix),
+            crate::seed::fnv1a(url.prefix.as_bytes())
+        );
+        let local = cache_dir()
+            .join("mirrors")
+            .join(super::sanitize(&url.bucket))
+            .join(name);
+        std::fs::create_dir_all(local.join(META)).map_err(|e| Error::file(&local, e))?;
+        let lock = WriterLock::acquire(&local, "mirror", &url.to_string())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(Error::Io)?;
+        let mut mirror = Mirror {
+            store: object_store(url)?,
+            url: url.clone(),
+            runtime,
+            local,
+            root: url.prefix.clone(),
+            below_root: String::new(),
+            _lock: lock,
+        };
+        mirror.find_root()?;
+        // Switches a killed command decided are finished before anything is compared.
+        for dir in [mirror.local.clone(), mirror.local.join("tables")] {
+            if dir.join(super::lock::FOLDER).join("tables.lock").exists() {
+                drop(super::commit::TablesLock::exclusive(&dir)?);
+            }
+        }
+        mirror.pull()?;
+        Ok(mirror)
+    }
+
+    /// The local folder to work in.
+    pub fn path(&self) -> &Path {
+        &self.local
+    }
+
+    pub fn url(&self) -> &RemoteUrl {
+        &self.url
+    }
+
+    fn remote_error(&self, key: &str, action: &'static str, e: object_store::Error) -> Error {
+        Error::Remote {
+            url: format!("s3://{}/{key}", self.url.bucket),
+            action,
+            source: Box::new(e),
+        }
+    }
+
+    /// The nearest folder at or above this one that has a manifest (this one if none has).
+    fn find_root(&mut self) -> Result<()> {
+        let mut candidate = self.url.prefix.clone();
+        loop {
+            let key = join_key(&candidate, MANIFEST);
+            match self
+                .runtime
+                .block_on(self.store.head(&ObjectPath::from(key.as_str())))
+            {
+                Ok(_) => {
+                    self.below_root = self
+                        .url
+                        .prefix
+                        .strip_prefix(&candidate)
+                        .unwrap_or_default()
+                        .trim_start_matches('/')
+                        .to_string();
+                    self.root = candidate;
+                    return Ok(());
+                }
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.remote_error(&key, "look for a manifest", e)),
+            }
+            match candidate.rsplit_once('/') {
+                Some((parent, _)) => candidate = parent.to_string(),
+                None if !candidate.is_empty() => candidate = String::new(),
+                None => break,
+            }
+        }
+        self.root = self.url.prefix.clone();
+        self.below_root = String::new();
+        Ok(())
+    }
+
+    /// The manifest and its version; without one, a listing of the folder.
+    fn read_manifest(&self) -> Result<(Manifest, Option<UpdateVersion>)> {
+        let key = join_key(&self.root, MANIFEST);
+        let got = self.runtime.block_on(async {
+            let result = self
+                .store
+                .get_opts(&ObjectPath::from(key.as_str()), GetOptions::default())
+                .await?;
+            let version = UpdateVersion {
+                e_tag: result.meta.e_tag.clone(),
+                version: result.meta.version.clone(),
+            };
+            Ok::<_, object_store::Error>((result.bytes().await?, version))
+        });
+        match got {
+            Ok((bytes, version)) => {
+                let manifest = serde_json::from_slice(&bytes).map_err(|e| {
+                    Error::invalid(
+                        format!("s3://{}/{key}", self.url.bucket),
+                        format!("not an advmath manifest: {e}"),
+                    )
+                })?;
+                Ok((manifest, Some(version)))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok((self.listing()?, None)),
+            Err(e) => Err(self.remote_error(&key, "read the manifest", e)),
+        }
+    }
+
+    /// Every object under the root folder, as a manifest (for folders no advmath has pushed).
+    fn listing(&self) -> Result<Manifest> {
+        let prefix = (!self.root.is_empty()).then(|| ObjectPath::from(self.root.as_str()));
+        let metas: Vec<object_store::ObjectMeta> = self
+            .runtime
+            .block_on(self.store.list(prefix.as_ref()).try_collect())
+            .map_err(|e| self.remote_error(&self.root, "list the folder", e))?;
+        let mut manifest = Manifest::default();
+        for meta in metas {
+            let key = meta.location.to_string();
+            let relative = match self.root.is_empty() {
+                true => key.as_str(),
+                false => key
+                    .strip_prefix(&self.root)
+                    .map(|k| k.trim_start_matches('/'))
+                    .unwrap_or(&key),
+            };
+            if relative.starts_with("_advmath/") || local_only(relative) {
+                continue;
+            }
+            manifest.objects.insert(
+                relative.to_string(),
+                Entry {
+                    size: meta.size,
+                    e_tag: meta.e_tag,
+                },
+            );
+        }
+        Ok(manifest)
+    }
+
+    /// `relative` (to this copy) as a key relative to the manifest's folder, and back.
+    fn root_relative(&self, relative: &str) -> String {
+        join_key(&self.below_root, relative)
+    }
+
+    fn copy_relative<'a>(&self, root_relative: &'a str) -> Option<&'a str> {
+        if self.below_root.is_empty() {
+            return Some(root_relative);
+        }
+        root_relative
+            .strip_prefix(&self.below_root)
+            .and_then(|k| k.strip_prefix('/'))
+    }
+
+    fn index_path(&self) -> PathBuf {
+        self.local.join(META).join("index.json")
+    }
+
+    fn read_index(&self) -> Result<BTreeMap<String, Synced>> {
+        let path = self.index_path();
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                Error::invalid(path.display(), format!("unreadable mirror index: {e}"))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+            Err(e) => Err(Error::file(&path, e)),
+        }
+    }
+
+    fn write_index(&self, index: &BTreeMap<String, Synced>) -> Result<()> {
+        let text = serde_json::to_string(index).expect("the index serialises");
+        super::write_text(&self.index_path(), &text)
+    }
+
+    /// Every file of the copy that goes to the store, with its stamp.
+    fn scan(&self) -> Result<BTreeMap<String, Stamp>> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![self.local.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))? {
+                let entry = entry.map_err(|e| Error::file(&dir, e))?;
+                let path = entry.path();
+                let relative = path
+                    .strip_prefix(&self.local)
+                    .expect("below the copy")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if local_only(&relative) {
+                    continue;
+                }
+                let meta = entry.metadata().map_err(|e| Error::file(&path, e))?;
+                if meta.is_dir() {
+                    stack.push(path);
+                } else if meta.is_file() {
+                    out.insert(relative, stamp(&meta));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Bring the copy up to date with the store's manifest (see the module documentation).
+    fn pull(&self) -> Result<()> {
+        let (manifest, _) = self.read_manifest()?;
+        let remote: BTreeMap<&str, &Entry> = manifest
+            .objects
+            .iter()
+            .filter_map(|(k, e)| self.copy_relative(k).map(|k| (k, e)))
+            .collect();
+        let mut index = self.read_index()?;
+        let local = self.scan()?;
+        let mut wanted = Vec::new();
+        for (&relative, &entry) in &remote {
+            let synced = index.get(relative);
+            let same = synced.is_some_and(|s| s.e_tag == entry.e_tag && s.size == entry.size);
+            if !same {
+                wanted.push((relative.to_string(), entry.clone()));
+            }
+        }
+        for (relative, stamp) in &local {
+            if remote.contains_key(relative.as_str()) {
+                continue;
+            }
+            // Synced before and unchanged since: the store removed it. Otherwise it is a local
+            // change not pushed yet, kept for the next push.
+            if let Some(synced) = index.get(relative) {
+                if (synced.size, synced.modified_ns) == *stamp {
+                    let path = self.local.join(relative);
+                    std::fs::remove_file(&path).map_err(|e| Error::file(&path, e))?;
+                    index.remove(relative);
+                }
+            }
+        }
+        index.retain(|k, _| remote.contains_key(k.as_str()) || local.contains_key(k));
+        let downloaded = self.download(wanted)?;
+        for (relative, synced) in downloaded {
+            index.insert(relative, synced);
+        }
+        self.write_index(&index)
+    }
+
+    fn download(&self, wanted: Vec<(String, Entry)>) -> Result<Vec<(String, Synced)>> {
+        let jobs = wanted.into_iter().map(|(relative, entry)| {
+            let key = join_key(&self.root, &self.root_relative(&relative));
+            let path = self.local.join(&relative);
+            async move {
+                let options = GetOptions {
+                    if_match: entry.e_tag.clone(),
+                    ..Default::default()
+                };
+                let got = self
+                    .store
+                    .get_opts(&ObjectPath::from(key.as_str()), options)
+                    .await;
+                let bytes = match got {
+                    Ok(result) => result.bytes().await,
+                    Err(e) => Err(e),
+                };
+                let bytes = bytes.map_err(|e| match e {
+                    object_store::Error::Precondition { .. }
+                    | object_store::Error::NotFound { .. } => Error::RemoteChanged {
+                        url: self.url.to_string(),
+                        key: key.clone(),
+                        reason: e.to_string(),
+                    },
+                    e => self.remote_error(&key, "download", e),
+                })?;
+                if bytes.len() as u64 != entry.size {
+                    return Err(Error::RemoteChanged {
+                        url: self.url.to_string(),
+                        key,
+                        reason: format!("{} bytes, the manifest says {}", bytes.len(), entry.size),
+                    });
+                }
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+                }
+                let tmp = super::tmp_path(&path);
+                std::fs::write(&tmp, &bytes).map_err(|e| Error::file(&tmp, e))?;
+                std::fs::rename(&tmp, &path).map_err(|e| Error::file(&path, e))?;
+                let meta = std::fs::metadata(&path).map_err(|e| Error::file(&path, e))?;
+                let (size, modified_ns) = stamp(&meta);
+                Ok((
+                    relative,
+                    Synced {
+                        size,
+                        modified_ns,
+                        e_tag: entry.e_tag,
+                    },
+                ))
+            }
+        });
+        self.runtime.block_on(
+            futures::stream::iter(jobs)
+                .buffer_unordered(PARALLEL)
+                .try_collect(),
+        )
+    }
+
+    /// Send the copy's changes to the store and commit them to the manifest. Returns how many
+    /// objects were uploaded and removed.
+    pub fn push(&self) -> Result<usize> {
+        let mut index = self.read_index()?;
+        let local = self.scan()?;
+        let changed: Vec<(String, Stamp)> = local
+            .iter()
+            .filter(|(k, s)| index.get(*k).is_none_or(|i| (i.size, i.modified_ns) != **s))
+            .map(|(k, s)| (k.clone(), *s))
+            .collect();
+        let removed: Vec<String> = index
+            .keys()
+            .filter(|k| !local.contains_key(*k))
+            .cloned()
+            .collect();
+        if changed.is_empty() && removed.is_empty() {
+            return Ok(0);
+        }
+        let uploaded = self.upload(changed)?;
+        super::fault::point(|| format!("commit manifest of {}", self.url))
+            .map_err(|e| Error::file(self.index_path(), e))?;
+        self.commit(&uploaded, &removed)?;
+        for relative in &removed {
+            let key = join_key(&self.root, &self.root_relative(relative));
+            match self
+                .runtime
+                .block_on(self.store.delete(&ObjectPath::from(key.as_str())))
+            {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.remote_error(&key, "delete", e)),
+            }
+            index.remove(relative);
+        }
+        let count = uploaded.len() + removed.len();
+        for (relative, synced) in uploaded {
+            index.insert(relative, synced);
+        }
+        self.write_index(&index)?;
+        Ok(count)
+    }
+
+    fn upload(&self, changed: Vec<(String, Stamp)>) -> Result<Vec<(String, Synced)>> {
+        let jobs = changed.into_iter().map(|(relative, (size, modified_ns))| {
+            let key = join_key(&self.root, &self.root_relative(&relative));
+            let path = self.local.join(&relative);
+            async move {
+                super::fault::point(|| format!("upload {key}"))
+                    .map_err(|e| Error::file(&path, e))?;
+                let bytes = std::fs::read(&path).map_err(|e| Error::file(&path, e))?;
+                let location = ObjectPath::from(key.as_str());
+                let result = if bytes.len() <= PART_BYTES {
+                    self.store.put(&location, PutPayload::from(bytes)).await
+                } else {
+                    // Invisible until `complete`: a killed upload leaves no object.
+                    let mut upload = self
+                        .store
+                        .put_multipart(&location)
+                        .await
+                        .map_err(|e| self.remote_error(&key, "upload", e))?;
+                    for part in bytes.chunks(PART_BYTES) {
+                        upload
+                            .put_part(PutPayload::from(part.to_vec()))
+                            .await
+                            .map_err(|e| self.remote_error(&key, "upload", e))?;
+                    }
+                    upload.complete().await
+                };
+                let result = result.map_err(|e| self.remote_error(&key, "upload", e))?;
+                Ok::<_, Error>((
+                    relative,
+                    Synced {
+                        size,
+                        modified_ns,
+                        e_tag: result.e_tag,
+                    },
+                ))
+            }
+        });
+        self.runtime.block_on(
+            futures::stream::iter(jobs)
+                .buffer_unordered(PARALLEL)
+                .try_collect(),
+        )
+    }
+
+    /// Commit the uploads and removals to the manifest, merged into whatever the manifest holds
+    /// now (another machine may have committed since this copy was pulled).
+    fn commit(&self, uploaded: &[(String, Synced)], removed: &[String]) -> Result<()> {
+        let key = join_key(&self.root, MANIFEST);
+        for _ in 0..50 {
+            let (mut manifest, version) = self.read_manifest()?;
+            for (relative, synced) in uploaded {
+                manifest.objects.insert(
+                    self.root_relative(relative),
+                    Entry {
+                        size: synced.size,
+                        e_tag: synced.e_tag.clone(),
+                    },
+                );
+            }
+            for relative in removed {
+                manifest.objects.remove(&self.root_relative(relative));
+            }
+            let text = serde_json::to_string_pretty(&manifest).expect("the manifest serialises");
+            let mode = match version {
+                Some(version) => PutMode::Update(version),
+                None => PutMode::Create,
+            };
+            let options = PutOptions {
+                mode,
+                ..Default::default()
+            };
+            let put = self.runtime.block_on(self.store.put_opts(
+                &ObjectPath::from(key.as_str()),
+                PutPayload::from(text.into_bytes()),
+                options,
+            ));
+            match put {
+                Ok(_) => return Ok(()),
+                Err(object_store::Error::Precondition { .. })
+                | Err(object_store::Error::AlreadyExists { .. }) => continue,
+                Err(e) => return Err(self.remote_error(&key, "commit the manifest", e)),
+            }
+        }
+        Err(Error::Remote {
+            url: format!("s3://{}/{key}", self.url.bucket),
+            action: "commit the manifest",
+            source: "other writers kept committing first (50 tries)".into(),
+        })
+    }
+}
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    (meta.len(), modified)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locks_staging_and_logs_stay_local() {
+        for local in [
+            ".locks/tables.lock",
+            "variants/.staging-d-1/x.parquet",
+            "responses/m/.part-0.parquet.7.tmp",
+            "responses/m/log-1-2.wal",
+            ".advmath-mirror/index.json",
+        ] {
+            assert!(local_only(local), "{local}");
+        }
+        for shared in [
+            "variants/dataset=d/attack=m1/part-0.parquet",
+            "runs/generate__d.json",
+            "_shards/generate/1-of-2/variants/dataset=d/attack=m1/part-0.parquet",
+        ] {
+            assert!(!local_only(shared), "{shared}");
+        }
+    }
+}
