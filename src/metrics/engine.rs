@@ -5,11 +5,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{Int64Array, RecordBatch, StringArray};
+use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::catalog::TableProvider;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::ListingOptions;
-use datafusion::datasource::MemTable;
+use datafusion::datasource::ViewTable;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
@@ -62,26 +64,48 @@ impl QueryOutput {
     }
 }
 
+/// A table of `schema` without rows, as a view over an empty relation: a plan that travels to a
+/// Ballista cluster, where an in-memory table cannot.
+fn empty_table(
+    schema: SchemaRef,
+) -> std::result::Result<Arc<dyn TableProvider>, datafusion::error::DataFusionError> {
+    let schema = datafusion::common::DFSchema::try_from(schema.as_ref().clone())?;
+    let plan = LogicalPlan::EmptyRelation(datafusion::logical_expr::EmptyRelation {
+        produce_one_row: false,
+        schema: Arc::new(schema),
+    });
+    Ok(Arc::new(ViewTable::new(plan, None)))
+}
+
 /// Register (or replace) `model_order(model, position)`: the order in which Table 4's prefix
-/// figure adds models (sql/xie_universal.sql); empty means by name.
+/// figure adds models (sql/xie_universal.sql); empty means by name. A view over its values, so
+/// that it travels to a cluster too.
 fn register_model_order(
     ctx: &SessionContext,
     models: &[String],
 ) -> std::result::Result<(), datafusion::error::DataFusionError> {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("model", DataType::Utf8, false),
-        Field::new("position", DataType::Int64, false),
-    ]));
-    let batch = RecordBatch::try_new(
-        Arc::clone(&schema),
-        vec![
-            Arc::new(StringArray::from(models.to_vec())),
-            Arc::new(Int64Array::from_iter_values(1..=models.len() as i64)),
-        ],
-    )?;
-    let table = MemTable::try_new(schema, vec![vec![batch]])?;
+    use datafusion::logical_expr::{col, lit, LogicalPlanBuilder};
+    let table = if models.is_empty() {
+        empty_table(Arc::new(Schema::new(vec![
+            Field::new("model", DataType::Utf8, false),
+            Field::new("position", DataType::Int64, false),
+        ])))?
+    } else {
+        let rows = models
+            .iter()
+            .zip(1i64..)
+            .map(|(m, position)| vec![lit(m.as_str()), lit(position)])
+            .collect();
+        let plan = LogicalPlanBuilder::values(rows)?
+            .project(vec![
+                col("column1").alias("model"),
+                col("column2").alias("position"),
+            ])?
+            .build()?;
+        Arc::new(ViewTable::new(plan, None))
+    };
     ctx.deregister_table("model_order")?;
-    ctx.register_table("model_order", Arc::new(table))?;
+    ctx.register_table("model_order", table)?;
     Ok(())
 }
 
@@ -300,8 +324,7 @@ impl SqlEngine {
                 layout.optional,
                 matches!(state, TableState::Registered { .. }),
             ) {
-                let empty = datafusion::datasource::MemTable::try_new(schema(), vec![vec![]])?;
-                ctx.register_table(layout.name, Arc::new(empty))?;
+                ctx.register_table(layout.name, empty_table(schema())?)?;
             }
             statuses.push(TableStatus {
                 layout: *layout,
