@@ -15,8 +15,8 @@
 --   model of that order, `prefix_universal` the problems counted.
 -- * `subset_mean_share`: the mean over all C(models, k) sets of k models (`subsets`) of the share
 --   for that set, which depends on no order; `subset_min_share` / `subset_max_share` the extremes.
---   The sets are enumerated (a recursive CTE over the models' bits), so these are computed only
---   for groups of at most 12 models (4096 sets) and are NULL beyond.
+--   The sets are enumerated (every mask of the models' bits), so these are computed only for
+--   groups of at most 12 models (4095 sets) and are NULL beyond.
 --
 -- A model fools a variant when one of its graded answers to it is wrong; ungraded answers
 -- (`correct` NULL) fool nothing, and a model that never answered a variant is not fooled by it, so
@@ -24,7 +24,7 @@
 -- prefix figure is computed for groups of at most 62 models and is NULL beyond.
 -- Portable SQL (DataFusion and DuckDB): BIGINT bit masks with <<, & and BIT_OR, explicit DOUBLE casts for
 -- division, NULLIF for 0 / 0.
-WITH RECURSIVE ordered AS (
+WITH ordered AS (
     -- The models with a graded variant of the attack, bit b for the (b + 1)-th of the order.
     SELECT template, dataset, attack, model, order_rank AS bit, models
     FROM attack_models
@@ -88,36 +88,31 @@ prefix AS (
      AND r.reach_bit > (CAST(1 AS BIGINT) << o.bit)
     GROUP BY o.template, o.dataset, o.attack, o.bit, o.models, o.model
 ),
--- Every set of models of a group with at most 12 models, as a bit mask with its size, built one
--- bit at a time.
-subsets AS (
+-- Every non-empty set of models of a group with at most 12 models: the masks 1 .. 2^models - 1,
+-- with their sizes counted from their bits (set-based, so that a cluster can run it: no recursion).
+subset_masks AS (
     SELECT
         template,
         dataset,
         attack,
         models,
-        CAST(0 AS BIGINT) AS b,
-        CAST(0 AS BIGINT) AS mask,
-        CAST(0 AS BIGINT) AS set_size
+        UNNEST(GENERATE_SERIES(CAST(1 AS BIGINT), (CAST(1 AS BIGINT) << models) - 1)) AS mask
     FROM (SELECT DISTINCT template, dataset, attack, models FROM ordered) g
     WHERE models <= 12
-    UNION ALL
+),
+subset_bits AS (
     SELECT
-        s.template,
-        s.dataset,
-        s.attack,
-        s.models,
-        s.b + 1,
-        s.mask + t.x * (CAST(1 AS BIGINT) << s.b),
-        s.set_size + t.x
-    FROM subsets s
-    CROSS JOIN (SELECT CAST(0 AS BIGINT) AS x UNION ALL SELECT CAST(1 AS BIGINT) AS x) t
-    WHERE s.b < s.models
+        template,
+        dataset,
+        attack,
+        mask,
+        UNNEST(GENERATE_SERIES(CAST(0 AS BIGINT), CAST(models - 1 AS BIGINT))) AS b
+    FROM subset_masks
 ),
 full_subsets AS (
-    SELECT template, dataset, attack, mask, set_size
-    FROM subsets
-    WHERE b = models AND set_size >= 1
+    SELECT template, dataset, attack, mask, SUM((mask >> b) & 1) AS set_size
+    FROM subset_bits
+    GROUP BY template, dataset, attack, mask
 ),
 covered AS (
     SELECT

@@ -5,9 +5,12 @@
 //! owns the tables folder (every table's location, schema and codec); one module per stage
 //! ([`ingest`], [`generate`], [`respond`], [`features`], [`regress`], [`metrics`], [`publish`])
 //! reads and writes through it; [`pipeline`] strings the stages together for `advmath run`.
+//! [`cluster`] (the `cluster` feature) runs the SQL on a Ballista cluster.
 //! [`output`] and [`plot`] write what people read, [`progress`] how far a stage is; [`input`] holds the limits every reader of
 //! users' files applies; [`error`] is the one error type.
 
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod error;
 pub mod features;
 pub mod generate;

@@ -84,6 +84,8 @@ pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<(
             folder(places, &mut a.tables)?;
             folder(places, &mut a.out)?;
         }
+        #[cfg(feature = "cluster")]
+        Command::Cluster(_) => {}
     }
     Ok(())
 }

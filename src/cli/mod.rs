@@ -91,6 +91,50 @@ pub enum Command {
     Compact(CompactArgs),
     /// Run the default pipeline (on the embedded default dataset when no input is given).
     Run(RunArgs),
+    /// Run a process of a Ballista cluster for `metrics --cluster` and `sql --cluster`: one
+    /// scheduler, and executors on each machine that can read the tables.
+    #[cfg(feature = "cluster")]
+    #[command(subcommand)]
+    Cluster(ClusterCommand),
+}
+
+#[cfg(feature = "cluster")]
+#[derive(Subcommand, Debug)]
+pub enum ClusterCommand {
+    /// The scheduler: plans each query into stages and hands their tasks to the executors.
+    Scheduler {
+        /// Address to listen on (clients connect with --cluster df://<this address>).
+        #[arg(long, default_value = "127.0.0.1:50050")]
+        bind: std::net::SocketAddr,
+        /// Seconds without news after which an executor is taken for dead and its tasks are run
+        /// on the others.
+        #[arg(long, default_value_t = 30)]
+        executor_timeout: u64,
+    },
+    /// An executor: runs tasks, reads the tables' files, serves shuffle data to the others.
+    Executor {
+        /// The scheduler's address.
+        #[arg(long, default_value = "127.0.0.1:50050")]
+        scheduler: std::net::SocketAddr,
+        /// Host to listen on and to advertise to the scheduler.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// Arrow Flight port (shuffle data); the task port is the next one.
+        #[arg(long, default_value_t = 50051)]
+        port: u16,
+        /// Tasks run at once (default: the cores).
+        #[arg(long)]
+        slots: Option<usize>,
+        /// Folder for shuffle files (default: a temporary folder).
+        #[arg(long)]
+        work_dir: Option<PathBuf>,
+        /// Memory for the operators (e.g. 4GiB; default: 70% of the machine).
+        #[arg(long, value_parser = advmath::metrics::parse_size)]
+        memory: Option<usize>,
+        /// Seconds between heartbeats to the scheduler.
+        #[arg(long, default_value_t = 5)]
+        heartbeat: u64,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -158,12 +202,19 @@ pub struct QueryBounds {
     /// Seconds one query may run; a query running longer fails with exit 1. Default: no limit.
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// Run the queries on a Ballista cluster: its scheduler's URL, e.g. df://127.0.0.1:50050
+    /// (start one with `advmath cluster scheduler` and `advmath cluster executor`; needs the
+    /// `cluster` feature). Same SQL, same results; the executors read the tables' files, so they
+    /// must see the --tables path (one machine, a shared file system).
+    #[arg(long, value_name = "URL")]
+    pub cluster: Option<String>,
 }
 
 impl QueryBounds {
     fn limits(&self, threads: Option<usize>) -> advmath::metrics::EngineLimits {
         advmath::metrics::EngineLimits {
             threads,
+            cluster: self.cluster.clone(),
             memory: self.memory_limit,
             timeout: self
                 .timeout

@@ -11,8 +11,8 @@ use datafusion::catalog::TableProvider;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::ListingOptions;
 use datafusion::datasource::ViewTable;
-use datafusion::logical_expr::LogicalPlan;
 use datafusion::execution::context::SQLOptions;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{Cell, ResultTable, EMBEDDED_VIEWS};
@@ -149,6 +149,10 @@ pub struct EngineLimits {
     pub memory: Option<usize>,
     /// Wall time one query may take; `None`: no bound.
     pub timeout: Option<std::time::Duration>,
+    /// Run the queries on the Ballista cluster whose scheduler is at this URL (`df://host:port`;
+    /// the `cluster` feature) instead of in this process. `threads` and `memory` then bound only
+    /// this process's share (planning, the final results).
+    pub cluster: Option<String>,
 }
 
 /// Operator memory without a limit given: 2 GiB, or half the machine's memory when that is less.
@@ -282,8 +286,21 @@ impl SqlEngine {
             std::num::NonZeroUsize::new(5).expect("nonzero"),
         );
         let runtime_env = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-            .with_memory_pool(Arc::new(pool));
-        let ctx = SessionContext::new_with_config_rt(config, runtime_env.build_arc()?);
+            .with_memory_pool(Arc::new(pool))
+            .build_arc()?;
+        let ctx = match &limits.cluster {
+            None => SessionContext::new_with_config_rt(config, runtime_env),
+            #[cfg(feature = "cluster")]
+            Some(url) => crate::cluster::remote_context(&runtime, url, config, runtime_env)?,
+            #[cfg(not(feature = "cluster"))]
+            Some(_) => {
+                return Err(Error::Usage(
+                    "--cluster needs advmath built with the `cluster` feature \
+                     (cargo install advmath --features cluster)"
+                        .into(),
+                ))
+            }
+        };
         let mut statuses = Vec::new();
         for layout in TABLE_LAYOUTS {
             let path = tables_dir.join(layout.name);

@@ -3,6 +3,8 @@
 //!
 //! One integration-test binary (`cargo test --test cli`); each module covers one part of the CLI.
 
+#[cfg(feature = "cluster")]
+mod cluster;
 mod crash;
 mod defaults;
 mod efficient;

@@ -171,3 +171,21 @@ fn responses_from_three_servers_one_killed_mid_run() {
     assert_eq!(ids.len(), answered, "a variant has two responses");
     assert_eq!(answered, variants.len(), "a variant has no response");
 }
+
+/// Without the `cluster` feature `--cluster` is a usage error that says how to get it; CI builds
+/// the feature, and there this test is replaced by the cluster tests.
+#[cfg(not(feature = "cluster"))]
+#[test]
+fn the_cluster_needs_its_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    crate::util::ingest(&tables, &[]).success();
+    advmath()
+        .args(["sql", "--cluster", "df://127.0.0.1:1", "--tables"])
+        .arg(&tables)
+        .arg("SELECT 1")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`cluster` feature"));
+    crate::util::skip("the Ballista cluster tests need `cargo test --features cluster`");
+}

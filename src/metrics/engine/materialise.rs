@@ -33,7 +33,9 @@ impl SqlEngine {
     /// bounded on tables of any size. Returns the views materialised.
     pub fn materialise_views(&self, names: &[&str], budget: usize) -> Result<Vec<String>> {
         use futures::StreamExt;
-        if self.require("responses").is_err() {
+        // On a cluster the executors compute each view where a query needs it: a result held in
+        // this process, or in its spill folder, is out of their reach.
+        if self.require("responses").is_err() || self.limits.cluster.is_some() {
             return Ok(Vec::new());
         }
         let partitions = self.ctx.state().config().target_partitions().max(1);

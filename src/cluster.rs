@@ -1,0 +1,195 @@
+//! SQL on a Ballista cluster (the `cluster` feature): the scheduler and executor processes
+//! (`advmath cluster scheduler|executor`), built on Ballista's own crates, and the client
+//! session `metrics --cluster` and `sql --cluster` plan in.
+//!
+//! The client plans each query as in-process DataFusion would (the same sql/ files, views and
+//! settings) and sends the plan to the scheduler, which splits it into stages and runs their
+//! tasks on the executors; executors read the tables' Parquet files themselves, so every
+//! executor must see the paths the client registered (one machine, a shared file system, or an
+//! object store). Scheduler, executors and client all know DataFusion's nested functions
+//! (`UNNEST`, `GENERATE_SERIES`) that the metric files use.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ballista::prelude::SessionContextExt;
+use ballista_core::extension::SessionConfigExt;
+use ballista_core::registry::BallistaFunctionRegistry;
+use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
+use ballista_scheduler::cluster::BallistaCluster;
+use ballista_scheduler::config::SchedulerConfig;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::error::{Error, Result};
+
+/// A scheduler's settings.
+#[derive(Clone, Debug)]
+pub struct SchedulerOptions {
+    /// Where it listens for clients and executors.
+    pub bind: SocketAddr,
+    /// An executor silent for this long is taken for dead and its tasks run elsewhere.
+    pub executor_timeout: Duration,
+}
+
+/// An executor's settings.
+#[derive(Clone, Debug)]
+pub struct ExecutorOptions {
+    /// The scheduler it registers with.
+    pub scheduler: SocketAddr,
+    /// The host it listens on (and tells the scheduler), its Arrow Flight port (shuffle data),
+    /// and its gRPC port (tasks pushed by the scheduler).
+    pub host: String,
+    pub flight_port: u16,
+    pub grpc_port: u16,
+    /// Tasks it runs at once (default: its cores).
+    pub slots: Option<usize>,
+    /// Shuffle files (default: a temporary folder).
+    pub work_dir: Option<std::path::PathBuf>,
+    /// Memory for its operators (default: 70% of the machine, Ballista's).
+    pub memory: Option<u64>,
+    /// How often it tells the scheduler it is alive.
+    pub heartbeat: Duration,
+}
+
+fn cluster_error(action: &'static str, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Remote {
+        url: "ballista".into(),
+        action,
+        source: Box::new(e),
+    }
+}
+
+/// Ballista's log records on stderr: warnings and errors, or every level from
+/// `ADVMATH_CLUSTER_LOG=info|debug`.
+struct StderrLog;
+
+impl log::Log for StderrLog {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        metadata.level() <= log::max_level()
+    }
+
+    fn log(&self, record: &log::Record) {
+        if self.enabled(record.metadata()) {
+            eprintln!("{} {}: {}", record.level(), record.target(), record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+fn start_logging() {
+    static LOG: StderrLog = StderrLog;
+    let level = match std::env::var("ADVMATH_CLUSTER_LOG").as_deref() {
+        Ok("debug") => log::LevelFilter::Debug,
+        Ok("info") => log::LevelFilter::Info,
+        _ => log::LevelFilter::Warn,
+    };
+    if log::set_logger(&LOG).is_ok() {
+        log::set_max_level(level);
+    }
+}
+
+/// A tokio runtime for a Ballista process (deep plans recurse: big stacks, as Ballista's own
+/// binaries use).
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(32 << 20)
+        .build()
+        .map_err(Error::Io)
+}
+
+/// Run a scheduler until the process is stopped.
+pub fn run_scheduler(options: &SchedulerOptions) -> Result<()> {
+    start_logging();
+    let timeout = options.executor_timeout.as_secs().max(2);
+    let config = SchedulerConfig {
+        bind_host: options.bind.ip().to_string(),
+        executor_timeout_seconds: timeout,
+        expire_dead_executor_interval_seconds: (timeout / 3).max(1),
+        no_executors_grace_period_seconds: timeout,
+        ..Default::default()
+    }
+    .with_hostname(options.bind.ip().to_string())
+    .with_port(options.bind.port());
+    let bind = options.bind;
+    runtime()?.block_on(async move {
+        let cluster = BallistaCluster::new_from_config(&config)
+            .await
+            .map_err(|e| cluster_error("start the scheduler", e))?;
+        eprintln!("scheduler listening on {bind} (clients: --cluster df://{bind})");
+        ballista_scheduler::scheduler_process::start_server(cluster, bind, Arc::new(config))
+            .await
+            .map_err(|e| cluster_error("run the scheduler", e))
+    })
+}
+
+/// Run an executor until the process is stopped.
+pub fn run_executor(options: &ExecutorOptions) -> Result<()> {
+    start_logging();
+    if let Some(dir) = &options.work_dir {
+        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+    }
+    let functions =
+        ballista_core::utils::default_session_builder(SessionConfig::new_with_ballista())
+            .map_err(|e| cluster_error("start the executor", e))?;
+    let config = ExecutorProcessConfig {
+        bind_host: options.host.clone(),
+        external_host: Some(options.host.clone()),
+        port: options.flight_port,
+        grpc_port: options.grpc_port,
+        scheduler_host: options.scheduler.ip().to_string(),
+        scheduler_port: options.scheduler.port(),
+        vcores: options
+            .slots
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        work_dir: options
+            .work_dir
+            .as_ref()
+            .map(|d| d.to_string_lossy().into_owned()),
+        // Shuffle files of finished jobs go after an hour.
+        job_data_ttl_seconds: 3600,
+        job_data_clean_up_interval_seconds: 600,
+        executor_heartbeat_interval_seconds: options.heartbeat.as_secs().max(1),
+        memory_pool_size: options.memory,
+        // Ballista's default registry lacks the nested functions the metric files call.
+        override_function_registry: Some(Arc::new(BallistaFunctionRegistry::from(&functions))),
+        ..Default::default()
+    };
+    eprintln!(
+        "executor on {}:{} (tasks on {}), scheduler {}",
+        options.host, options.flight_port, options.grpc_port, options.scheduler
+    );
+    runtime()?.block_on(async move {
+        start_executor_process(Arc::new(config))
+            .await
+            .map_err(|e| cluster_error("run the executor", e))
+    })
+}
+
+/// A client session whose queries run on the cluster at `url` (`df://host:port`), with this
+/// session's settings and runtime (object stores, spill folder).
+pub fn remote_context(
+    runtime: &tokio::runtime::Runtime,
+    url: &str,
+    config: SessionConfig,
+    runtime_env: Arc<RuntimeEnv>,
+) -> Result<SessionContext> {
+    let state = SessionStateBuilder::new()
+        .with_default_features()
+        // The adaptive planner (on by default in Ballista 55) loses track of a stage's task
+        // metrics on the metric files' plans and never finishes the job: the static planner runs.
+        .with_config(
+            config
+                .upgrade_for_ballista()
+                .with_ballista_adaptive_query_planner(false),
+        )
+        .with_runtime_env(runtime_env)
+        .build();
+    runtime
+        .block_on(SessionContext::remote_with_state(url, state))
+        .map_err(|e| Error::Usage(format!("--cluster {url}: {e}")))
+}

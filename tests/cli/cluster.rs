@@ -1,0 +1,322 @@
+//! A real Ballista cluster: a scheduler and two executors as separate `advmath cluster`
+//! processes on 127.0.0.1. Every metric file gives the in-process results (compared as the
+//! DuckDB parity test compares: sorted rows, numbers within 1e-9), over local tables and over
+//! tables in S3; an executor killed mid-query leaves a correct result or a clear failure.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use advmath::metrics::{Cell, EngineLimits, ResultTable, SqlEngine, EMBEDDED_SQL};
+
+use crate::util::{advmath, small_tables};
+
+const TOLERANCE: f64 = 1e-9;
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A port `p` with `p + 1` free too (an executor takes both).
+fn free_port_pair() -> u16 {
+    loop {
+        let p = free_port();
+        if p < u16::MAX && TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+            return p;
+        }
+    }
+}
+
+fn wait_for(port: u16) {
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(30), "port {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A scheduler and two executors, each its own process, stopped (SIGKILL) when dropped.
+pub struct Cluster {
+    pub url: String,
+    pub scheduler: Child,
+    pub executors: Vec<Child>,
+    _work: tempfile::TempDir,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for child in self.executors.iter_mut().chain([&mut self.scheduler]) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Cluster {
+    pub fn start() -> Cluster {
+        let bin = assert_cmd::cargo::cargo_bin("advmath");
+        let work = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let scheduler = Command::new(&bin)
+            .args(["cluster", "scheduler", "--executor-timeout", "6", "--bind"])
+            .arg(format!("127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for(port);
+        let executors = (0..2)
+            .map(|i| {
+                let flight = free_port_pair();
+                let child = Command::new(&bin)
+                    .args(["cluster", "executor", "--heartbeat", "1", "--slots", "2"])
+                    .args(["--scheduler", &format!("127.0.0.1:{port}")])
+                    .args(["--port", &flight.to_string(), "--work-dir"])
+                    .arg(work.path().join(format!("executor-{i}")))
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                wait_for(flight);
+                child
+            })
+            .collect();
+        Cluster {
+            url: format!("df://127.0.0.1:{port}"),
+            scheduler,
+            executors,
+            _work: work,
+        }
+    }
+
+    pub fn engine(&self, tables: &Path) -> SqlEngine {
+        SqlEngine::open_limited(
+            tables,
+            EngineLimits {
+                cluster: Some(self.url.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+}
+
+/// A row as text for sorting: numbers to 9 significant digits, so that sums added in another
+/// order sort alike.
+fn sort_key(row: &[Cell]) -> Vec<String> {
+    row.iter()
+        .map(|c| match c.as_f64() {
+            Some(v) => format!("{v:.9e}"),
+            None => format!("{c:?}"),
+        })
+        .collect()
+}
+
+/// The DuckDB parity test's comparison: same columns, same rows once both sides are sorted,
+/// numbers within 1e-9 (absolute or relative), everything else exactly.
+pub fn assert_same_result(name: &str, expected: &ResultTable, got: &ResultTable) {
+    assert_eq!(expected.columns, got.columns, "{name}: columns");
+    assert_eq!(expected.len(), got.len(), "{name}: rows");
+    let sorted = |t: &ResultTable| {
+        let mut rows = t.rows.clone();
+        rows.sort_by_key(|r| sort_key(r));
+        rows
+    };
+    for (i, (a, b)) in sorted(expected).iter().zip(sorted(got)).enumerate() {
+        for (j, (x, y)) in a.iter().zip(&b).enumerate() {
+            let same = match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) => {
+                    (x - y).abs() <= TOLERANCE || (x - y).abs() <= TOLERANCE * x.abs().max(y.abs())
+                }
+                _ => x == y,
+            };
+            assert!(
+                same,
+                "{name}: row {i}, column {}: {x:?} != {y:?}",
+                expected.columns[j]
+            );
+        }
+    }
+}
+
+/// A CSV the way `metrics` and `sql --format csv` write it, read back into cells (quoted fields
+/// kept as text; numbers parsed).
+fn from_csv(text: &str) -> ResultTable {
+    fn fields(line: &str) -> Vec<(String, bool)> {
+        let (mut out, mut field, mut quoted, mut in_quotes) =
+            (Vec::new(), String::new(), false, false);
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, in_quotes) {
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    field.push('"');
+                    chars.next();
+                }
+                ('"', true) => in_quotes = false,
+                ('"', false) => (in_quotes, quoted) = (true, true),
+                (',', false) => out.push((std::mem::take(&mut field), std::mem::take(&mut quoted))),
+                (c, _) => field.push(c),
+            }
+        }
+        out.push((field, quoted));
+        out
+    }
+    let mut lines = text.lines();
+    let columns = fields(lines.next().unwrap_or_default())
+        .into_iter()
+        .map(|f| f.0)
+        .collect();
+    let rows = lines
+        .map(|line| {
+            fields(line)
+                .into_iter()
+                .map(|(f, quoted)| match () {
+                    _ if quoted => Cell::Text(f),
+                    _ if f.is_empty() => Cell::Null,
+                    _ => f
+                        .parse::<i64>()
+                        .map(Cell::Int)
+                        .or_else(|_| f.parse::<f64>().map(Cell::Float))
+                        .unwrap_or(Cell::Text(f)),
+                })
+                .collect()
+        })
+        .collect();
+    ResultTable { columns, rows }
+}
+
+/// Every metric file on the cluster gives the in-process results, over a default run's tables.
+#[test]
+fn every_metric_on_the_cluster_equals_in_process() {
+    let cluster = Cluster::start();
+    let (_dir, tables) = small_tables();
+    let local = SqlEngine::open(&tables).unwrap();
+    let remote = cluster.engine(&tables);
+    let mut with_rows = 0;
+    for (name, sql) in EMBEDDED_SQL {
+        let expected = local.query_table(sql).unwrap();
+        with_rows += usize::from(!expected.is_empty());
+        let got = remote
+            .query_table(sql)
+            .unwrap_or_else(|e| panic!("{name} on the cluster: {e}"));
+        assert_same_result(name, &expected, &got);
+    }
+    // A default run has no efficient attack: its metric alone has no row.
+    assert!(
+        with_rows + 1 >= EMBEDDED_SQL.len(),
+        "{with_rows} metrics with rows"
+    );
+    // The command itself, with its report.
+    let out = tempfile::tempdir().unwrap();
+    advmath()
+        .args(["metrics", "--cluster", &cluster.url, "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    assert!(out.path().join("report.md").is_file());
+}
+
+/// The same over tables in S3 (moto): `metrics --tables s3://... --cluster` equals the
+/// in-process run over the same tables.
+#[test]
+fn every_metric_on_the_cluster_over_s3_equals_in_process() {
+    let Some(moto) = crate::s3::Moto::start() else {
+        return;
+    };
+    let cluster = Cluster::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    moto.advmath(&cache)
+        .arg("run")
+        .args(crate::util::SMALL_GENERATION)
+        .args(["--out", "s3://lab-bucket/cluster"])
+        .assert()
+        .success();
+    let (in_process, on_cluster) = (dir.path().join("in-process"), dir.path().join("cluster"));
+    for (out, cluster_url) in [(&in_process, None), (&on_cluster, Some(&cluster.url))] {
+        let mut cmd = moto.advmath(&cache);
+        cmd.args([
+            "metrics",
+            "--tables",
+            "s3://lab-bucket/cluster/tables",
+            "--out",
+        ])
+        .arg(out);
+        if let Some(url) = cluster_url {
+            cmd.args(["--cluster", url]);
+        }
+        cmd.assert().success();
+    }
+    let mut compared = 0;
+    for (name, _) in EMBEDDED_SQL {
+        let csv = |d: &PathBuf| {
+            from_csv(&std::fs::read_to_string(d.join(format!("{name}.csv"))).unwrap())
+        };
+        assert_same_result(name, &csv(&in_process), &csv(&on_cluster));
+        compared += 1;
+    }
+    assert_eq!(compared, EMBEDDED_SQL.len());
+}
+
+/// An executor killed (SIGKILL) while a query runs: the query completes on the other executor
+/// with the in-process result, or fails with a message saying so; never a wrong result.
+#[test]
+fn an_executor_killed_mid_query_never_gives_a_wrong_result() {
+    let mut cluster = Cluster::start();
+    let (_dir, tables) = small_tables();
+    // Heavy enough to outlive the kill: every response against every variant, many times.
+    let sql = "SELECT r.model, COUNT(*) AS n, SUM(LENGTH(v.question) + s.i) AS total \
+               FROM responses r CROSS JOIN variants v \
+               CROSS JOIN (SELECT UNNEST(GENERATE_SERIES(1, 3)) AS i) s \
+               GROUP BY r.model ORDER BY r.model";
+    let expected = SqlEngine::open(&tables).unwrap().query_table(sql).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let start = Instant::now();
+    let query = Command::new(&bin)
+        .args([
+            "sql",
+            "--format",
+            "csv",
+            "--cluster",
+            &cluster.url,
+            "--tables",
+        ])
+        .arg(&tables)
+        .arg(sql)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let victim = &mut cluster.executors[0];
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    let out = query.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!(
+        "after {:.1} s: exit {:?}; stderr: {stderr}",
+        start.elapsed().as_secs_f64(),
+        out.status.code()
+    );
+    if out.status.success() {
+        assert_same_result("killed", &expected, &from_csv(&stdout));
+    } else {
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("error:") && stderr.contains("failed"),
+            "{stderr}"
+        );
+        assert!(
+            stdout.lines().count() <= 1,
+            "a failed query printed rows: {stdout}"
+        );
+    }
+}
