@@ -5,9 +5,10 @@
 //! The client plans each query as in-process DataFusion would (the same sql/ files, views and
 //! settings) and sends the plan to the scheduler, which splits it into stages and runs their
 //! tasks on the executors; executors read the tables' Parquet files themselves, so every
-//! executor must see the paths the client registered (one machine, a shared file system, or an
-//! object store). Scheduler, executors and client all know DataFusion's nested functions
-//! (`UNNEST`, `GENERATE_SERIES`) that the metric files use.
+//! executor must see the paths the client registered: one machine, a shared file system, or a
+//! bucket (`s3://`), whose client every process makes from its own AWS environment on first
+//! use. Scheduler, executors and client all know DataFusion's nested functions (`UNNEST`,
+//! `GENERATE_SERIES`) that the metric files use.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,9 +20,12 @@ use ballista_core::registry::BallistaFunctionRegistry;
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
-use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use object_store::ObjectStore;
+use url::Url;
 
 use crate::error::{Error, Result};
 
@@ -46,7 +50,7 @@ pub struct ExecutorOptions {
     pub grpc_port: u16,
     /// Tasks it runs at once (default: its cores).
     pub slots: Option<usize>,
-    /// Shuffle files (default: a temporary folder).
+    /// Shuffle and spill files (default: `advmath-executor-<port>` in the temporary folder).
     pub work_dir: Option<std::path::PathBuf>,
     /// Memory for its operators (default: 70% of the machine, Ballista's).
     pub memory: Option<u64>,
@@ -60,6 +64,52 @@ fn cluster_error(action: &'static str, e: impl std::error::Error + Send + Sync +
         action,
         source: Box::new(e),
     }
+}
+
+/// Object stores by URL; an `s3://<bucket>` store is made on first use from this process's
+/// environment (the scheduler lists a table's objects when it plans, the executors read them).
+#[derive(Debug, Default)]
+struct Stores(DefaultObjectStoreRegistry);
+
+impl ObjectStoreRegistry for Stores {
+    fn register_store(
+        &self,
+        url: &Url,
+        store: Arc<dyn ObjectStore>,
+    ) -> Option<Arc<dyn ObjectStore>> {
+        self.0.register_store(url, store)
+    }
+
+    fn deregister_store(&self, url: &Url) -> datafusion::error::Result<Arc<dyn ObjectStore>> {
+        self.0.deregister_store(url)
+    }
+
+    fn get_store(&self, url: &Url) -> datafusion::error::Result<Arc<dyn ObjectStore>> {
+        let known = self.0.get_store(url);
+        match (url.scheme(), url.host_str()) {
+            ("s3", Some(bucket)) if known.is_err() => {
+                let bucket = crate::store::location::RemoteUrl {
+                    bucket: bucket.to_string(),
+                    prefix: String::new(),
+                };
+                let store = crate::store::location::object_store(&bucket)
+                    .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+                self.0.register_store(url, Arc::clone(&store));
+                Ok(store)
+            }
+            _ => known,
+        }
+    }
+}
+
+/// A runtime whose object stores include S3 buckets, spilling to `temp` when given.
+fn runtime_with_stores(temp: Option<&str>) -> datafusion::error::Result<Arc<RuntimeEnv>> {
+    let mut builder =
+        RuntimeEnvBuilder::new().with_object_store_registry(Arc::new(Stores::default()));
+    if let Some(dir) = temp {
+        builder = builder.with_temp_file_path(dir);
+    }
+    builder.build_arc()
 }
 
 /// Ballista's log records on stderr: warnings and errors, or every level from
@@ -114,7 +164,13 @@ pub fn run_scheduler(options: &SchedulerOptions) -> Result<()> {
         ..Default::default()
     }
     .with_hostname(options.bind.ip().to_string())
-    .with_port(options.bind.port());
+    .with_port(options.bind.port())
+    .with_override_session_builder(Arc::new(|config| {
+        let state = ballista_core::utils::default_session_builder(config)?;
+        Ok(SessionStateBuilder::new_from_existing(state)
+            .with_runtime_env(runtime_with_stores(None)?)
+            .build())
+    }));
     let bind = options.bind;
     runtime()?.block_on(async move {
         let cluster = BallistaCluster::new_from_config(&config)
@@ -130,9 +186,12 @@ pub fn run_scheduler(options: &SchedulerOptions) -> Result<()> {
 /// Run an executor until the process is stopped.
 pub fn run_executor(options: &ExecutorOptions) -> Result<()> {
     start_logging();
-    if let Some(dir) = &options.work_dir {
-        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
-    }
+    let work_dir = options.work_dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("advmath-executor-{}", options.flight_port))
+    });
+    std::fs::create_dir_all(&work_dir).map_err(|e| Error::file(&work_dir, e))?;
+    let work_dir = work_dir.to_string_lossy().into_owned();
+    let spill = work_dir.clone();
     let functions =
         ballista_core::utils::default_session_builder(SessionConfig::new_with_ballista())
             .map_err(|e| cluster_error("start the executor", e))?;
@@ -146,10 +205,7 @@ pub fn run_executor(options: &ExecutorOptions) -> Result<()> {
         vcores: options
             .slots
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
-        work_dir: options
-            .work_dir
-            .as_ref()
-            .map(|d| d.to_string_lossy().into_owned()),
+        work_dir: Some(work_dir),
         // Shuffle files of finished jobs go after an hour.
         job_data_ttl_seconds: 3600,
         job_data_clean_up_interval_seconds: 600,
@@ -157,6 +213,8 @@ pub fn run_executor(options: &ExecutorOptions) -> Result<()> {
         memory_pool_size: options.memory,
         // Ballista's default registry lacks the nested functions the metric files call.
         override_function_registry: Some(Arc::new(BallistaFunctionRegistry::from(&functions))),
+        // Ballista's own runtime, plus the S3 stores; its memory pool is added on top.
+        override_runtime_producer: Some(Arc::new(move |_| runtime_with_stores(Some(&spill)))),
         ..Default::default()
     };
     eprintln!(

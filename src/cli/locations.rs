@@ -23,6 +23,20 @@ fn output_file(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
     Ok(())
 }
 
+/// The tables of `sql` and `metrics`: on a cluster a bucket is read in place by the executors
+/// (a local copy would be out of reach of executors on other machines); otherwise through its
+/// local copy.
+fn tables_for_sql(
+    places: &mut Places,
+    path: &mut PathBuf,
+    cluster: &Option<String>,
+) -> advmath::Result<()> {
+    if cluster.is_some() && advmath::store::location::Location::is_remote(path) {
+        return Ok(());
+    }
+    folder(places, path)
+}
+
 /// Replace every location of `command` by its local path.
 pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<()> {
     match command {
@@ -65,14 +79,14 @@ pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<(
             folder(places, &mut a.report_dir)?;
         }
         Command::Metrics(a) => {
-            folder(places, &mut a.tables)?;
+            tables_for_sql(places, &mut a.tables, &a.bounds.cluster)?;
             folder(places, &mut a.out)?;
             if let Some(path) = &mut a.sql_dir {
                 input(places, path)?;
             }
         }
         Command::Sql(a) => {
-            folder(places, &mut a.tables)?;
+            tables_for_sql(places, &mut a.tables, &a.bounds.cluster)?;
             if let Some(path) = &mut a.file {
                 input(places, path)?;
             }

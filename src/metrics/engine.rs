@@ -8,8 +8,6 @@ use std::sync::Arc;
 use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::TableProvider;
-use datafusion::datasource::file_format::parquet::ParquetFormat;
-use datafusion::datasource::listing::ListingOptions;
 use datafusion::datasource::ViewTable;
 use datafusion::execution::context::SQLOptions;
 use datafusion::logical_expr::LogicalPlan;
@@ -18,10 +16,11 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use super::{Cell, ResultTable, EMBEDDED_VIEWS};
 use crate::error::{Error, Result};
 use crate::store::commit::TablesLock;
-use crate::store::{TableLayout, TABLE_LAYOUTS};
+use crate::store::TableLayout;
 use crate::vocab::is_simulated;
 
 mod materialise;
+mod tables;
 
 /// Whether a known table could be registered.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,8 +132,8 @@ pub struct SqlEngine {
     /// Shared views too big to hold in memory, written to temporary Parquet files that live as
     /// long as the session (deleted when it is dropped).
     held_files: std::sync::Mutex<Vec<Arc<dyn datafusion::execution::spill_file::SpillFile>>>,
-    /// No stage switches a table in while the session can read it.
-    _read: TablesLock,
+    /// No stage switches a table in while the session can read it (a local folder's lock).
+    _read: Option<TablesLock>,
 }
 
 /// What a query may use: worker threads, memory for its operators, and time. The default: all
@@ -224,13 +223,6 @@ pub fn parse_size(text: &str) -> std::result::Result<usize, String> {
     Ok((value * scale) as usize)
 }
 
-/// Parquet files a table folder holds, as the SQL engine lists them (hidden names skipped).
-fn count_parquet(dir: &Path) -> usize {
-    crate::store::parquet_files_under(dir)
-        .map(|files| files.len())
-        .unwrap_or(0)
-}
-
 impl SqlEngine {
     /// Open a `tables/` folder with one worker thread per core.
     pub fn open(tables: &Path) -> Result<Self> {
@@ -251,14 +243,12 @@ impl SqlEngine {
     /// Open a `tables/` folder whose queries run within `limits`.
     pub fn open_limited(tables: &Path, limits: EngineLimits) -> Result<Self> {
         let threads = limits.threads;
-        if !tables.is_dir() {
-            return Err(Error::invalid(
-                tables.display(),
-                "no such tables folder (expected the `tables/` folder of an advmath run, e.g. out/tables)",
-            ));
-        }
-        let tables_dir = tables.canonicalize().map_err(|e| Error::file(tables, e))?;
-        let read = TablesLock::shared(&tables_dir)?;
+        let source = tables::Source::of(tables, limits.cluster.is_some())?;
+        let tables_dir = source.display_path();
+        let read = match &source {
+            tables::Source::Local(dir) => Some(TablesLock::shared(dir)?),
+            tables::Source::Remote { .. } => None,
+        };
         let threads = threads
             .filter(|&t| t > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -288,6 +278,7 @@ impl SqlEngine {
         let runtime_env = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
             .with_memory_pool(Arc::new(pool))
             .build_arc()?;
+        source.register_store(&runtime_env)?;
         let ctx = match &limits.cluster {
             None => SessionContext::new_with_config_rt(config, runtime_env),
             #[cfg(feature = "cluster")]
@@ -301,54 +292,7 @@ impl SqlEngine {
                 ))
             }
         };
-        let mut statuses = Vec::new();
-        for layout in TABLE_LAYOUTS {
-            let path = tables_dir.join(layout.name);
-            let state = if !path.is_dir() {
-                TableState::Missing
-            } else {
-                match count_parquet(&path) {
-                    0 => TableState::Empty,
-                    files => {
-                        let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
-                            .with_file_extension(crate::store::PARQUET_EXT)
-                            .with_table_partition_cols(
-                                layout
-                                    .partitions
-                                    .iter()
-                                    .map(|p| (p.to_string(), DataType::Utf8))
-                                    .collect(),
-                            );
-                        let url = format!("{}/", path.display());
-                        runtime
-                            .block_on(ctx.register_listing_table(
-                                layout.name,
-                                &url,
-                                options,
-                                None,
-                                None,
-                            ))
-                            .map_err(|source| Error::Register {
-                                name: layout.name.to_string(),
-                                dir: path.clone(),
-                                source,
-                            })?;
-                        TableState::Registered { files }
-                    }
-                }
-            };
-            if let (Some(schema), false) = (
-                layout.optional,
-                matches!(state, TableState::Registered { .. }),
-            ) {
-                ctx.register_table(layout.name, empty_table(schema())?)?;
-            }
-            statuses.push(TableStatus {
-                layout: *layout,
-                path,
-                state,
-            });
-        }
+        let statuses = tables::register(&runtime, &ctx, &source)?;
         let responses_registered = statuses.iter().any(|t| {
             t.layout.name == "responses" && matches!(t.state, TableState::Registered { .. })
         });

@@ -59,10 +59,17 @@ impl Drop for Cluster {
 
 impl Cluster {
     pub fn start() -> Cluster {
+        Cluster::start_with(&|_| {})
+    }
+
+    /// A cluster whose processes get `env` (a store's credentials and endpoint).
+    pub fn start_with(env: &dyn Fn(&mut Command)) -> Cluster {
         let bin = assert_cmd::cargo::cargo_bin("advmath");
         let work = tempfile::tempdir().unwrap();
         let port = free_port();
-        let scheduler = Command::new(&bin)
+        let mut scheduler = Command::new(&bin);
+        env(&mut scheduler);
+        let scheduler = scheduler
             .args(["cluster", "scheduler", "--executor-timeout", "6", "--bind"])
             .arg(format!("127.0.0.1:{port}"))
             .stdout(Stdio::null())
@@ -73,7 +80,9 @@ impl Cluster {
         let executors = (0..2)
             .map(|i| {
                 let flight = free_port_pair();
-                let child = Command::new(&bin)
+                let mut executor = Command::new(&bin);
+                env(&mut executor);
+                let child = executor
                     .args(["cluster", "executor", "--heartbeat", "1", "--slots", "2"])
                     .args(["--scheduler", &format!("127.0.0.1:{port}")])
                     .args(["--port", &flight.to_string(), "--work-dir"])
@@ -223,16 +232,18 @@ fn every_metric_on_the_cluster_equals_in_process() {
     assert!(out.path().join("report.md").is_file());
 }
 
-/// The same over tables in S3 (moto): `metrics --tables s3://... --cluster` equals the
-/// in-process run over the same tables.
+/// The same over tables in S3 (moto): `metrics --tables s3://... --cluster`, whose scheduler and
+/// executors read the bucket in place, equals the in-process run over its local copy.
 #[test]
 fn every_metric_on_the_cluster_over_s3_equals_in_process() {
     let Some(moto) = crate::s3::Moto::start() else {
         return;
     };
-    let cluster = Cluster::start();
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
+    let cluster = Cluster::start_with(&|cmd| {
+        moto.env(cmd, &dir.path().join("cluster-cache"));
+    });
     moto.advmath(&cache)
         .arg("run")
         .args(crate::util::SMALL_GENERATION)
@@ -240,8 +251,12 @@ fn every_metric_on_the_cluster_over_s3_equals_in_process() {
         .assert()
         .success();
     let (in_process, on_cluster) = (dir.path().join("in-process"), dir.path().join("cluster"));
-    for (out, cluster_url) in [(&in_process, None), (&on_cluster, Some(&cluster.url))] {
-        let mut cmd = moto.advmath(&cache);
+    let cluster_cache = dir.path().join("client-cache");
+    for (out, cluster_url, cache) in [
+        (&in_process, None, &cache),
+        (&on_cluster, Some(&cluster.url), &cluster_cache),
+    ] {
+        let mut cmd = moto.advmath(cache);
         cmd.args([
             "metrics",
             "--tables",
@@ -254,6 +269,8 @@ fn every_metric_on_the_cluster_over_s3_equals_in_process() {
         }
         cmd.assert().success();
     }
+    // On the cluster nothing was copied locally: the executors read the bucket.
+    assert!(!cluster_cache.join("mirrors").exists());
     let mut compared = 0;
     for (name, _) in EMBEDDED_SQL {
         let csv = |d: &PathBuf| {

@@ -20,6 +20,7 @@ const ENGINE: &[(&str, &[&str])] = &[
     ("progress", &[]),
     ("plot", &["error"]),
     ("store", &["error"]),
+    ("cluster", &["error", "store"]),
     ("generate", &["error", "store", "output", "progress"]),
     (
         "respond",
@@ -34,7 +35,10 @@ const ENGINE: &[(&str, &[&str])] = &[
         "regress",
         &["error", "store", "output", "plot", "progress", "features"],
     ),
-    ("metrics", &["error", "store", "output", "progress", "plot"]),
+    (
+        "metrics",
+        &["error", "store", "output", "progress", "plot", "cluster"],
+    ),
     ("publish", &["error", "store", "output", "progress"]),
     (
         "pipeline",

@@ -21,7 +21,13 @@ fn help_explains_the_commands() {
     let text = help(&["--help"]);
     assert!(text.contains("ingest") && text.contains("generate") && text.contains("run"));
     assert!(text.contains("Exit codes"));
-    assert_snapshot("help", text);
+    // The `cluster` feature adds the `cluster` command.
+    let name = if cfg!(feature = "cluster") {
+        "help_cluster"
+    } else {
+        "help"
+    };
+    assert_snapshot(name, text);
     assert_snapshot("help_generate", help(&["generate", "--help"]));
     assert_snapshot("help_respond", help(&["respond", "--help"]));
 }

@@ -1,0 +1,172 @@
+//! The engine's tables: every known table of a local `tables/` folder, or, for a cluster, of a
+//! folder in object storage that the executors read themselves, registered when it holds
+//! Parquet files.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::datatypes::DataType;
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::ListingOptions;
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::prelude::SessionContext;
+use object_store::ObjectStore;
+
+use super::{empty_table, TableState, TableStatus};
+use crate::error::{Error, Result};
+use crate::store::location::{Location, RemoteUrl};
+use crate::store::TABLE_LAYOUTS;
+
+/// Where the tables are.
+pub(super) enum Source {
+    Local(PathBuf),
+    /// Read in place: only on a cluster, whose executors reach the store (in one process a
+    /// remote folder is read through its local copy, `store::mirror`).
+    Remote {
+        url: RemoteUrl,
+        store: Arc<dyn ObjectStore>,
+    },
+}
+
+impl Source {
+    pub(super) fn of(tables: &Path, on_cluster: bool) -> Result<Source> {
+        match Location::parse(tables)? {
+            Location::Remote(url) if on_cluster => Ok(Source::Remote {
+                store: crate::store::location::object_store(&url)?,
+                url,
+            }),
+            Location::Remote(url) => Err(Error::Usage(format!(
+                "{url}: the SQL engine reads a remote folder through its local copy; open it with \
+                 store::location::Places (as the advmath command does), or run on a cluster"
+            ))),
+            Location::Local(dir) => {
+                if !dir.is_dir() {
+                    return Err(Error::invalid(
+                        dir.display(),
+                        "no such tables folder (expected the `tables/` folder of an advmath run, e.g. out/tables)",
+                    ));
+                }
+                Ok(Source::Local(
+                    dir.canonicalize().map_err(|e| Error::file(&dir, e))?,
+                ))
+            }
+        }
+    }
+
+    /// The folder as reports and errors name it.
+    pub(super) fn display_path(&self) -> PathBuf {
+        match self {
+            Source::Local(dir) => dir.clone(),
+            Source::Remote { url, .. } => PathBuf::from(url.to_string()),
+        }
+    }
+
+    /// Make the bucket's client known to the session (a local folder needs none).
+    pub(super) fn register_store(&self, runtime_env: &RuntimeEnv) -> Result<()> {
+        if let Source::Remote { url, store } = self {
+            let bucket = ObjectStoreUrl::parse(format!("s3://{}", url.bucket))?;
+            runtime_env.register_object_store(bucket.as_ref(), Arc::clone(store));
+        }
+        Ok(())
+    }
+
+    /// The listing URL of table `name` and how many Parquet files it holds (hidden and `_`
+    /// names skipped, as the engine's listing skips them); `None` when there is no folder.
+    fn table(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        name: &str,
+    ) -> Result<Option<(String, usize)>> {
+        match self {
+            Source::Local(dir) => {
+                let path = dir.join(name);
+                if !path.is_dir() {
+                    return Ok(None);
+                }
+                let files = crate::store::parquet_files_under(&path)
+                    .map(|files| files.len())
+                    .unwrap_or(0);
+                Ok(Some((format!("{}/", path.display()), files)))
+            }
+            Source::Remote { url, store } => {
+                use futures::TryStreamExt;
+                let prefix = url.key(name);
+                let metas: Vec<object_store::ObjectMeta> = runtime
+                    .block_on(
+                        store
+                            .list(Some(&object_store::path::Path::from(prefix.as_str())))
+                            .try_collect(),
+                    )
+                    .map_err(|e| Error::Remote {
+                        url: url.child(name).to_string(),
+                        action: "list the table",
+                        source: Box::new(e),
+                    })?;
+                if metas.is_empty() {
+                    return Ok(None);
+                }
+                let files = metas
+                    .iter()
+                    .filter(|m| {
+                        let key = m.location.to_string();
+                        let relative = key[prefix.len()..].trim_start_matches('/');
+                        crate::store::is_parquet(relative.rsplit('/').next().unwrap_or(""))
+                            && !relative
+                                .split('/')
+                                .any(|part| part.starts_with('.') || part.starts_with('_'))
+                    })
+                    .count();
+                Ok(Some((format!("{}/", url.child(name)), files)))
+            }
+        }
+    }
+}
+
+/// Register every known table that has Parquet files; an optional table without any gets an
+/// empty table of its schema.
+pub(super) fn register(
+    runtime: &tokio::runtime::Runtime,
+    ctx: &SessionContext,
+    source: &Source,
+) -> Result<Vec<TableStatus>> {
+    let mut statuses = Vec::new();
+    for layout in TABLE_LAYOUTS {
+        let path = source.display_path().join(layout.name);
+        let state = match source.table(runtime, layout.name)? {
+            None => TableState::Missing,
+            Some((_, 0)) => TableState::Empty,
+            Some((url, files)) => {
+                let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
+                    .with_file_extension(crate::store::PARQUET_EXT)
+                    .with_table_partition_cols(
+                        layout
+                            .partitions
+                            .iter()
+                            .map(|p| (p.to_string(), DataType::Utf8))
+                            .collect(),
+                    );
+                runtime
+                    .block_on(ctx.register_listing_table(layout.name, &url, options, None, None))
+                    .map_err(|source| Error::Register {
+                        name: layout.name.to_string(),
+                        dir: path.clone(),
+                        source,
+                    })?;
+                TableState::Registered { files }
+            }
+        };
+        if let (Some(schema), false) = (
+            layout.optional,
+            matches!(state, TableState::Registered { .. }),
+        ) {
+            ctx.register_table(layout.name, empty_table(schema())?)?;
+        }
+        statuses.push(TableStatus {
+            layout: *layout,
+            path,
+            state,
+        });
+    }
+    Ok(statuses)
+}
