@@ -21,8 +21,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use synthetic::{env_usize, write_responses};
-
 const BIN: &str = env!("CARGO_BIN_EXE_advmath");
 
 /// What a process used: wall seconds (for the commands), CPU seconds, peak RSS in MiB.
@@ -104,23 +102,7 @@ fn metrics(
 }
 
 fn main() {
-    let models = env_usize("ADVMATH_BENCH_MODELS", 20);
-    let problems = env_usize("ADVMATH_BENCH_PROBLEMS", 200_000);
-    let dir = tempfile::tempdir().expect("temporary folder");
-    let tables = match std::env::var_os("ADVMATH_BENCH_DIR") {
-        Some(d) => Path::new(&d).join("tables"),
-        None => dir.path().join("tables"),
-    };
-    let t = Instant::now();
-    let rows = if tables.join("responses").is_dir() {
-        models * problems * 25
-    } else {
-        write_responses(&tables, models, problems)
-    };
-    println!(
-        "synthetic responses: {rows} rows ({models} models) ready in {:.1} s",
-        t.elapsed().as_secs_f64()
-    );
+    let (dir, tables, _rows) = synthetic::tables(20, 200_000);
 
     let (one_wall, one, one_metrics) = metrics(&tables, &dir.path().join("one"), None);
     println!(

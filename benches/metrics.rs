@@ -27,28 +27,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use synthetic::{env_usize, write_responses};
-
 fn main() {
-    let models = env_usize("ADVMATH_BENCH_MODELS", 20);
-    let problems = env_usize("ADVMATH_BENCH_PROBLEMS", 20_000);
-    let dir = tempfile::tempdir().expect("temporary folder");
-    // ADVMATH_BENCH_DIR keeps the synthetic table there (and reuses it) for profiling.
-    let tables = match std::env::var_os("ADVMATH_BENCH_DIR") {
-        Some(d) => Path::new(&d).join("tables"),
-        None => dir.path().join("tables"),
-    };
-    let t = Instant::now();
-    let rows = if tables.join("responses").is_dir() {
-        models * problems * 25
-    } else {
-        write_responses(&tables, models, problems)
-    };
-    println!(
-        "synthetic responses: {rows} rows ({models} models x {} variants) written in {:.1} s",
-        rows / models.max(1),
-        t.elapsed().as_secs_f64()
-    );
+    let (dir, tables, rows) = synthetic::tables(20, 20_000);
     // The peak from here on is the metrics run's own, not the synthetic table's writer's.
     common::reset_peak_rss();
     let rss_before = common::peak_rss_mib();

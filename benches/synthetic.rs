@@ -133,3 +133,29 @@ pub fn write_responses(tables: &Path, models: usize, problems: usize) -> usize {
     }
     total
 }
+
+/// The synthetic tables folder of `models` x `problems` (`ADVMATH_BENCH_MODELS` and
+/// `ADVMATH_BENCH_PROBLEMS` override them): in `ADVMATH_BENCH_DIR` when set (kept, and reused by
+/// the next run), else in a temporary folder that lives as long as the returned guard. Returns
+/// the guard, the tables folder and the row count.
+pub fn tables(models: usize, problems: usize) -> (tempfile::TempDir, std::path::PathBuf, usize) {
+    let models = env_usize("ADVMATH_BENCH_MODELS", models);
+    let problems = env_usize("ADVMATH_BENCH_PROBLEMS", problems);
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let tables = match std::env::var_os("ADVMATH_BENCH_DIR") {
+        Some(d) => Path::new(&d).join("tables"),
+        None => dir.path().join("tables"),
+    };
+    let t = std::time::Instant::now();
+    let rows = if tables.join("responses").is_dir() {
+        models * problems * 25
+    } else {
+        write_responses(&tables, models, problems)
+    };
+    println!(
+        "synthetic responses: {rows} rows ({models} models x {} variants) ready in {:.1} s",
+        rows / models.max(1),
+        t.elapsed().as_secs_f64()
+    );
+    (dir, tables, rows)
+}

@@ -41,9 +41,6 @@ use crate::error::{Error, Result};
 /// The manifest's key under its folder.
 pub const MANIFEST: &str = "_advmath/manifest.json";
 
-/// The local copy's own bookkeeping folder.
-const META: &str = ".advmath-mirror";
-
 /// Transfers in flight at once.
 const PARALLEL: usize = 8;
 
@@ -113,12 +110,16 @@ impl Mirror {
             super::sanitize(&url.prefix),
             crate::seed::fnv1a(url.prefix.as_bytes())
         );
-        let local = cache_dir()
+        let bucket_dir = cache_dir()
             .join("mirrors")
-            .join(super::sanitize(&url.bucket))
-            .join(name);
-        std::fs::create_dir_all(local.join(META)).map_err(|e| Error::file(&local, e))?;
-        let lock = WriterLock::acquire(&local, "mirror", &url.to_string())?;
+            .join(super::sanitize(&url.bucket));
+        // The copy's lock and index live beside it, not in it: a stage that replaces its
+        // output folder whole (metrics, publish) swaps the copy's folder, and an output folder
+        // the store does not have yet must not exist locally either (`publish` refuses an
+        // existing one).
+        std::fs::create_dir_all(&bucket_dir).map_err(|e| Error::file(&bucket_dir, e))?;
+        let lock = WriterLock::acquire(&bucket_dir, "mirror", &name)?;
+        let local = bucket_dir.join(&name);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -269,7 +270,9 @@ impl Mirror {
     }
 
     fn index_path(&self) -> PathBuf {
-        self.local.join(META).join("index.json")
+        let mut name = self.local.file_name().unwrap_or_default().to_os_string();
+        name.push(".index.json");
+        self.local.with_file_name(name)
     }
 
     fn read_index(&self) -> Result<BTreeMap<String, Synced>> {
@@ -291,6 +294,9 @@ impl Mirror {
     /// Every file of the copy that goes to the store, with its stamp.
     fn scan(&self) -> Result<BTreeMap<String, Stamp>> {
         let mut out = BTreeMap::new();
+        if !self.local.is_dir() {
+            return Ok(out);
+        }
         let mut stack = vec![self.local.clone()];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))? {
@@ -565,7 +571,6 @@ mod tests {
             "variants/.staging-d-1/x.parquet",
             "responses/m/.part-0.parquet.7.tmp",
             "responses/m/log-1-2.wal",
-            ".advmath-mirror/index.json",
         ] {
             assert!(local_only(local), "{local}");
         }
