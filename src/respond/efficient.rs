@@ -501,6 +501,7 @@ fn run_endpoint(
     summary.written = sink.close()?;
     bar.finish();
     failures.report();
+    super::report_servers(&servers);
     Ok(())
 }
 

@@ -424,17 +424,33 @@ impl Mirror {
     pub fn push(&self) -> Result<usize> {
         let mut index = self.read_index()?;
         let local = self.scan()?;
-        let changed: Vec<(String, Stamp)> = local
-            .iter()
-            .filter(|(k, s)| index.get(*k).is_none_or(|i| (i.size, i.modified_ns) != **s))
-            .map(|(k, s)| (k.clone(), *s))
-            .collect();
+        let mut changed = Vec::new();
+        let mut restamped = false;
+        for (relative, stamp) in &local {
+            let Some(synced) = index.get_mut(relative) else {
+                changed.push((relative.clone(), *stamp));
+                continue;
+            };
+            if (synced.size, synced.modified_ns) == *stamp {
+                continue;
+            }
+            // Rewritten with the bytes the store already has (every rerun rewrites its files).
+            if synced.size == stamp.0 && same_content(&self.local.join(relative), synced)? {
+                synced.modified_ns = stamp.1;
+                restamped = true;
+            } else {
+                changed.push((relative.clone(), *stamp));
+            }
+        }
         let removed: Vec<String> = index
             .keys()
             .filter(|k| !local.contains_key(*k))
             .cloned()
             .collect();
         if changed.is_empty() && removed.is_empty() {
+            if restamped {
+                self.write_index(&index)?;
+            }
             return Ok(0);
         }
         let uploaded = self.upload(changed)?;
@@ -549,6 +565,27 @@ impl Mirror {
             source: "other writers kept committing first (50 tries)".into(),
         })
     }
+}
+
+/// Does the file at `path` hold what the store has as `synced`? A single-part upload's ETag is
+/// the MD5 of its bytes; a multipart one's is not, and counts as different.
+fn same_content(path: &Path, synced: &Synced) -> Result<bool> {
+    use md5::Digest;
+    let Some(e_tag) = synced.e_tag.as_deref().map(|t| t.trim_matches('"')) else {
+        return Ok(false);
+    };
+    if e_tag.contains('-') {
+        return Ok(false);
+    }
+    let mut file = std::fs::File::open(path).map_err(|e| Error::file(path, e))?;
+    let mut hasher = md5::Md5::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| Error::file(path, e))?;
+    let digest: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(digest.eq_ignore_ascii_case(e_tag))
 }
 
 fn stamp(meta: &std::fs::Metadata) -> Stamp {

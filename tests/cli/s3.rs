@@ -71,20 +71,23 @@ impl Moto {
     /// `advmath` with the environment of this server and a cache folder of its own.
     pub fn advmath(&self, cache: &Path) -> assert_cmd::Command {
         let mut cmd = advmath();
-        cmd.env("AWS_ENDPOINT_URL", self.endpoint())
-            .env("AWS_ACCESS_KEY_ID", "test")
-            .env("AWS_SECRET_ACCESS_KEY", "test")
-            .env("AWS_REGION", "us-east-1")
-            .env("ADVMATH_CACHE_DIR", cache);
+        cmd.envs(self.vars(cache));
         cmd
     }
 
     pub fn env<'a>(&self, cmd: &'a mut Command, cache: &Path) -> &'a mut Command {
-        cmd.env("AWS_ENDPOINT_URL", self.endpoint())
-            .env("AWS_ACCESS_KEY_ID", "test")
-            .env("AWS_SECRET_ACCESS_KEY", "test")
-            .env("AWS_REGION", "us-east-1")
-            .env("ADVMATH_CACHE_DIR", cache)
+        cmd.envs(self.vars(cache))
+    }
+
+    /// This server's endpoint and credentials, and a cache folder of the command's own.
+    fn vars(&self, cache: &Path) -> [(&'static str, std::ffi::OsString); 5] {
+        [
+            ("AWS_ENDPOINT_URL", self.endpoint().into()),
+            ("AWS_ACCESS_KEY_ID", "test".into()),
+            ("AWS_SECRET_ACCESS_KEY", "test".into()),
+            ("AWS_REGION", "us-east-1".into()),
+            ("ADVMATH_CACHE_DIR", cache.into()),
+        ]
     }
 
     fn store(&self) -> impl ObjectStore {
@@ -187,6 +190,16 @@ fn the_default_pipeline_on_s3_equals_the_local_run() {
     let first = moto.objects("study");
     assert!(first.contains_key("_advmath/manifest.json"));
     assert_same_files(&expected, &under(&first, "tables"));
+    // The same run again on the same machine rewrites the same bytes: nothing is sent.
+    let again = moto
+        .advmath(&dir.path().join("cache-a"))
+        .arg("run")
+        .args(SMALL_GENERATION)
+        .args(["--out", &format!("s3://{BUCKET}/study")])
+        .assert()
+        .success();
+    let stderr = crate::util::stderr_of(&again);
+    assert!(!stderr.contains("pushed"), "{stderr}");
     // A rerun elsewhere: the same objects, the same manifest.
     moto.advmath(&dir.path().join("cache-b"))
         .arg("run")
