@@ -55,7 +55,10 @@ fn load(data: &Path, dataset: &str) -> Vec<ProblemRecord> {
 type Outcome = (u64, u64, u64, usize);
 
 fn attack_one(r: &ProblemRecord, method: Method) -> Outcome {
-    let at = Attacker::new(r.tree.as_ref().unwrap(), r.slot_nums(), method, 6).unwrap();
+    let slots = advmath::question::find_slots(&r.question);
+    let at = Attacker::new(r.tree.as_ref().unwrap(), r.slot_nums(), method, 6)
+        .unwrap()
+        .with_text_constraints(&advmath::question::text_constraints(&r.question, &slots));
     let (drawn, stats) = attack(
         &at,
         stream_key(42, &r.problem_id, method.name()),

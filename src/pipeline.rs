@@ -15,7 +15,7 @@ use crate::generate::{generate, GenerateConfig, GenerateSummary};
 use crate::ingest::coverage;
 use crate::ingest::default_dataset::default_source;
 use crate::ingest::{
-    borrow_programs, build_records, problems_path, read_source, records_to_batch, Coverage,
+    borrow_programs, build_records_linked, problems_path, read_source, records_to_batch, Coverage,
     IngestOptions, ProblemRecord, Source,
 };
 use crate::output::tsv_row;
@@ -82,7 +82,7 @@ pub fn ingest_source(
     source: &Source,
     config: &IngestConfig,
 ) -> Result<(Vec<ProblemRecord>, PathBuf)> {
-    let records = build_records(source, config.options.programs);
+    let records = build_records_linked(source, config.options.programs, config.options.links);
     for r in records.iter().filter(|r| {
         r.error
             .as_ref()

@@ -18,6 +18,7 @@ use advmath::generate::{AttackSpec, GenerateConfig};
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::metrics::{MetricsConfig, OutputFormat, QuerySource, SqlConfig};
 use advmath::pipeline::{IngestConfig, RunConfig, DEFAULT_MODELS};
+use advmath::program::Links;
 use advmath::publish::PublishConfig;
 use advmath::regress::RegressConfig;
 use advmath::respond::{Backend, Endpoint, RespondConfig};
@@ -342,9 +343,10 @@ pub struct GenerationArgs {
     /// At most this many problems per attack (default: all that reach m variants).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub problems: Option<u32>,
-    /// Attack only n problems per dataset (the paper attacks 100 randomly selected ones): the n
-    /// valid problems with the lowest hash of (--seed, problem id), the same for every attack
-    /// and every invocation; originals are written for them only.
+    /// Attack n problems per dataset, each with m variants in every requested attack (the paper
+    /// attacks 100 randomly selected problems with 100 variants each): problems are taken in the
+    /// order of a hash of (--seed, problem id), skipping those that fall short of m (the log says
+    /// how many, and any shortfall); originals are written for them only.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub sample_problems: Option<u32>,
     /// Significant digits for M1 draws (the paper's c).
@@ -447,6 +449,12 @@ pub struct SourceArgs {
     /// test questions.
     #[arg(long)]
     pub programs_from: Option<PathBuf>,
+    /// What a program's literals may link to beyond the numbers written in digits (the paper's
+    /// alignment, the default): a comma-separated list of `number-words` ("four friends"),
+    /// `percentages` (`0.4` for "40%"), `fractions` ("1/6 of" divided by 6), or `all`. Links
+    /// are made only where they are unambiguous; see reports/gold_audit.md for what each gives.
+    #[arg(long, value_name = "LIST", default_value = "digits", value_parser = Links::parse)]
+    pub link: Links,
 }
 
 impl SourceArgs {
@@ -463,6 +471,7 @@ impl SourceArgs {
             },
             programs: self.programs,
             programs_from: self.programs_from.clone(),
+            links: self.link,
         }
     }
 }

@@ -303,6 +303,10 @@ pub struct ProgramsArgs {
     /// At most n problems.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// What the model's programs may link beyond the numbers written in digits (as for
+    /// `ingest --link`).
+    #[arg(long, value_name = "LIST", default_value = "digits", value_parser = advmath::program::Links::parse)]
+    pub link: advmath::program::Links,
 }
 
 impl ProgramsArgs {
@@ -323,6 +327,7 @@ impl ProgramsArgs {
             },
             concurrency: self.concurrency.max(1),
             limit: self.limit,
+            links: self.link,
         })
     }
 }

@@ -10,6 +10,7 @@ use arrow::array::{Int32Array, ListBuilder, StringBuilder, UInt64Array};
 use super::*;
 use crate::ingest::{build_record, problems_path, records_to_batch, ProgramSource, RawProblem};
 use crate::num::Num;
+use crate::program::Links;
 use crate::vocab::Attack;
 
 #[test]
@@ -105,6 +106,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
             "toy",
             "test",
             ProgramSource::Given,
+            Links::DIGITS,
         ),
         build_record(
             &raw(
@@ -116,6 +118,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
             "toy",
             "test",
             ProgramSource::Given,
+            Links::DIGITS,
         ),
         // Invalid: the answer does not match.
         build_record(
@@ -123,6 +126,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
             "toy",
             "test",
             ProgramSource::Given,
+            Links::DIGITS,
         ),
     ];
     assert!(records[0].is_valid() && records[1].is_valid() && !records[2].is_valid());
@@ -235,7 +239,13 @@ fn a_missing_variants_table_is_an_error() {
         program: Some(Ok("print(5 + 7)".into())),
         ..Default::default()
     };
-    let records = vec![build_record(&raw, "toy", "test", ProgramSource::Given)];
+    let records = vec![build_record(
+        &raw,
+        "toy",
+        "test",
+        ProgramSource::Given,
+        Links::DIGITS,
+    )];
     crate::store::write_batch(
         &problems_path(dir.path(), "toy", "test"),
         &records_to_batch(&records).unwrap(),

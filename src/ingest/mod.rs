@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::num::wide::Value;
 use crate::num::Num;
-use crate::program::{validate_program, AlignMode, ErrorKind, Program, ProgramError};
+use crate::program::{validate_program, AlignMode, ErrorKind, Links, Program, ProgramError};
 use crate::question::{find_slots, template};
 use crate::synth;
 
@@ -95,6 +95,9 @@ pub struct IngestOptions {
     /// A source whose programs or worked solutions problems without one take, matched by
     /// question text (see [`borrow_programs`]).
     pub programs_from: Option<PathBuf>,
+    /// What programs may link beyond the numbers written in digits (none by default, as in the
+    /// paper).
+    pub links: Links,
 }
 
 /// A worked solution a program can be synthesised from.
@@ -136,6 +139,7 @@ pub fn build_record(
     dataset: &str,
     split: &str,
     programs: ProgramSource,
+    links: Links,
 ) -> ProblemRecord {
     let id_part = raw
         .id
@@ -194,8 +198,15 @@ pub fn build_record(
         let src = raw.program.as_ref()?;
         Some(match src {
             Err(reason) => Err(ProgramError::new(ErrorKind::MissingProgram, reason.clone())),
-            Ok(src) => validate_program(src, &raw.question, &slots, gold.clone(), AlignMode::Given)
-                .map(|p| (p, src.clone())),
+            Ok(src) => validate_program(
+                src,
+                &raw.question,
+                &slots,
+                gold.clone(),
+                AlignMode::Given,
+                links,
+            )
+            .map(|p| (p, src.clone())),
         })
     };
     let synthesised = || -> Option<std::result::Result<(Program, &'static str), ProgramError>> {
@@ -215,12 +226,14 @@ pub fn build_record(
             )));
         };
         Some(match worked {
-            Worked::Gsm8k(solution) => synth::from_gsm8k(&raw.question, &slots, solution, gold)
-                .map(|p| (p, "gsm8k_annotations")),
+            Worked::Gsm8k(solution) => {
+                synth::from_gsm8k(&raw.question, &slots, solution, gold, links)
+                    .map(|p| (p, "gsm8k_annotations"))
+            }
             Worked::MultiArith {
                 equation,
                 alignments,
-            } => synth::from_multiarith(&raw.question, &slots, equation, alignments, gold)
+            } => synth::from_multiarith(&raw.question, &slots, equation, alignments, gold, links)
                 .map(|p| (p, "multiarith_equations")),
         })
     };
@@ -275,10 +288,19 @@ pub fn build_record(
 /// A row whose id repeats an earlier row's is kept as an invalid problem (`bad_input`, naming both
 /// rows) under the id `<id>#<row>`, so that every problem id in the table stays unique.
 pub fn build_records(source: &Source, programs: ProgramSource) -> Vec<ProblemRecord> {
+    build_records_linked(source, programs, Links::DIGITS)
+}
+
+/// [`build_records`] with links beyond the paper's digits-only alignment.
+pub fn build_records_linked(
+    source: &Source,
+    programs: ProgramSource,
+    links: Links,
+) -> Vec<ProblemRecord> {
     let mut records: Vec<ProblemRecord> = source
         .rows
         .par_iter()
-        .map(|raw| build_record(raw, &source.dataset, &source.split, programs))
+        .map(|raw| build_record(raw, &source.dataset, &source.split, programs, links))
         .collect();
     let mut first_row: HashMap<String, i64> = HashMap::new();
     for r in &mut records {
@@ -359,8 +381,8 @@ mod tests {
         };
         let bad = bad_row(4, "f.jsonl: line 5: malformed JSON".into());
         let records = vec![
-            build_record(&raw, "toy", "test", ProgramSource::Auto),
-            build_record(&bad, "toy", "test", ProgramSource::Auto),
+            build_record(&raw, "toy", "test", ProgramSource::Auto, Links::DIGITS),
+            build_record(&bad, "toy", "test", ProgramSource::Auto, Links::DIGITS),
         ];
         assert!(records[0].is_valid(), "{:?}", records[0].error);
         assert_eq!(records[1].error.as_ref().unwrap().kind, ErrorKind::BadInput);

@@ -13,7 +13,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::program::{validate_program, AlignMode, ErrorKind, ProgramError};
+use crate::program::{validate_program, AlignMode, ErrorKind, Links, ProgramError};
 use crate::question::find_slots;
 use crate::respond::client::{Decoding, Endpoint};
 use crate::respond::prompt::xie2024_program;
@@ -28,6 +28,8 @@ pub struct ProgramsConfig {
     pub decoding: Decoding,
     pub concurrency: usize,
     pub limit: Option<usize>,
+    /// What the model's programs may link beyond the numbers written in digits.
+    pub links: Links,
 }
 
 impl ProgramsConfig {
@@ -43,6 +45,7 @@ impl ProgramsConfig {
             },
             concurrency: 4,
             limit: None,
+            links: Links::DIGITS,
         }
     }
 }
@@ -169,7 +172,14 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
             .answer
             .as_deref()
             .and_then(crate::num::wide::Value::parse_decimal);
-        let outcome = validate_program(&code, &record.question, &slots, gold, AlignMode::Given);
+        let outcome = validate_program(
+            &code,
+            &record.question,
+            &slots,
+            gold,
+            AlignMode::Given,
+            config.links,
+        );
         record.program = Some(code);
         record.program_origin = origin.clone();
         match outcome {

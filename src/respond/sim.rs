@@ -130,7 +130,7 @@ fn describe(program: &Program, i: usize, values: &[Num]) -> String {
 mod tests {
     use super::*;
     use crate::extract::extract;
-    use crate::program::{validate_program, AlignMode};
+    use crate::program::{validate_program, AlignMode, Links};
     use crate::question::find_slots;
 
     #[test]
@@ -143,6 +143,7 @@ mod tests {
             &slots,
             crate::num::wide::Value::parse_decimal("8638"),
             AlignMode::Given,
+            Links::DIGITS,
         )
         .unwrap();
         let nums: Vec<Num> = slots.iter().map(|s| s.value).collect();

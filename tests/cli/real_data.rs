@@ -4,18 +4,25 @@
 use std::path::Path;
 
 use advmath::generate::{attack, Attacker, Method};
-use advmath::ingest::{build_records, read_source, IngestOptions, ProblemRecord, ProgramSource};
+use advmath::ingest::{
+    build_records_linked, read_source, IngestOptions, ProblemRecord, ProgramSource,
+};
+use advmath::program::Links;
 use advmath::seed::stream_key;
 
 use crate::util::{advmath, ingest_xie_release, shared_data, verify_variants};
 
 fn ingest(path: &Path, programs: ProgramSource) -> Vec<ProblemRecord> {
+    ingest_linked(path, programs, Links::DIGITS)
+}
+
+fn ingest_linked(path: &Path, programs: ProgramSource, links: Links) -> Vec<ProblemRecord> {
     let opts = IngestOptions {
         programs,
         ..Default::default()
     };
     let source = read_source(path, &opts).unwrap();
-    build_records(&source, programs)
+    build_records_linked(&source, programs, links)
 }
 
 fn normalise(q: &str) -> String {
@@ -95,8 +102,11 @@ fn valid(records: &[ProblemRecord]) -> usize {
     records.iter().filter(|r| r.is_valid()).count()
 }
 
-/// The Xie release's own programs are valid for at least as many
-/// problems as the reference accepts (188 GSM8K, 189 MultiArith).
+/// The Xie release's own programs: with the paper's digits-only alignment 187 GSM8K and 189
+/// MultiArith problems are valid. The reference accepts 188 GSM8K problems, but GSM8K 19 ("four
+/// brothers ... two less than twice") and 45 ("eighty percent ... twenty shots") state their
+/// numbers only in words, so under the paper's alignment nothing of them can vary; linking number
+/// words makes them attackable (189).
 #[test]
 fn xie_release_programs_validate() {
     let Some(data) = shared_data() else { return };
@@ -107,29 +117,45 @@ fn xie_release_programs_validate() {
         valid(&gsm8k),
         valid(&multiarith)
     );
-    assert!(valid(&gsm8k) >= 188);
+    assert!(valid(&gsm8k) >= 187);
     assert!(valid(&multiarith) >= 189);
+    let words = ingest_linked(
+        &data.join("xie2024/gsm8k"),
+        ProgramSource::Given,
+        Links::parse("number-words").unwrap(),
+    );
+    assert!(valid(&words) >= 189);
 }
 
-/// Programs synthesised from annotations and equations are valid for at least 85% of GSM8K and
-/// 97% of MultiArith.
+/// Programs synthesised from annotations and equations are valid for at least 84% of GSM8K and
+/// 97% of MultiArith. A synthesised program never links a number word or a value the question
+/// states twice, so a problem whose numbers are all of that kind cannot vary; with every link
+/// kind on, GSM8K reaches 86%.
 #[test]
 fn synthesised_programs_cover_gsm8k_and_multiarith() {
     let Some(data) = shared_data() else { return };
-    for (file, floor) in [
-        ("gsm8k/test.jsonl", 0.85),
-        ("gsm8k/train.jsonl", 0.85),
-        ("multiarith/MultiArith.json", 0.97),
+    let all = Links::parse("all").unwrap();
+    for (file, floor, linked_floor) in [
+        ("gsm8k/test.jsonl", 0.84, 0.86),
+        ("gsm8k/train.jsonl", 0.84, 0.86),
+        ("multiarith/MultiArith.json", 0.97, 0.97),
     ] {
-        let recs = ingest(&data.join(file), ProgramSource::Synthesised);
-        let share = valid(&recs) as f64 / recs.len() as f64;
-        eprintln!(
-            "{file}: {}/{} valid ({:.1}%)",
-            valid(&recs),
-            recs.len(),
-            100.0 * share
-        );
-        assert!(share >= floor, "{file}: {share:.3} < {floor}");
+        for (links, floor) in [(Links::DIGITS, floor), (all, linked_floor)] {
+            let recs = ingest_linked(&data.join(file), ProgramSource::Synthesised, links);
+            let share = valid(&recs) as f64 / recs.len() as f64;
+            eprintln!(
+                "{file} ({}): {}/{} valid ({:.1}%)",
+                links.name(),
+                valid(&recs),
+                recs.len(),
+                100.0 * share
+            );
+            assert!(
+                share >= floor,
+                "{file} ({}): {share:.3} < {floor}",
+                links.name()
+            );
+        }
     }
 }
 

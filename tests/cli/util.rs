@@ -82,7 +82,13 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
                     question.value(i)
                 );
                 let tree = p.tree.as_ref().unwrap();
-                let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6).unwrap();
+                let slots = find_slots(&p.question);
+                let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6)
+                    .unwrap()
+                    .with_text_constraints(&advmath::question::text_constraints(
+                        &p.question,
+                        &slots,
+                    ));
                 let ans = m1
                     .check_slots(&nums)
                     .unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));

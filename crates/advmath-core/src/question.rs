@@ -343,6 +343,191 @@ pub fn group_thousands(s: &str) -> String {
     out
 }
 
+/// Words that state a number other than as a cardinal, with the values a program may write for
+/// them: multiplicatives ("twice"), fractions ("one-eighth", "a quarter") and ordinals.
+const OTHER_NUMBER_WORDS: &[(&str, &[&str])] = &[
+    ("twice", &["2"]),
+    ("double", &["2"]),
+    ("doubles", &["2"]),
+    ("doubled", &["2"]),
+    ("half", &["2", "0.5"]),
+    ("halves", &["2", "0.5"]),
+    ("halved", &["2", "0.5"]),
+    ("pair", &["2"]),
+    ("pairs", &["2"]),
+    ("both", &["2"]),
+    ("twins", &["2"]),
+    ("second", &["2"]),
+    ("triple", &["3"]),
+    ("triples", &["3"]),
+    ("tripled", &["3"]),
+    ("thrice", &["3"]),
+    ("third", &["3"]),
+    ("thirds", &["3"]),
+    ("quadruple", &["4"]),
+    ("quadrupled", &["4"]),
+    ("quarter", &["4", "0.25"]),
+    ("quarters", &["4", "0.25"]),
+    ("fourth", &["4"]),
+    ("fourths", &["4"]),
+    ("fifth", &["5"]),
+    ("fifths", &["5"]),
+    ("sixth", &["6"]),
+    ("sixths", &["6"]),
+    ("seventh", &["7"]),
+    ("sevenths", &["7"]),
+    ("eighth", &["8"]),
+    ("eighths", &["8"]),
+    ("ninth", &["9"]),
+    ("ninths", &["9"]),
+    ("tenth", &["10"]),
+    ("tenths", &["10"]),
+    ("dozen", &["12"]),
+    ("dozens", &["12"]),
+    ("hundred", &["100"]),
+    ("thousand", &["1000"]),
+];
+
+/// Fraction words: a cardinal before one ("Three fourths") is a numerator, not a count.
+const FRACTION_WORDS: &[&str] = &[
+    "half", "halves", "third", "thirds", "fourth", "fourths", "quarter", "quarters", "fifth",
+    "fifths", "sixth", "sixths", "seventh", "sevenths", "eighth", "eighths", "ninth", "ninths",
+    "tenth", "tenths",
+];
+
+/// How many times the question states each value (keyed by [`Num::exact_text`]): numbers in
+/// digits, digit ordinals ("3rd"), cardinal words wherever they stand ("four-leaved" too), and
+/// the words of [`OTHER_NUMBER_WORDS`]. A value stated more than once cannot be linked to one
+/// place of the question with certainty.
+pub fn expression_counts(text: &str, slots: &[Slot]) -> std::collections::HashMap<String, usize> {
+    let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut add = |v: Num| *counts.entry(v.exact_text()).or_default() += 1;
+    for s in slots.iter().filter(|s| !s.word) {
+        add(s.value);
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if is_ordinal_suffix(&text[i..]) {
+                if let Ok(v) = text[start..i].parse::<i128>() {
+                    add(Num::int(v));
+                }
+            }
+            continue;
+        }
+        i += 1;
+    }
+    for word in text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty())
+    {
+        let lower = word.to_ascii_lowercase();
+        if lower == "one" {
+            add(Num::ONE);
+        } else if let Some(v) = cardinal_value(&lower) {
+            add(Num::int(v));
+        } else if let Some((_, vals)) = OTHER_NUMBER_WORDS.iter().find(|(w, _)| *w == lower) {
+            for v in *vals {
+                add(Num::parse_decimal(v).expect("the table's values are decimals"));
+            }
+        }
+    }
+    counts
+}
+
+/// A number word that counts something ("four friends"): not the numerator of a written
+/// fraction ("Three fourths").
+pub fn is_plain_cardinal(text: &str, slot: &Slot) -> bool {
+    if !slot.word {
+        return false;
+    }
+    let next: String = text[slot.end..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    !FRACTION_WORDS.contains(&next.as_str())
+}
+
+/// A property a number of the question keeps because of how the question shows it: the paper's
+/// constraints ("Proper Fraction: ... prevents phrases such as 'John eats 4/3 of his chimichanga'
+/// and 'the bucket is filled till 150% full'") applied to the nodes the text itself shows, which
+/// a program may never compute as a node of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextConstraint {
+    /// `num/den` written in digits, originally strictly between 0 and 1: stays so.
+    Fraction { num: u32, den: u32 },
+    /// A percentage ("40%", "40 percent") of at most 100: stays at most 100.
+    Percentage { slot: u32 },
+    /// A number word before a plural noun ("two cassette tapes"): stays at least 2, so the noun
+    /// still agrees.
+    Plural { slot: u32 },
+}
+
+impl TextConstraint {
+    /// The slots whose values it constrains.
+    pub fn slots(self) -> (u32, Option<u32>) {
+        match self {
+            TextConstraint::Fraction { num, den } => (num, Some(den)),
+            TextConstraint::Percentage { slot } | TextConstraint::Plural { slot } => (slot, None),
+        }
+    }
+
+    /// Does it hold for these slot values?
+    #[inline]
+    pub fn holds(self, values: &[Num]) -> bool {
+        match self {
+            TextConstraint::Fraction { num, den } => values[num as usize]
+                .div(values[den as usize])
+                .is_ok_and(|q| q.is_proper_fraction()),
+            TextConstraint::Percentage { slot } => {
+                values[slot as usize].cmp_num(Num::int(100)) != std::cmp::Ordering::Greater
+            }
+            TextConstraint::Plural { slot } => {
+                values[slot as usize].cmp_num(Num::int(2)) != std::cmp::Ordering::Less
+            }
+        }
+    }
+}
+
+/// Is slot `s` written as a percentage ("40%", "40 percent")?
+pub fn is_percentage(text: &str, s: &Slot) -> bool {
+    let rest = text[s.end..].trim_start();
+    rest.starts_with('%') || rest.to_ascii_lowercase().starts_with("percent")
+}
+
+/// The [`TextConstraint`]s of a question whose original values satisfy them: fractions written
+/// `a/b` in digits that are proper, percentages of at most 100, and number words (which are
+/// plural counts of 2 or more).
+pub fn text_constraints(text: &str, slots: &[Slot]) -> Vec<TextConstraint> {
+    let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
+    let mut out = Vec::new();
+    for (i, w) in slots.windows(2).enumerate() {
+        if !w[0].word && !w[1].word && text[w[0].end..w[1].start].trim() == "/" {
+            out.push(TextConstraint::Fraction {
+                num: i as u32,
+                den: i as u32 + 1,
+            });
+        }
+    }
+    for (i, s) in slots.iter().enumerate() {
+        if !s.word && is_percentage(text, s) {
+            out.push(TextConstraint::Percentage { slot: i as u32 });
+        }
+        if s.word {
+            out.push(TextConstraint::Plural { slot: i as u32 });
+        }
+    }
+    out.retain(|c| c.holds(&values));
+    out
+}
+
 /// Numbers written as words, with the values a program may use for them. "half" may appear as
 /// `/ 2` or `* 0.5`, so it yields both.
 pub fn word_numbers(text: &str) -> Vec<(String, Num)> {

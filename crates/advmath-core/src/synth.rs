@@ -2,15 +2,18 @@
 //! (`<<40*3=120>>`) and MultiArith equations (`X=((32.0+42.0)-35.0)`).
 //!
 //! Each annotation becomes one step. In a step's expression, a number equal to an earlier step's
-//! result is a reference to that step; a question number is its leaf; a percentage written as a
-//! fraction is an expression of its leaf; any other number must be a number word of the question
-//! or a unit constant, or the problem is rejected as `unresolved_constant`.
+//! result is a reference to that step; a question number the question states once is its leaf
+//! (a number word only with [`Links::number_words`]); a percentage written as a fraction is an
+//! expression of its leaf with [`Links::percentages`]; any other number must be a number the
+//! question states, a percentage of it, or a unit constant, kept constant, or the problem is
+//! rejected as `unresolved_constant`.
 
 use std::collections::HashMap;
 
 use crate::num::Num;
 use crate::program::align::{
-    finish_checked, justify_constant, percent_role, percent_slots, push_role, Role,
+    finish_checked, justify_constant, linkable_slots, percent_role, percent_slots, push_role,
+    AlignMode, Links, Role,
 };
 use crate::program::lower::{parse_expression, LiteralResolver, Lowerer};
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
@@ -162,6 +165,9 @@ pub fn clean_expression(expr: &str) -> String {
 struct StepResolver<'a> {
     question: &'a str,
     slots: &'a [Slot],
+    links: Links,
+    /// Slots that may be leaves (see [`linkable_slots`]).
+    linkable: Vec<bool>,
     is_percent: Vec<bool>,
     /// Earlier results: annotated value and node, latest last.
     results: Vec<(Num, NodeId)>,
@@ -173,9 +179,13 @@ struct StepResolver<'a> {
 }
 
 impl<'a> StepResolver<'a> {
-    fn new(question: &'a str, slots: &'a [Slot]) -> Self {
+    fn new(question: &'a str, slots: &'a [Slot], links: Links) -> Self {
+        let linkable = linkable_slots(question, slots, AlignMode::Synthesised, links);
         let mut slot_positions: HashMap<String, Vec<u32>> = HashMap::new();
         for (i, s) in slots.iter().enumerate() {
+            if !linkable[i] {
+                continue;
+            }
             slot_positions
                 .entry(num_text::to_text(&s.value))
                 .or_default()
@@ -184,6 +194,8 @@ impl<'a> StepResolver<'a> {
         StepResolver {
             question,
             slots,
+            links,
+            linkable,
             is_percent: percent_slots(question, slots),
             results: Vec::new(),
             slot_uses: HashMap::new(),
@@ -209,12 +221,7 @@ impl StepResolver<'_> {
     fn recover_hidden_step(&self, value: Num, b: &mut Builder) -> Option<NodeId> {
         let mut operands: Vec<(Num, Operand)> = Vec::new();
         for (i, s) in self.slots.iter().enumerate() {
-            let same = self
-                .slots
-                .iter()
-                .filter(|o| o.value.eq_num(s.value))
-                .count();
-            if same == 1 && !s.word {
+            if self.linkable[i] && !s.word {
                 operands.push((s.value, Operand::Slot(i as u32)));
             }
         }
@@ -306,10 +313,12 @@ impl LiteralResolver for StepResolver<'_> {
                 return Ok(push_role(&Role::Leaf(slot), value, b));
             }
         }
-        if let Some(role) = percent_role(value, self.slots, &self.is_percent) {
-            return Ok(push_role(&role, value, b));
+        if self.links.percentages {
+            if let Some(role) = percent_role(value, self.slots, &self.is_percent) {
+                return Ok(push_role(&role, value, b));
+            }
         }
-        if let Some(kind) = justify_constant(value, self.question) {
+        if let Some(kind) = justify_constant(value, self.question, self.slots) {
             return Ok(push_role(&Role::Const(kind), value, b));
         }
         if let Some(id) = self.recover_hidden_step(value, b) {
@@ -323,7 +332,13 @@ impl LiteralResolver for StepResolver<'_> {
 }
 
 /// Build a program from GSM8K calculator annotations.
-pub fn from_gsm8k(question: &str, slots: &[Slot], solution: &str, gold: Num) -> Res<Program> {
+pub fn from_gsm8k(
+    question: &str,
+    slots: &[Slot],
+    solution: &str,
+    gold: Num,
+    links: Links,
+) -> Res<Program> {
     let steps = gsm8k_steps(solution);
     if steps.is_empty() {
         return Err(ProgramError::new(
@@ -331,7 +346,7 @@ pub fn from_gsm8k(question: &str, slots: &[Slot], solution: &str, gold: Num) -> 
             "the solution has no calculator annotations",
         ));
     }
-    let mut resolver = StepResolver::new(question, slots);
+    let mut resolver = StepResolver::new(question, slots, links);
     let mut builder = Builder::default();
     let mut answer = None;
     // A step that cannot be linked is skipped: if the answer does not need it, no harm done; if it
@@ -342,7 +357,7 @@ pub fn from_gsm8k(question: &str, slots: &[Slot], solution: &str, gold: Num) -> 
         let lowered = parse_expression(&cleaned).and_then(|expr| {
             let mut lowerer = Lowerer::new(
                 &cleaned,
-                std::mem::replace(&mut resolver, StepResolver::new(question, slots)),
+                std::mem::replace(&mut resolver, StepResolver::new(question, slots, links)),
             );
             *lowerer.builder_mut() = std::mem::take(&mut builder);
             let id = lowerer.expr(&expr);
@@ -380,7 +395,7 @@ pub fn from_gsm8k(question: &str, slots: &[Slot], solution: &str, gold: Num) -> 
             )
         }));
     };
-    let program = finish_checked(builder, answer, slots, question)?;
+    let program = finish_checked(builder, answer, slots, question, links)?;
     check_answer(&program, slots, gold)?;
     Ok(program)
 }
@@ -393,6 +408,7 @@ pub fn from_multiarith(
     equation: &str,
     alignments: &[usize],
     gold: Num,
+    links: Links,
 ) -> Res<Program> {
     let rhs = equation
         .split_once('=')
@@ -400,7 +416,9 @@ pub fn from_multiarith(
         .unwrap_or(equation);
     let cleaned = clean_expression(rhs);
     let expr = parse_expression(&cleaned)?;
-    let mut resolver = StepResolver::new(question, slots);
+    let mut resolver = StepResolver::new(question, slots, links);
+    // The dataset's own alignments are annotations, not guesses: they link a literal to its place
+    // even where the question states the value twice.
     for (k, &offset) in alignments.iter().enumerate() {
         // Offsets point at the number, sometimes one character early (a leading space).
         if let Some(slot) = slots
@@ -413,7 +431,7 @@ pub fn from_multiarith(
     let mut lowerer = Lowerer::new(&cleaned, resolver);
     let id = lowerer.expr(&expr)?;
     let (lowered, _) = lowerer.into_parts();
-    let program = finish_checked(lowered.builder, id, slots, question)?;
+    let program = finish_checked(lowered.builder, id, slots, question, links)?;
     check_answer(&program, slots, gold)?;
     Ok(program)
 }
@@ -461,8 +479,14 @@ mod tests {
         let q = "Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg.";
         let a = "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\nShe makes 9 * 2 = $<<9*2=18>>18 every day.\n#### 18";
         let slots = find_slots(q);
-        let p = from_gsm8k(q, &slots, a, Num::int(18)).unwrap();
-        // 16, "three", "four", 2: the number words are slots too.
+        // 16 and 2 by default; "three" and "four" too when number words are linked.
+        let p = from_gsm8k(q, &slots, a, Num::int(18), Links::DIGITS).unwrap();
+        assert_eq!(p.variable_slots(), vec![0, 3]);
+        let words = Links {
+            number_words: true,
+            ..Links::DIGITS
+        };
+        let p = from_gsm8k(q, &slots, a, Num::int(18), words).unwrap();
         assert_eq!(p.variable_slots(), vec![0, 1, 2, 3]);
         let v = p
             .eval(&[Num::int(20), Num::int(3), Num::int(4), Num::int(3)])
@@ -475,7 +499,14 @@ mod tests {
         let q = "He buys a house for $80,000 and then puts in $50,000 in repairs. This increased the value of the house by 150%.";
         let a = "<<80000+50000=130000>>\n<<80000*1.5=120000>>\n<<120000+80000=200000>>\n<<200000-130000=70000>>\n#### 70000";
         let slots = find_slots(q);
-        let p = from_gsm8k(q, &slots, a, Num::int(70000)).unwrap();
+        // By default 1.5 stays, as "150%" does in the text.
+        let p = from_gsm8k(q, &slots, a, Num::int(70000), Links::DIGITS).unwrap();
+        assert_eq!(p.variable_slots(), vec![0, 1]);
+        let percentages = Links {
+            percentages: true,
+            ..Links::DIGITS
+        };
+        let p = from_gsm8k(q, &slots, a, Num::int(70000), percentages).unwrap();
         assert_eq!(p.variable_slots(), vec![0, 1, 2]);
         // 100% increase: 100000 + 100000 - 150000 = 50000
         let v = p
@@ -488,7 +519,14 @@ mod tests {
     fn unexplained_constant_is_rejected() {
         let q = "Tom has 5 apples.";
         let slots = find_slots(q);
-        let e = from_gsm8k(q, &slots, "<<5*17=85>>\n#### 85", Num::int(85)).unwrap_err();
+        let e = from_gsm8k(
+            q,
+            &slots,
+            "<<5*17=85>>\n#### 85",
+            Num::int(85),
+            Links::DIGITS,
+        )
+        .unwrap_err();
         assert_eq!(e.kind, ErrorKind::UnresolvedConstant);
     }
 
@@ -502,6 +540,7 @@ mod tests {
             "X=((32.0+42.0)-35.0)",
             &[80, 120, 136],
             Num::int(39),
+            Links::DIGITS,
         )
         .unwrap();
         assert_eq!(p.variable_slots(), vec![0, 1, 2]);

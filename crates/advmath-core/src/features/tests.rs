@@ -1,6 +1,6 @@
 use super::*;
 use crate::num::wide::Value;
-use crate::program::{validate_program, AlignMode};
+use crate::program::{validate_program, AlignMode, Links};
 use crate::question::find_slots;
 
 pub(super) fn program(question: &str, src: &str, gold: &str) -> Program {
@@ -10,6 +10,7 @@ pub(super) fn program(question: &str, src: &str, gold: &str) -> Program {
         &find_slots(question),
         Value::parse_decimal(gold),
         AlignMode::Given,
+        Links::DIGITS,
     )
     .unwrap_or_else(|e| panic!("{question}: {e}"))
 }

@@ -13,7 +13,10 @@
 //! - M3 (same significant digits): 1 <= a <= 9 draws U(1, 9), otherwise a' ~ Poisson(a); h' = a' * 10^b.
 //!
 //! Constraints on every node, leaves, intermediate results and answer: a node whose original value
-//! is an integer, positive, or strictly between 0 and 1 must stay so. Each attempt draws from its
+//! is an integer, positive, or strictly between 0 and 1 must stay so. The same holds for the
+//! nodes the question itself shows ([`TextConstraint`]): a fraction written `a/b` stays proper
+//! and a percentage of at most 100 stays so (both counted as `not_proper_fraction`), and a
+//! linked number word stays a plural count (its draw starts at 2). Each attempt draws from its
 //! own seed, derived from (run seed, problem id, attack, attempt index), so results do not depend
 //! on thread count, and the hot loop allocates nothing.
 
@@ -27,6 +30,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::num::wide::{Value, Wide};
 use crate::num::{pow10, EvalError, Num};
 use crate::program::{BinOp, Node, Program};
+use crate::question::TextConstraint;
 use crate::seed::{draw_seed, mix};
 
 pub use crate::vocab::{Method, Reject, REJECT_NAMES};
@@ -95,8 +99,12 @@ enum Draw {
         exp: i32,
         no_trailing_zero: bool,
     },
-    /// a' ~ Poisson(lambda), value a' * 10^exp.
-    Poisson { dist: Poisson<f64>, exp: i32 },
+    /// a' ~ Poisson(lambda), value a' * 10^exp, redrawn below `min`.
+    Poisson {
+        dist: Poisson<f64>,
+        exp: i32,
+        min: i64,
+    },
     /// The value cannot be decomposed (a non-terminating fraction); it is left as is.
     Keep(Num),
 }
@@ -161,9 +169,33 @@ impl Draw {
                     Draw::Poisson {
                         dist: Poisson::new(a as f64).expect("positive lambda"),
                         exp: b,
+                        min: 0,
                     }
                 }
             }
+        }
+    }
+
+    /// The same draw conditioned on a value of at least 2 (a plural count), for an integer.
+    fn at_least_two(self) -> Draw {
+        match self {
+            Draw::Uniform {
+                lo,
+                hi,
+                exp: 0,
+                no_trailing_zero,
+            } => Draw::Uniform {
+                lo: lo.max(2).min(hi),
+                hi,
+                exp: 0,
+                no_trailing_zero,
+            },
+            Draw::Poisson { dist, exp: 0, .. } => Draw::Poisson {
+                dist,
+                exp: 0,
+                min: 2,
+            },
+            other => other,
         }
     }
 
@@ -182,7 +214,18 @@ impl Draw {
                 }
                 scaled(a, *exp)
             }
-            Draw::Poisson { dist, exp } => scaled(dist.sample(rng) as i64, *exp),
+            Draw::Poisson { dist, exp, min } => {
+                let mut a = dist.sample(rng) as i64;
+                // Only a linked number word has a minimum, and its Poisson mean is at least 10,
+                // so a redraw is rare; the bound keeps the loop finite whatever the mean.
+                for _ in 0..64 {
+                    if a >= *min {
+                        break;
+                    }
+                    a = dist.sample(rng) as i64;
+                }
+                scaled(a.max(*min), *exp)
+            }
             Draw::Keep(v) => *v,
         }
     }
@@ -196,6 +239,9 @@ pub struct Attacker<'p> {
     /// Slots that feed the tree, with how to draw each.
     draws: Vec<(u32, Draw)>,
     node_flags: Vec<u8>,
+    /// The question's own constraints that involve a variable slot (plural counts are in the
+    /// draws instead).
+    text: Vec<TextConstraint>,
 }
 
 /// Per-attempt scratch space, reused across attempts.
@@ -237,7 +283,29 @@ impl<'p> Attacker<'p> {
             originals,
             draws,
             node_flags,
+            text: Vec::new(),
         })
+    }
+
+    /// Also keep the constraints the question's text puts on its numbers (see
+    /// [`crate::question::text_constraints`]); those on constant slots always hold and are dropped.
+    pub fn with_text_constraints(mut self, constraints: &[TextConstraint]) -> Self {
+        for &c in constraints {
+            let (a, b) = c.slots();
+            let variable = |s: u32| self.draws.iter().any(|(d, _)| *d == s);
+            if !variable(a) && !b.is_some_and(variable) {
+                continue;
+            }
+            match c {
+                TextConstraint::Plural { slot } => {
+                    if let Some((_, d)) = self.draws.iter_mut().find(|(s, _)| *s == slot) {
+                        *d = std::mem::replace(d, Draw::Keep(Num::ZERO)).at_least_two();
+                    }
+                }
+                _ => self.text.push(c),
+            }
+        }
+        self
     }
 
     pub fn scratch(&self) -> Scratch {
@@ -272,6 +340,9 @@ impl<'p> Attacker<'p> {
     #[inline]
     pub fn check(&self, scratch: &mut Scratch) -> Result<(), Reject> {
         scratch.wide_answer = None;
+        if !self.text.iter().all(|c| c.holds(&scratch.slots)) {
+            return Err(Reject::NotProperFraction);
+        }
         for i in 0..self.program.nodes.len() {
             let v = match self.program.eval_node(i, &scratch.slots, &scratch.values) {
                 Ok(v) => v,
@@ -428,13 +499,20 @@ pub fn attack(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{validate_program, AlignMode};
+    use crate::program::{validate_program, AlignMode, Links};
     use crate::question::find_slots;
 
     fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
         let slots = find_slots(q);
-        let p =
-            validate_program(src, q, &slots, Value::parse_decimal(gold), AlignMode::Given).unwrap();
+        let p = validate_program(
+            src,
+            q,
+            &slots,
+            Value::parse_decimal(gold),
+            AlignMode::Given,
+            Links::DIGITS,
+        )
+        .unwrap();
         (p, slots.iter().map(|s| s.value).collect())
     }
 
@@ -490,6 +568,70 @@ mod tests {
                     d.slots
                 );
             }
+        }
+    }
+
+    /// xie2024-gsm8k/test/158: "4/5" once became "5/1". The fractions and the percentage the
+    /// question shows keep their constraints although no node of the program computes them.
+    #[test]
+    fn fractions_and_percentages_the_question_shows_stay_proper() {
+        use crate::question::text_constraints;
+        let q = "Darcie is 4 years old. She is 1/6 as old as her mother and her mother is 4/5 as \
+                 old as her father, who pays 20% tax. How old is her father?";
+        let src = "d = 4\nm = d * 6\nf = (m / 4) * 5\nt = 20\nprint(f)";
+        let (p, orig) = program(q, src, "30");
+        let slots = find_slots(q);
+        let text = text_constraints(q, &slots);
+        assert_eq!(text.len(), 3, "{text:?}");
+        for method in [Method::M1, Method::M2, Method::M3] {
+            let at = Attacker::new(&p, orig.clone(), method, 6)
+                .unwrap()
+                .with_text_constraints(&text);
+            let (drawn, stats) = attack(&at, 3, 5000, 100);
+            assert!(!drawn.is_empty(), "{method:?}");
+            for d in &drawn {
+                let [_, one, six, four, five, ..] = d.slots[..] else {
+                    panic!()
+                };
+                assert!(one.div(six).unwrap().is_proper_fraction(), "{:?}", d.slots);
+                assert!(
+                    four.div(five).unwrap().is_proper_fraction(),
+                    "{:?}",
+                    d.slots
+                );
+            }
+            assert!(stats.rejections[Reject::NotProperFraction.index()] > 0);
+        }
+    }
+
+    #[test]
+    fn a_linked_number_word_stays_plural() {
+        use crate::program::{validate_program, AlignMode, Links};
+        use crate::question::text_constraints;
+        let q = "Two friends share 60 apples. How many does each get?";
+        let slots = find_slots(q);
+        let words = Links {
+            number_words: true,
+            ..Links::DIGITS
+        };
+        let p = validate_program(
+            "print(60 / 2)",
+            q,
+            &slots,
+            Value::parse_decimal("30"),
+            AlignMode::Given,
+            words,
+        )
+        .unwrap();
+        assert_eq!(p.variable_slots(), vec![0, 1]);
+        let orig: Vec<Num> = slots.iter().map(|s| s.value).collect();
+        let at = Attacker::new(&p, orig, Method::M3, 6)
+            .unwrap()
+            .with_text_constraints(&text_constraints(q, &slots));
+        let (drawn, _) = attack(&at, 9, 3000, 50);
+        assert!(!drawn.is_empty());
+        for d in drawn {
+            assert!(d.slots[0].as_integer().unwrap() >= 2, "{:?}", d.slots);
         }
     }
 

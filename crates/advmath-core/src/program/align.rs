@@ -1,12 +1,15 @@
 //! Link a program's literals to the question's numbers (paper appendix H.4) and validate it.
 //!
-//! A literal equal to a question number is a variable leaf. When a value occurs several times, the
-//! k-th literal (source order) is the k-th occurrence in the question, and the counts must agree,
-//! or the problem is a `number_misalignment`. A literal that is a percentage of a question number
-//! written as a fraction (`0.4` for "40%", `1.2` for "a 20% increase") becomes an expression of
-//! that number's leaf, so that a variant changes it too. Other literals are constants: any constant
-//! in a given program (the paper's rule), but in a synthesised program only a number written as a
-//! word in the question or a documented unit constant ([`UNIT_CONSTANTS`]).
+//! The paper's alignment, the default: a literal equal to a number written in digits in the
+//! question is a variable leaf; when a value occurs several times, the k-th literal (source order)
+//! is the k-th occurrence in the question, and the counts must agree, or the problem is a
+//! `number_misalignment`. Every other literal is a constant and the text around it never changes.
+//!
+//! [`Links`] names what advmath can link beyond that, each off unless asked for: number words
+//! ("four friends"), percentages written as fractions in the program (`0.4` for "40%"), and
+//! written unit fractions divided by their denominator alone. A link of these kinds must be
+//! unambiguous: a value the question states more than once ("two farms" and "twice") stays a
+//! constant. In a synthesised program that holds for digits too.
 
 use std::collections::HashMap;
 
@@ -15,19 +18,114 @@ use super::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use super::{ErrorKind, ProgramError};
 use crate::num::wide::{Value, Wide};
 use crate::num::{EvalError, Num};
-use crate::question::{word_numbers, Slot};
+use crate::question::{expression_counts, is_percentage, is_plain_cardinal, word_numbers, Slot};
 
 type Res<T> = std::result::Result<T, ProgramError>;
 
-/// How strictly constants are judged.
+/// Who wrote the program, which decides how strictly constants and repeated values are judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AlignMode {
     /// Programs written by people or models: literals that are not question numbers are
-    /// constants, as in the paper.
+    /// constants, and repeated digits follow the paper's counting rule.
     Given,
     /// Programs advmath synthesised: a constant must be justified by the question's words or be a
-    /// unit constant, otherwise every variant's answer could silently be wrong.
+    /// unit constant, and a value the question states more than once is never a leaf, otherwise
+    /// every variant's answer could silently be wrong.
     Synthesised,
+}
+
+/// Links beyond the paper's digits-only alignment. Each is off by default: an extension ships
+/// only where an audit shows its variants' gold answers are right (`reports/gold_audit.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Links {
+    /// A cardinal number word ("four friends") is a leaf when it is the question's only
+    /// statement of its value and counts something (not "Three fourths").
+    pub number_words: bool,
+    /// A literal that is a percentage of the question written as a fraction (`0.4` for "40%",
+    /// `1.2` for "a 20% increase") becomes an expression of the percentage's leaf.
+    pub percentages: bool,
+    /// A unit fraction written in the question ("1/6 of the cards") whose program divides by the
+    /// denominator alone divides by `denominator / numerator`, so a variant's "2/7" is computed
+    /// as written.
+    pub fractions: bool,
+}
+
+impl Links {
+    /// The paper's alignment: numbers written in digits only.
+    pub const DIGITS: Links = Links {
+        number_words: false,
+        percentages: false,
+        fractions: false,
+    };
+
+    /// The names `--link` takes.
+    pub const NAMES: [&'static str; 3] = ["number-words", "percentages", "fractions"];
+
+    /// Parse a comma-separated list of [`Links::NAMES`] (`digits` or an empty list: none).
+    pub fn parse(list: &str) -> Result<Links, String> {
+        let mut links = Links::DIGITS;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "digits" => {}
+                "number-words" => links.number_words = true,
+                "percentages" => links.percentages = true,
+                "fractions" => links.fractions = true,
+                "all" => {
+                    links = Links {
+                        number_words: true,
+                        percentages: true,
+                        fractions: true,
+                    }
+                }
+                other => {
+                    return Err(format!(
+                    "unknown link `{other}`: expected digits, all, or a comma-separated list of {}",
+                    Links::NAMES.join(", ")
+                ))
+                }
+            }
+        }
+        Ok(links)
+    }
+
+    /// `digits` plus the extensions turned on, comma-separated (how run records name them).
+    pub fn name(self) -> String {
+        let mut names = vec!["digits"];
+        for (on, name) in [
+            (self.number_words, "number-words"),
+            (self.percentages, "percentages"),
+            (self.fractions, "fractions"),
+        ] {
+            if on {
+                names.push(name);
+            }
+        }
+        names.join(",")
+    }
+}
+
+/// Which slots may be variable leaves. Digits always (in a synthesised program only when the
+/// question states their value once); a number word only with [`Links::number_words`], when it
+/// counts something and is the only statement of its value.
+pub fn linkable_slots(question: &str, slots: &[Slot], mode: AlignMode, links: Links) -> Vec<bool> {
+    let counts = expression_counts(question, slots);
+    let once = |s: &Slot| {
+        counts
+            .get(&num_text::to_text(&s.value))
+            .copied()
+            .unwrap_or(0)
+            <= 1
+    };
+    slots
+        .iter()
+        .map(|s| {
+            if s.word {
+                links.number_words && is_plain_cardinal(question, s) && once(s)
+            } else {
+                mode == AlignMode::Given || once(s)
+            }
+        })
+        .collect()
 }
 
 /// Unit constants a synthesised program may use: (value, what it is, words one of which the
@@ -84,13 +182,7 @@ pub enum PercentForm {
 
 /// Slots written as percentages ("40%", "40 percent").
 pub fn percent_slots(question: &str, slots: &[Slot]) -> Vec<bool> {
-    slots
-        .iter()
-        .map(|s| {
-            let rest = question[s.end..].trim_start();
-            rest.starts_with('%') || rest.to_ascii_lowercase().starts_with("percent")
-        })
-        .collect()
+    slots.iter().map(|s| is_percentage(question, s)).collect()
 }
 
 /// The percentage reading of a literal, if exactly one percent slot explains it.
@@ -119,8 +211,91 @@ pub fn percent_role(value: Num, slots: &[Slot], is_percent: &[bool]) -> Option<R
     found
 }
 
-/// Why a constant may stand in a synthesised program, if it may.
-pub fn justify_constant(value: Num, question: &str) -> Option<ConstKind> {
+/// How a variable leaf came to be linked, for the gold-answer audit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LinkKind {
+    /// A number written in digits, linked to an equal literal (the paper's alignment).
+    Digits,
+    /// A number word ("four"), with [`Links::number_words`].
+    NumberWord,
+    /// A percentage whose fraction the program uses (`0.4` for "40%"), with [`Links::percentages`].
+    Percentage,
+    /// The numerator of a written unit fraction, with [`Links::fractions`].
+    Fraction,
+}
+
+impl LinkKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkKind::Digits => "digits",
+            LinkKind::NumberWord => "number-word",
+            LinkKind::Percentage => "percentage",
+            LinkKind::Fraction => "fraction",
+        }
+    }
+}
+
+/// The variable leaves of a validated program, each with how it was linked, in slot order.
+pub fn link_kinds(program: &Program, question: &str, slots: &[Slot]) -> Vec<(u32, LinkKind)> {
+    let mut percent = Vec::new();
+    let mut numerators = Vec::new();
+    for node in &program.nodes {
+        if let Node::Bin {
+            op: BinOp::Div,
+            lhs,
+            rhs,
+        } = node
+        {
+            match (&program.nodes[*lhs as usize], &program.nodes[*rhs as usize]) {
+                (
+                    Node::Leaf { slot },
+                    Node::Const {
+                        kind: ConstKind::Unit(u),
+                        ..
+                    },
+                ) if u == "percent" => percent.push(*slot),
+                // The unit-fraction rewrite: `den / num` of a fraction written "num/den".
+                (Node::Leaf { slot: den }, Node::Leaf { slot: num })
+                    if num + 1 == *den
+                        && question[slots[*num as usize].end..slots[*den as usize].start]
+                            == *"/" =>
+                {
+                    numerators.push(*num)
+                }
+                _ => {}
+            }
+        }
+    }
+    program
+        .variable_slots()
+        .into_iter()
+        .map(|s| {
+            let kind = if slots[s as usize].word {
+                LinkKind::NumberWord
+            } else if percent.contains(&s) {
+                LinkKind::Percentage
+            } else if numerators.contains(&s) {
+                LinkKind::Fraction
+            } else {
+                LinkKind::Digits
+            };
+            (s, kind)
+        })
+        .collect()
+}
+
+/// Why a constant may stand in a synthesised program, if it may: a number the question states
+/// (in words, or in digits where it cannot be linked), a percentage of the question written as
+/// a fraction (kept as it is, like the percentage in the text), or a unit constant.
+pub fn justify_constant(value: Num, question: &str, slots: &[Slot]) -> Option<ConstKind> {
+    if let Some(s) = slots.iter().find(|s| !s.word && s.value.eq_num(value)) {
+        return Some(ConstKind::Stated(question[s.start..s.end].to_string()));
+    }
+    let is_percent = percent_slots(question, slots);
+    if let Some(Role::Percent(slot, _)) = percent_role(value, slots, &is_percent) {
+        let s = &slots[slot as usize];
+        return Some(ConstKind::Stated(format!("{}%", &question[s.start..s.end])));
+    }
     if let Some((w, _)) = word_numbers(question)
         .into_iter()
         .find(|(_, v)| v.eq_num(value))
@@ -184,16 +359,21 @@ impl LiteralResolver for ApplyRoles<'_> {
     }
 }
 
-/// Which slots each literal value links to, by the paper's counting rule: when a value occurs q
-/// times in the question and c > 0 times in the program, c must equal q. Number words are softer:
-/// if counting them breaks the equality but the digit occurrences alone match, only those link;
-/// a value that occurs only as words and does not match is left to be a constant.
+/// Which linkable slots each literal value links to, by the paper's counting rule: when a value
+/// occurs q times in the question and c > 0 times in the program, c must equal q. Number words
+/// (linkable only with [`Links::number_words`]) are softer: if counting them breaks the equality
+/// but the digit occurrences alone match, only those link; a value that occurs only as words and
+/// does not match is left to be a constant.
 fn linked_positions(
     slots: &[Slot],
+    linkable: &[bool],
     literal_count: &HashMap<String, usize>,
 ) -> Res<HashMap<String, Vec<u32>>> {
     let mut all: HashMap<String, Vec<u32>> = HashMap::new();
     for (i, s) in slots.iter().enumerate() {
+        if !linkable[i] {
+            continue;
+        }
         all.entry(num_text::to_text(&s.value))
             .or_default()
             .push(i as u32);
@@ -225,19 +405,21 @@ fn linked_positions(
     Ok(linked)
 }
 
-/// Decide each literal's role with the paper's counting rule.
+/// Decide each literal's role with the paper's counting rule over the linkable slots.
 pub fn assign_roles(
     literals: &[Num],
     question: &str,
     slots: &[Slot],
     mode: AlignMode,
+    links: Links,
 ) -> Res<Vec<Role>> {
     let key = |v: &Num| num_text::to_text(v);
     let mut literal_count: HashMap<String, usize> = HashMap::new();
     for v in literals {
         *literal_count.entry(key(v)).or_default() += 1;
     }
-    let slot_positions = linked_positions(slots, &literal_count)?;
+    let linkable = linkable_slots(question, slots, mode, links);
+    let slot_positions = linked_positions(slots, &linkable, &literal_count)?;
     let is_percent = percent_slots(question, slots);
     let mut used: HashMap<String, usize> = HashMap::new();
     literals
@@ -249,12 +431,14 @@ pub fn assign_roles(
                 *n += 1;
                 return Ok(Role::Leaf(positions[*n - 1]));
             }
-            if let Some(role) = percent_role(*v, slots, &is_percent) {
-                return Ok(role);
+            if links.percentages {
+                if let Some(role) = percent_role(*v, slots, &is_percent) {
+                    return Ok(role);
+                }
             }
             match mode {
                 AlignMode::Given => Ok(Role::Const(ConstKind::Literal)),
-                AlignMode::Synthesised => justify_constant(*v, question)
+                AlignMode::Synthesised => justify_constant(*v, question, slots)
                     .map(Role::Const)
                     .ok_or_else(|| {
                         ProgramError::new(
@@ -374,6 +558,7 @@ pub fn validate_program(
     slots: &[Slot],
     gold: Option<Value>,
     mode: AlignMode,
+    links: Links,
 ) -> Res<Program> {
     let body = parse_module(source)?;
     let mut first = Lowerer::new(source, RecordLiterals::default());
@@ -387,7 +572,7 @@ pub fn validate_program(
         gold.as_ref(),
     )?;
 
-    let roles = assign_roles(&recorded.values, question, slots, mode)?;
+    let roles = assign_roles(&recorded.values, question, slots, mode, links)?;
     let mut second = Lowerer::new(source, ApplyRoles { roles: &roles });
     second.module(&body)?;
     let (lowered, _) = second.into_parts();
@@ -395,23 +580,29 @@ pub fn validate_program(
         AnswerPick::Printed(k) => lowered.printed[k],
         AnswerPick::LastAssigned => lowered.last_assigned.expect("checked in the first pass"),
     };
-    finish_checked(lowered.builder, answer, slots, question)
+    finish_checked(lowered.builder, answer, slots, question, links)
 }
 
 /// Prune, then require that the answer depends on the question and evaluates on the originals.
 ///
-/// Two normalisations first: a `//` whose operands divide evenly on the original numbers is a true
-/// division (so a variant must divide evenly too, as in the paper's code), and a unit fraction
-/// written in the question ("1/6 of the cards") whose program divides by the denominator alone
-/// divides by `denominator / numerator`, so that a variant's "2/7" is computed as written.
+/// Normalisations first: a `//` whose operands divide evenly on the original numbers is a true
+/// division (so a variant must divide evenly too, as in the paper's code), and with
+/// [`Links::fractions`] a unit fraction written in the question ("1/6 of the cards") whose
+/// program divides by the denominator alone divides by `denominator / numerator`, so that a
+/// variant's "2/7" is computed as written.
 pub fn finish_checked(
     builder: Builder,
     answer: NodeId,
     slots: &[Slot],
     question: &str,
+    links: Links,
 ) -> Res<Program> {
     let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
-    let (builder, answer) = with_unit_fractions(builder, answer, slots, question);
+    let (builder, answer) = if links.fractions {
+        with_unit_fractions(builder, answer, slots, question)
+    } else {
+        (builder, answer)
+    };
     let mut program = builder.finish(answer);
     let node_values = Values::of(&program, &values)?;
     for node in program.nodes.iter_mut() {

@@ -8,7 +8,7 @@ pub mod tree;
 
 use std::fmt;
 
-pub use align::{validate_program, AlignMode};
+pub use align::{validate_program, AlignMode, Links};
 pub use tree::{BinOp, Builder, ConstKind, Func, Node, NodeId, Program};
 
 /// Why a problem's program cannot be attacked (the paper's failure taxonomy, section 5).

@@ -186,6 +186,10 @@ pub enum ConstKind {
     Word(String),
     /// A documented unit constant (60 minutes, 100 percent, ...).
     Unit(String),
+    /// A number the question states, kept as written because it cannot be linked to one place
+    /// of the question with certainty ("2" stated twice), or a percentage of it written as a
+    /// fraction ("20%" for `0.2`).
+    Stated(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

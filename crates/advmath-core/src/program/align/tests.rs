@@ -4,9 +4,19 @@ use super::*;
 use crate::question::find_slots;
 
 fn check(q: &str, src: &str, gold: &str, mode: AlignMode) -> Res<Program> {
-    let slots = find_slots(q);
-    validate_program(src, q, &slots, Value::parse_decimal(gold), mode)
+    check_linked(q, src, gold, mode, Links::DIGITS)
 }
+
+fn check_linked(q: &str, src: &str, gold: &str, mode: AlignMode, links: Links) -> Res<Program> {
+    let slots = find_slots(q);
+    validate_program(src, q, &slots, Value::parse_decimal(gold), mode, links)
+}
+
+const ALL: Links = Links {
+    number_words: true,
+    percentages: true,
+    fractions: true,
+};
 
 #[test]
 fn links_literals_to_slots() {
@@ -40,18 +50,110 @@ fn repeated_values_must_agree_in_count() {
 }
 
 #[test]
-fn percentages_become_expressions_of_the_leaf() {
+fn percentages_become_expressions_of_the_leaf_only_when_asked() {
     let q = "A $50 coat is 20% off.";
-    let p = check(q, "print(50 * 0.8)", "40", AlignMode::Synthesised).unwrap();
+    let linked = Links {
+        percentages: true,
+        ..Links::DIGITS
+    };
+    let p = check_linked(q, "print(50 * 0.8)", "40", AlignMode::Synthesised, linked).unwrap();
     // Changing 20% to 50% changes the answer.
     assert_eq!(p.eval(&[Num::int(50), Num::int(50)]).unwrap(), Num::int(25));
+    // By default the percentage and its fraction both stay as they are.
+    for mode in [AlignMode::Synthesised, AlignMode::Given] {
+        let p = check(q, "print(50 * 0.8)", "40", mode).unwrap();
+        assert_eq!(p.variable_slots(), vec![0], "{mode:?}");
+    }
+}
+
+#[test]
+fn number_words_stay_constants_by_default() {
+    // xie2024-gsm8k/test/80: the program's 2 is "twice", not "the two farms".
+    let q = "Farmer Brown's farm is 200 acres, and Farmer Smith's farm is 100 acres more than \
+             twice that. How many acres do the two farms have, together?";
+    let src = "a = 200\ns = (2 * a) + 100\nprint(a + s)";
+    for links in [Links::DIGITS, ALL] {
+        let p = check_linked(q, src, "700", AlignMode::Given, links).unwrap();
+        assert_eq!(p.variable_slots(), vec![0, 1], "{links:?}");
+    }
+}
+
+#[test]
+fn a_number_word_links_only_when_it_is_the_only_statement_of_its_value() {
+    let q = "Four friends share 20 apples equally. How many does each get?";
+    let src = "print(20 / 4)";
+    let p = check(q, src, "5", AlignMode::Given).unwrap();
+    assert_eq!(p.variable_slots(), vec![1]);
+    let words = Links {
+        number_words: true,
+        ..Links::DIGITS
+    };
+    let p = check_linked(q, src, "5", AlignMode::Given, words).unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+    // "a quarter" states 4 again: the word is no longer certain.
+    let q2 = "Four friends share 20 apples; a quarter of them are red. How many each?";
+    let p = check_linked(q2, src, "5", AlignMode::Given, words).unwrap();
+    assert_eq!(p.variable_slots(), vec![1]);
+    // A numerator of a written fraction is not a count.
+    let q3 = "Three fourths of 20 apples are red. How many are red?";
+    let p = check_linked(q3, "print(20 * 3 / 4)", "15", AlignMode::Given, words).unwrap();
+    assert_eq!(p.variable_slots(), vec![1]);
+}
+
+#[test]
+fn synthesised_programs_never_link_a_value_stated_twice() {
+    let q = "He buys 2 pens at $2 each and 3 pads. How much for pens?";
+    let p = check(q, "print(2 * 2)", "4", AlignMode::Synthesised);
+    // Nothing of the question varies: both 2s are stated twice.
+    assert_eq!(p.unwrap_err().kind, ErrorKind::NumberMisalignment);
+    let p = check(q, "print(2 * 2 + 3)", "7", AlignMode::Synthesised).unwrap();
+    assert_eq!(p.variable_slots(), vec![2]);
+    // A given program follows the paper's counting rule.
+    let p = check(q, "print(2 * 2 + 3)", "7", AlignMode::Given).unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+}
+
+#[test]
+fn unit_fractions_are_rewritten_only_when_asked() {
+    let q = "Megan has read 32 books. Kelcie has read 1/4 the amount. How many did Kelcie read?";
+    let src = "print(32 / 4)";
+    let p = check(q, src, "8", AlignMode::Given).unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 2]);
+    let fractions = Links {
+        fractions: true,
+        ..Links::DIGITS
+    };
+    let p = check_linked(q, src, "8", AlignMode::Given, fractions).unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+    // 32 / (4 / 2): "2/4 the amount" is 16.
+    let v = p.eval(&[Num::int(32), Num::int(2), Num::int(4)]).unwrap();
+    assert_eq!(v, Num::int(16));
+}
+
+#[test]
+fn links_parse_from_their_names() {
+    assert_eq!(Links::parse("").unwrap(), Links::DIGITS);
+    assert_eq!(Links::parse("digits").unwrap(), Links::DIGITS);
+    assert_eq!(Links::parse("all").unwrap(), ALL);
+    assert_eq!(
+        Links::parse("percentages, number-words").unwrap().name(),
+        "digits,number-words,percentages"
+    );
+    assert!(Links::parse("words").unwrap_err().contains("number-words"));
 }
 
 #[test]
 fn synthesised_constants_need_a_reason() {
-    // 7 is a unit constant (days per week); "two" is a number word, linked as a slot.
+    // 7 is a unit constant (days per week); "two" is a number word, a constant by default and a
+    // slot when number words are linked.
     let q = "Tom reads 3 pages a day. How many in two weeks?";
     let ok = check(q, "print(3 * 7 * 2)", "42", AlignMode::Synthesised).unwrap();
+    assert_eq!(ok.variable_slots(), vec![0]);
+    let words = Links {
+        number_words: true,
+        ..Links::DIGITS
+    };
+    let ok = check_linked(q, "print(3 * 7 * 2)", "42", AlignMode::Synthesised, words).unwrap();
     assert_eq!(ok.variable_slots(), vec![0, 1]);
     // Twice "two" in the question but once in the program: the word stays a constant.
     let q2 = "Tom reads 3 pages a day for two weeks, two times a year.";
