@@ -101,6 +101,9 @@ fn run(command: Command) -> anyhow::Result<()> {
                 "{} attempts; {} invalid problems skipped",
                 summary.attempts, summary.skipped_invalid
             );
+            for sample in &summary.samples {
+                eprintln!("{}", sample.summary());
+            }
             if summary.noise_only > 0 {
                 eprintln!(
                     "{} problems without a valid program got punctuation noise only",

@@ -10,6 +10,7 @@
 //! Problems are processed in chunks: a chunk is attacked in parallel, then written in problem
 //! order, so memory is bounded by the chunk and the bytes do not depend on the thread count.
 
+pub mod audit;
 pub mod select;
 pub mod shard;
 
@@ -24,7 +25,7 @@ use crate::num::wide::Value;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
-use crate::question::{find_slots, format_like, render, Slot};
+use crate::question::{find_slots, format_like, render, text_constraints, Slot, TextConstraint};
 use crate::seed::{draw_seed, stream_key};
 use crate::store::problems::{read_problems, ProblemRecord};
 pub use advmath_core::generate::noise::{self, add_noise, NoiseCount};
@@ -34,7 +35,7 @@ pub use advmath_core::vocab::AttackSpec;
 
 use crate::store::generation_stats::{stats_to_batch, StatRow};
 use crate::store::lock::WriterLock;
-use crate::store::variants::{rows_to_batch, DatasetWriters, Row};
+use crate::store::variants::{rows_to_batch, DatasetWriters, Made, Row};
 pub use sample::{
     attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES,
 };
@@ -125,12 +126,13 @@ impl GenerateConfig {
         if self.threads == Some(0) {
             return Err(Error::Usage("--threads must be at least 1".into()));
         }
-        if self.shard.is_some() && self.problems.is_some() {
-            // The quota takes the first n problems that reach m variants, which only a run over
-            // every problem knows; a seeded sample (--sample-problems) shards fine.
+        if self.shard.is_some() && (self.problems.is_some() || self.sample_problems.is_some()) {
+            // Both take the first n problems that reach m variants, which only a walk over the
+            // problems before them knows, so one slice cannot be made alone.
             return Err(Error::Usage(
-                "--shard cannot be combined with --problems (which problems fill the quota \
-                 depends on every earlier problem); use --sample-problems"
+                "--shard cannot be combined with --problems or --sample-problems (which problems \
+                 reach the variant count depends on every problem before them); run the sample \
+                 in one process"
                     .into(),
             ));
         }
@@ -149,6 +151,8 @@ pub struct GenerateSummary {
     pub skipped_invalid: usize,
     /// Problems without a valid program that got punctuation noise only.
     pub noise_only: usize,
+    /// How each dataset's problem sample was drawn (with `--sample-problems`).
+    pub samples: Vec<select::SampleReport>,
 }
 
 /// A problem ready to attack: its record, slots with their formatting, and slot values.
@@ -156,6 +160,8 @@ struct Prepared<'a> {
     record: &'a ProblemRecord,
     slots: Vec<Slot>,
     values: Vec<Num>,
+    /// What the question's text asks of its numbers (proper fractions, percentages).
+    text: Vec<TextConstraint>,
 }
 
 impl<'a> Prepared<'a> {
@@ -170,6 +176,7 @@ impl<'a> Prepared<'a> {
         }
         Ok(Prepared {
             record,
+            text: text_constraints(&record.question, &slots),
             slots,
             values,
         })
@@ -231,7 +238,7 @@ fn attack_problem(p: &Prepared, config: &GenerateConfig, methods: &[Method]) -> 
     };
     for &m in methods {
         let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
-            Ok(a) => a,
+            Ok(a) => a.with_text_constraints(&p.text),
             Err(e) => {
                 out.error = Some(format!("{}: {e}", p.record.problem_id));
                 return out;
@@ -258,11 +265,13 @@ fn noise_usable(r: &ProblemRecord) -> bool {
             .is_none_or(|e| e.kind != ErrorKind::BadInput)
 }
 
-/// The settings that made a dataset's variants, as JSON (no timestamp: reruns stay identical).
-fn run_record(config: &GenerateConfig, dataset: &str) -> String {
+/// The settings that made one attack of a dataset's variants, as JSON (no timestamp: reruns stay
+/// identical); `attacks` lists everything the same run made.
+fn run_record(config: &GenerateConfig, dataset: &str, attack: &AttackSpec) -> String {
     let attacks: Vec<String> = config.attacks.iter().map(|a| a.to_string()).collect();
     let value = serde_json::json!({
         "dataset": dataset,
+        "attack": attack.to_string(),
         "advmath_version": env!("CARGO_PKG_VERSION"),
         "attacks": attacks,
         "attempts": config.attempts,
@@ -324,9 +333,14 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             "no valid problems to attack",
         ));
     }
+    let mut methods: Vec<Method> = config.attacks.iter().filter_map(|a| a.method()).collect();
+    methods.sort();
+    methods.dedup();
     if let Some(n) = config.sample_problems {
-        for problems in by_dataset.values_mut() {
-            *problems = select::sample(problems, n, config.seed);
+        for (dataset, problems) in by_dataset.iter_mut() {
+            let (chosen, report) = select::sample_reaching(dataset, problems, n, config, &methods);
+            *problems = chosen;
+            summary.samples.push(report);
         }
     }
     if let Some(shard) = config.shard {
@@ -339,9 +353,6 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         Some(shard) => shard.tables(&config.tables),
         None => config.tables.clone(),
     };
-    let mut methods: Vec<Method> = config.attacks.iter().filter_map(|a| a.method()).collect();
-    methods.sort();
-    methods.dedup();
     let total: usize = by_dataset.values().map(Vec::len).sum();
     let bar = if config.progress {
         Progress::new("generate", "problems", total as u64)
@@ -354,6 +365,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         let _lock = WriterLock::acquire(&out, "generate", dataset)?;
         crate::store::variants::remove_dead_staging(&out, dataset)?;
         let mut writers = DatasetWriters::new(&out, dataset);
+        let mut made = made_by(config, &methods, dataset);
         let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
         for chunk in problems.chunks(CHUNK) {
             let prepared: Vec<std::result::Result<Prepared, String>> =
@@ -375,14 +387,42 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
                 &mut writers,
                 &mut emitted_problems,
                 &mut summary,
+                &mut made,
                 dataset,
             )?;
             bar.inc(chunk.len() as u64);
         }
-        writers.publish(&out, dataset, &run_record(config, dataset))?;
+        writers.publish(&out, dataset, &made)?;
     }
     bar.finish();
     Ok(summary)
+}
+
+/// What a run of `config` makes of a dataset (the originals are added as they are written).
+fn made_by(config: &GenerateConfig, methods: &[Method], dataset: &str) -> Made {
+    let mut made = Made::default();
+    for attack in &config.attacks {
+        match *attack {
+            AttackSpec::Numeric(m) => {
+                made.attacks.insert(m.name().to_string());
+            }
+            AttackSpec::Punct => {
+                for &level in &config.noise_levels {
+                    made.attacks.insert(Attack::Punct(level).to_string());
+                }
+            }
+            AttackSpec::NumericPunct(m) => {
+                for &level in &config.noise_levels {
+                    made.attacks
+                        .insert(Attack::NumericPunct(m, level).to_string());
+                }
+            }
+        }
+        made.records
+            .push((attack.to_string(), run_record(config, dataset, attack)));
+    }
+    made.methods = methods.iter().map(|m| m.name().to_string()).collect();
+    made
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -393,6 +433,7 @@ fn write_chunk(
     writers: &mut DatasetWriters,
     emitted_problems: &mut BTreeMap<Method, usize>,
     summary: &mut GenerateSummary,
+    made: &mut Made,
     dataset: &str,
 ) -> Result<()> {
     let mut rows: BTreeMap<String, Vec<Row>> = BTreeMap::new();
@@ -414,6 +455,7 @@ fn write_chunk(
             );
             continue;
         };
+        made.originals.insert(p.record.problem_id.clone());
         rows.entry(Attack::ORIGINAL.into()).or_default().push(p.row(
             Attack::ORIGINAL,
             0,

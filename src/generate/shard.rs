@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::error::{Error, Result};
-use crate::store::variants::{self, DatasetWriters};
-use crate::store::{generation_stats, numbered_parts, partitions, read_batches, runs};
+use crate::store::variants::{self, DatasetWriters, Made};
+use crate::store::{generation_stats, numbered_parts, partitions, read_batches, runs, text_column};
 
 /// One of N disjoint slices of the problems (`index` counts from 1, as `--shard 1/3` does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,10 +111,10 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
     }
     let mut summary = MergeSummary::default();
     for dataset in &datasets {
-        let mut record: Option<String> = None;
+        let mut records: Option<Vec<(String, String)>> = None;
         for (k, dir) in shards.iter().enumerate() {
-            let path = runs::generate_record(dir, dataset);
-            if !path.is_file() {
+            let paths = runs::generate_records(dir, dataset)?;
+            if paths.is_empty() {
                 return Err(Error::invalid(
                     dir.display(),
                     format!(
@@ -125,12 +125,15 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
                     ),
                 ));
             }
-            let this = unsharded_record(&path)?;
-            match &record {
-                None => record = Some(this),
+            let this = paths
+                .iter()
+                .map(|(attack, path)| Ok((attack.clone(), unsharded_record(path)?)))
+                .collect::<Result<Vec<_>>>()?;
+            match &records {
+                None => records = Some(this),
                 Some(first) if *first != this => {
                     return Err(Error::invalid(
-                        path.display(),
+                        dir.display(),
                         format!(
                             "shard {}/{count} of `{dataset}` was made with other settings than \
                              shard 1/{count}; rerun every shard with the same options",
@@ -144,6 +147,7 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
         let _lock = crate::store::lock::WriterLock::acquire(tables, "generate", dataset)?;
         variants::remove_dead_staging(tables, dataset)?;
         let mut writers = DatasetWriters::new(tables, dataset);
+        let mut made = Made::default();
         let mut attacks = BTreeSet::new();
         for dir in &shards {
             for (attack, _) in partitions(&variants::dataset_dir(dir, dataset), "attack")? {
@@ -160,6 +164,11 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
                 for part in numbered_parts(&folder)? {
                     for batch in read_batches(&part)? {
                         rows += batch.num_rows();
+                        if attack == crate::vocab::Attack::ORIGINAL {
+                            let ids = text_column(&batch, "problem_id", &part)?;
+                            made.originals
+                                .extend(ids.iter().flatten().map(str::to_string));
+                        }
                         writers.variants(attack)?.write(&batch)?;
                     }
                 }
@@ -172,11 +181,19 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
             }
             for part in numbered_parts(&folder)? {
                 for batch in read_batches(&part)? {
+                    let methods = text_column(&batch, "attack", &part)?;
+                    made.methods
+                        .extend(methods.iter().flatten().map(str::to_string));
                     writers.stats()?.write(&batch)?;
                 }
             }
         }
-        writers.publish(tables, dataset, record.as_deref().unwrap_or_default())?;
+        made.attacks = attacks
+            .into_iter()
+            .filter(|a| a != crate::vocab::Attack::ORIGINAL)
+            .collect();
+        made.records = records.unwrap_or_default();
+        writers.publish(tables, dataset, &made)?;
         summary.datasets.push((dataset.clone(), rows));
     }
     for dir in &shards {

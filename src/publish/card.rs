@@ -78,14 +78,24 @@ fn dtype(t: &DataType) -> &'static str {
     }
 }
 
-pub(super) fn read_runs(tables: &Path, sources: &BTreeSet<String>) -> Vec<serde_json::Value> {
-    sources
-        .iter()
-        .filter_map(|d| {
-            let text = fs::read_to_string(crate::store::runs::generate_record(tables, d)).ok()?;
-            serde_json::from_str(&text).ok()
-        })
-        .collect()
+/// The run records of every source dataset, one per attack; one that cannot be read is an error
+/// naming its file.
+pub(super) fn read_runs(
+    tables: &Path,
+    sources: &BTreeSet<String>,
+) -> crate::error::Result<Vec<serde_json::Value>> {
+    let mut out = Vec::new();
+    for d in sources {
+        for (_, path) in crate::store::runs::generate_records(tables, d)? {
+            let text =
+                fs::read_to_string(&path).map_err(|e| crate::error::Error::file(&path, e))?;
+            let value = serde_json::from_str(&text).map_err(|e| {
+                crate::error::Error::invalid(path.display(), format!("not a run record: {e}"))
+            })?;
+            out.push(value);
+        }
+    }
+    Ok(out)
 }
 
 fn yaml_str(s: &str) -> String {
@@ -196,7 +206,7 @@ pub(super) fn dataset_card(
     if runs.is_empty() {
         b.push_str("Generation settings were not recorded with these tables.\n\n");
     } else {
-        b.push_str("| source | attacks | attempts per problem (N) | variants per problem (m) | digits (c) | noise levels | seed | advmath |\n|---|---|---:|---:|---:|---|---:|---|\n");
+        b.push_str("| source | attack | attempts per problem (N) | variants per problem (m) | digits (c) | noise levels | seed | advmath |\n|---|---|---:|---:|---:|---|---:|---|\n");
         for r in runs {
             let list = |k: &str| {
                 r[k].as_array()
@@ -212,7 +222,10 @@ pub(super) fn dataset_card(
                 b,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
                 r["dataset"].as_str().unwrap_or(""),
-                list("attacks"),
+                r["attack"]
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| list("attacks")),
                 r["attempts"],
                 r["variants"],
                 r["digits"],

@@ -333,7 +333,7 @@ fn write_folder(
             .configs
             .insert(name, splits.into_iter().map(|(s, (r, _))| (s, r)).collect());
     }
-    let runs = read_runs(&config.tables, &sources);
+    let runs = read_runs(&config.tables, &sources)?;
     let card = dataset_card(config, &summary, &schemas, &sources, &runs);
     crate::store::write_text(&hub::card(staging), &card)?;
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();

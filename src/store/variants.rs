@@ -1,6 +1,6 @@
 //! The `variants` table: hive-partitioned as `variants/dataset=<d>/attack=<a>/part-N.parquet`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,7 +12,10 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::{utf8, utf8_list};
 use super::commit::{commit_journal, Move, TablesLock};
-use super::{generation_stats, hive_dir, part_file, runs, sanitize, write_text, AtomicParquet};
+use super::{
+    generation_stats, hive_dir, numbered_parts, part_file, partitions, read_batches, runs,
+    sanitize, text_column, write_text, AtomicParquet,
+};
 use crate::error::Result;
 
 /// The table's folder name under the tables root.
@@ -166,9 +169,14 @@ impl DatasetWriters {
         Ok(self.stats.as_mut().expect("just created"))
     }
 
-    /// Close every file, stage the run record, then switch the dataset's variants, statistics
-    /// and run record in together: a reader sees the previous three or the new three.
-    pub fn publish(mut self, tables: &Path, dataset: &str, run_record: &str) -> Result<()> {
+    /// Close every file, stage the run records, then switch the dataset's variants, statistics
+    /// and run records in together: a reader sees the previous ones or the new ones.
+    ///
+    /// Only what the run made is replaced ([`Made`]): every other attack's partition, statistics
+    /// rows and run record is carried over as it was, and so are the original rows of the
+    /// problems those attacks still cover.
+    pub fn publish(mut self, tables: &Path, dataset: &str, made: &Made) -> Result<()> {
+        let kept = self.carry_over(tables, dataset, made)?;
         for (_, w) in std::mem::take(&mut self.variants) {
             w.finish()?;
         }
@@ -180,9 +188,18 @@ impl DatasetWriters {
             let dir = self.staging.join(table);
             fs::create_dir_all(&dir).map_err(|e| crate::error::Error::file(&dir, e))?;
         }
-        let record = "run.json";
-        write_text(&self.staging.join(record), run_record)?;
-        let moves = [
+        for attack in &kept {
+            let from = attack_dir(tables, dataset, attack);
+            let to = hive_dir(&self.staging.join(TABLE), "attack", attack);
+            fs::create_dir_all(&to).map_err(|e| crate::error::Error::file(&to, e))?;
+            // Hard links: the kept partition keeps its bytes and costs no copy.
+            for part in numbered_parts(&from)? {
+                let name = part.file_name().expect("a part has a name");
+                fs::hard_link(&part, to.join(name))
+                    .map_err(|e| crate::error::Error::file(&part, e))?;
+            }
+        }
+        let mut moves = vec![
             Move {
                 staged: TABLE.into(),
                 target: PathBuf::from(TABLE).join(format!("dataset={}", sanitize(dataset))),
@@ -192,14 +209,83 @@ impl DatasetWriters {
                 target: PathBuf::from(generation_stats::TABLE)
                     .join(format!("dataset={}", sanitize(dataset))),
             },
-            Move {
-                staged: record.into(),
-                target: runs::generate_record(Path::new(""), dataset),
-            },
         ];
+        for (k, (attack, record)) in made.records.iter().enumerate() {
+            let staged = format!("run-{k}.json");
+            write_text(&self.staging.join(&staged), record)?;
+            moves.push(Move {
+                staged: staged.into(),
+                target: runs::generate_record(Path::new(""), dataset, attack),
+            });
+        }
         let _switch = TablesLock::exclusive(tables)?;
         commit_journal(tables, &self.staging, &moves, &[])
     }
+
+    /// Stage what the run keeps of the dataset's current partitions: the statistics rows of the
+    /// attacks it did not make, and the original rows of the problems only kept attacks cover.
+    /// Returns the kept attacks, whose partitions are linked in whole.
+    fn carry_over(&mut self, tables: &Path, dataset: &str, made: &Made) -> Result<Vec<String>> {
+        let mut kept = Vec::new();
+        let mut covered: BTreeSet<String> = BTreeSet::new();
+        for (attack, dir) in partitions(&dataset_dir(tables, dataset), "attack")? {
+            if attack == crate::vocab::Attack::ORIGINAL || made.attacks.contains(&attack) {
+                continue;
+            }
+            for part in numbered_parts(&dir)? {
+                for batch in read_batches(&part)? {
+                    let ids = text_column(&batch, "problem_id", &part)?;
+                    covered.extend(ids.iter().flatten().map(str::to_string));
+                }
+            }
+            kept.push(attack);
+        }
+        let originals = attack_dir(tables, dataset, crate::vocab::Attack::ORIGINAL);
+        if originals.is_dir() {
+            for part in numbered_parts(&originals)? {
+                for batch in read_batches(&part)? {
+                    let ids = text_column(&batch, "problem_id", &part)?;
+                    let keep: arrow::array::BooleanArray = ids
+                        .iter()
+                        .map(|id| id.map(|id| covered.contains(id) && !made.originals.contains(id)))
+                        .collect();
+                    let rows = arrow::compute::filter_record_batch(&batch, &keep)?;
+                    self.variants(crate::vocab::Attack::ORIGINAL)?
+                        .write(&rows)?;
+                }
+            }
+        }
+        let stats = generation_stats::dataset_dir(tables, dataset);
+        if stats.is_dir() {
+            for part in numbered_parts(&stats)? {
+                for batch in read_batches(&part)? {
+                    let attacks = text_column(&batch, "attack", &part)?;
+                    let keep: arrow::array::BooleanArray = attacks
+                        .iter()
+                        .map(|a| a.map(|a| !made.methods.contains(a)))
+                        .collect();
+                    let rows = arrow::compute::filter_record_batch(&batch, &keep)?;
+                    if rows.num_rows() > 0 {
+                        self.stats()?.write(&rows)?;
+                    }
+                }
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// What one generation run made of a dataset, which is all [`DatasetWriters::publish`] replaces.
+#[derive(Clone, Debug, Default)]
+pub struct Made {
+    /// The `variants` partitions it wrote (`m3`, `punct10`, `m3+punct10`; `original` aside).
+    pub attacks: BTreeSet<String>,
+    /// The numeric attacks whose `generation_stats` rows it wrote.
+    pub methods: BTreeSet<String>,
+    /// The problems whose original rows it wrote.
+    pub originals: BTreeSet<String>,
+    /// Its run record per attack as `--attack` names it (`m3`, `punct`).
+    pub records: Vec<(String, String)>,
 }
 
 impl Drop for DatasetWriters {

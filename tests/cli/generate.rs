@@ -1,5 +1,6 @@
-//! `advmath generate`: reproducible whatever the thread count, one problem sample for every
-//! attack, invalid problems skipped; and a property test of the attacker's kept variants.
+//! `advmath generate`: reproducible whatever the thread count, one problem sample reaching the
+//! variant count in every attack, other attacks' partitions kept, invalid problems skipped; and a
+//! property test of the attacker's kept variants.
 
 use std::fs;
 use std::path::Path;
@@ -78,16 +79,17 @@ fn problems_by_attack(
     out
 }
 
-/// `--sample-problems n`: one seeded sample of n problems per dataset, shared by every attack
-/// whatever the attacks requested, their order, the invocation or the thread count; the
-/// originals are written for the sample only. Another seed draws another sample.
+/// `--sample-problems n`: n problems per dataset, each with m variants in every requested
+/// attack (Algorithm 2's m new problems per problem), drawn in a seeded order that skips the
+/// problems falling short and says how many it skipped; the same whatever the thread count, and
+/// another seed draws another sample.
 #[test]
-fn sample_problems_is_one_sample_for_every_attack() {
+fn sample_problems_reach_the_variant_count_in_every_attack() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
     ingest(&tables, &[]).success();
     let run = |attacks: &str, threads: &str, seed: &str| {
-        advmath()
+        let out = advmath()
             .args([
                 "generate",
                 "--sample-problems",
@@ -107,30 +109,125 @@ fn sample_problems_is_one_sample_for_every_attack() {
             .arg(&tables)
             .assert()
             .success();
-        problems_by_attack(&tables)
+        (problems_by_attack(&tables), crate::util::stderr_of(&out))
     };
-    let together = run("m1,m2,m3,punct", "2", "7");
+    let (together, log) = run("m1,m2,m3,punct", "2", "7");
     let sample = together["original"].clone();
     assert_eq!(sample.len(), 10, "{sample:?}");
     for attack in [
-        "punct10", "punct30", "punct50", "stats:m1", "stats:m2", "stats:m3",
+        "m1", "m2", "m3", "punct10", "punct30", "punct50", "stats:m1", "stats:m2", "stats:m3",
     ] {
         assert_eq!(together[attack], sample, "{attack}");
     }
-    for attack in ["m1", "m2", "m3"] {
-        assert!(together[attack].is_subset(&sample), "{attack}");
-    }
-    // Separate invocations, other orders and thread counts: the same sample.
-    for (attacks, threads) in [("m3", "1"), ("punct,m2", "1"), ("m1", "2")] {
-        let alone = run(attacks, threads, "7");
-        assert_eq!(alone["original"], sample, "{attacks}");
-        for (attack, problems) in alone.iter().filter(|(a, _)| *a != "original") {
-            assert_eq!(problems, &together[attack], "{attacks}: {attack}");
-        }
-    }
-    let other = run("m1,m2,m3,punct", "2", "8");
+    assert!(log.contains("sampled 10 of 10 problems"), "{log}");
+    let (again, _) = run("m1,m2,m3,punct", "1", "7");
+    assert_eq!(again, together, "one thread, the same sample");
+    let (other, _) = run("m1,m2,m3,punct", "2", "8");
     assert_eq!(other["original"].len(), 10);
     assert_ne!(other["original"], sample, "another seed, another sample");
+}
+
+/// More problems asked for than reach the variant count: all that do, and the shortfall said.
+#[test]
+fn a_sample_short_of_problems_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    ingest(&tables, &[]).success();
+    let out = advmath()
+        .args([
+            "generate",
+            "--sample-problems",
+            "100000",
+            "--attempts",
+            "300",
+            "--variants",
+            "40",
+            "--attack",
+            "m3",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    let log = crate::util::stderr_of(&out);
+    assert!(log.contains("short of the variants in m3"), "{log}");
+    assert!(log.contains("a shortfall of"), "{log}");
+    let by_attack = problems_by_attack(&tables);
+    assert_eq!(by_attack["m3"], by_attack["original"]);
+}
+
+/// Generating one attack leaves every other attack's variants, statistics and run record of
+/// the dataset as they were.
+#[test]
+fn generating_one_attack_keeps_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    ingest(&tables, &[]).success();
+    let generate = |attack: &str| {
+        advmath()
+            .args([
+                "generate",
+                "--attempts",
+                "2000",
+                "--variants",
+                "10",
+                "--attack",
+                attack,
+            ])
+            .arg("--tables")
+            .arg(&tables)
+            .assert()
+            .success();
+    };
+    let files_of = |dir: &Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut files: Vec<_> = walk(dir)
+            .into_iter()
+            .map(|f| (f.clone(), fs::read(&f).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    generate("m3");
+    let variants = tables.join("variants");
+    let dataset = fs::read_dir(&variants)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap();
+    let m3 = files_of(&dataset.join("attack=m3"));
+    assert!(!m3.is_empty());
+    let before = problems_by_attack(&tables);
+    let runs_before = files_of(&tables.join("runs"));
+    generate("punct");
+    assert_eq!(
+        files_of(&dataset.join("attack=m3")),
+        m3,
+        "m3 byte-identical"
+    );
+    let after = problems_by_attack(&tables);
+    assert_eq!(after["m3"], before["m3"]);
+    assert_eq!(after["stats:m3"], before["stats:m3"]);
+    assert!(!after["punct10"].is_empty());
+    assert!(after["original"].is_superset(&after["m3"]));
+    let runs_after = files_of(&tables.join("runs"));
+    for record in &runs_before {
+        assert!(runs_after.contains(record), "{:?} kept as it was", record.0);
+    }
+    assert_eq!(
+        runs_after.len(),
+        runs_before.len() + 1,
+        "punct's record added"
+    );
+    // And the other way round: m3 again leaves punct's partitions alone.
+    let punct = files_of(&dataset.join("attack=punct30"));
+    generate("m3");
+    assert_eq!(files_of(&dataset.join("attack=punct30")), punct);
+    assert_eq!(
+        files_of(&dataset.join("attack=m3")),
+        m3,
+        "a rerun makes the same bytes"
+    );
 }
 
 #[test]

@@ -1,0 +1,140 @@
+//! The gold-answer audit's counts over a tables folder: how many numeric variants change what
+//! the question shows in a way no variant may, read back from the tables alone (the variants'
+//! `numbers` against their problems' questions), so any folder, from any version, can be audited.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use arrow::array::AsArray;
+
+use crate::error::Result;
+use crate::num::Num;
+use crate::program::tree::num_text;
+use crate::question::{find_slots, is_percentage};
+use crate::store::problems::read_problems;
+use crate::store::{parquet_files_under, read_batches, text_column};
+
+/// What one numeric attack of one dataset broke.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Breaks {
+    pub variants: usize,
+    /// A number word of the question ("two farms") has another value.
+    pub number_word_changed: usize,
+    /// A fraction written `a/b` that was proper is not.
+    pub improper_fraction: usize,
+    /// A percentage of at most 100 is above 100.
+    pub percentage_over_100: usize,
+    /// Problems with at least one such variant.
+    pub problems: BTreeMap<String, usize>,
+}
+
+impl Breaks {
+    pub fn broken(&self) -> usize {
+        self.problems.values().sum()
+    }
+}
+
+/// Per (dataset, attack) of the numeric attacks `m1`, `m2`, `m3`: the variants and the ones that
+/// break a number word, a written fraction or a percentage.
+pub fn text_property_breaks(tables: &Path) -> Result<BTreeMap<(String, String), Breaks>> {
+    let questions: HashMap<String, String> = read_problems(tables)?
+        .into_iter()
+        .map(|r| (r.problem_id, r.question))
+        .collect();
+    let mut out: BTreeMap<(String, String), Breaks> = BTreeMap::new();
+    let dir = crate::store::variants::dir(tables);
+    if !dir.is_dir() {
+        return Ok(out);
+    }
+    for (file, parts) in parquet_files_under(&dir)? {
+        let part = |k: &str| {
+            parts
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let (dataset, attack) = (part("dataset"), part("attack"));
+        if !["m1", "m2", "m3"].contains(&attack.as_str()) {
+            continue;
+        }
+        let breaks = out.entry((dataset, attack)).or_default();
+        for batch in read_batches(&file)? {
+            let ids = text_column(&batch, "problem_id", &file)?;
+            let numbers = batch
+                .column_by_name("numbers")
+                .map(|c| c.as_list::<i32>().clone());
+            let Some(numbers) = numbers else { continue };
+            for i in 0..batch.num_rows() {
+                let id = ids.value(i);
+                let Some(q) = questions.get(id) else { continue };
+                let values: Vec<Num> = numbers
+                    .value(i)
+                    .as_string::<i32>()
+                    .iter()
+                    .filter_map(|s| s.and_then(num_text::from_text))
+                    .collect();
+                breaks.variants += 1;
+                let found = breaks_of(q, &values);
+                if found.iter().any(|&b| b) {
+                    *breaks.problems.entry(id.to_string()).or_default() += 1;
+                }
+                breaks.number_word_changed += usize::from(found[0]);
+                breaks.improper_fraction += usize::from(found[1]);
+                breaks.percentage_over_100 += usize::from(found[2]);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [changed number word, improper written fraction, percentage over 100] for a variant with
+/// these slot values of `question`.
+fn breaks_of(question: &str, values: &[Num]) -> [bool; 3] {
+    let slots = find_slots(question);
+    if slots.len() != values.len() {
+        return [false; 3];
+    }
+    let word = slots
+        .iter()
+        .zip(values)
+        .any(|(s, v)| s.word && !v.eq_num(s.value));
+    let proper = |a: Num, b: Num| a.div(b).is_ok_and(|f| f.is_proper_fraction());
+    let fraction = slots.windows(2).enumerate().any(|(i, w)| {
+        !w[0].word
+            && !w[1].word
+            && question[w[0].end..w[1].start].trim() == "/"
+            && proper(w[0].value, w[1].value)
+            && !proper(values[i], values[i + 1])
+    });
+    let hundred = Num::int(100);
+    let percentage = slots.iter().zip(values).any(|(s, v)| {
+        !s.word
+            && is_percentage(question, s)
+            && s.value.cmp_num(hundred).is_le()
+            && v.cmp_num(hundred).is_gt()
+    });
+    [word, fraction, percentage]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_break_is_seen() {
+        let q = "Three friends eat 1/4 of 20 pies, 40% of them hot.";
+        let slots = find_slots(q);
+        let orig: Vec<Num> = slots.iter().map(|s| s.value).collect();
+        assert_eq!(breaks_of(q, &orig), [false; 3]);
+        let with = |i: usize, v: i128| {
+            let mut x = orig.clone();
+            x[i] = Num::int(v);
+            breaks_of(q, &x)
+        };
+        assert_eq!(with(0, 5), [true, false, false]);
+        assert_eq!(with(1, 4), [false, true, false]);
+        assert_eq!(with(2, 7), [false, false, false]);
+        assert_eq!(with(4, 101), [false, false, true]);
+    }
+}
