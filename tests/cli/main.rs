@@ -12,6 +12,7 @@ mod extract;
 mod feature_study;
 mod fixtures;
 mod generate;
+mod gold;
 mod ingest;
 mod layers;
 mod long_runs;

@@ -1,0 +1,269 @@
+//! Variants true to their own text: every gold answer is the answer of the variant's question as
+//! written, and no variant breaks a property the question shows (a number word, a written
+//! fraction, a percentage). Run on the Xie et al. release in `../shared/data`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use advmath::ingest::{problems_path, records_to_batch};
+use advmath::num::Num;
+use advmath::program::tree::num_text;
+use advmath::question::find_slots;
+
+use crate::util::{advmath, ingest_xie_release, problems_in, shared_data};
+
+/// A variant as the tables hold it.
+struct Variant {
+    problem_id: String,
+    question: String,
+    answer_exact: String,
+}
+
+fn variants(tables: &Path, dataset: &str, attack: &str) -> Vec<Variant> {
+    let dir = tables.join(format!("variants/dataset={dataset}/attack={attack}"));
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return out;
+    };
+    let mut parts: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    parts.sort();
+    for part in parts {
+        for batch in advmath::store::read_batches(&part).unwrap() {
+            let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
+            let (pid, question, answer) =
+                (text("problem_id"), text("question"), text("answer_exact"));
+            for i in 0..batch.num_rows() {
+                out.push(Variant {
+                    problem_id: pid.value(i).to_string(),
+                    question: question.value(i).to_string(),
+                    answer_exact: answer.value(i).to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The numbers written in digits in a question, in order.
+fn digits_in(question: &str) -> Vec<Num> {
+    find_slots(question)
+        .into_iter()
+        .filter(|s| !s.word)
+        .map(|s| s.value)
+        .collect()
+}
+
+fn n(v: i128) -> Num {
+    Num::int(v)
+}
+
+/// The answer of each audited problem worked by hand from a variant's question: the numbers in
+/// digits are read from the text, and the words that carry the rest of the arithmetic must still
+/// be there as in the original.
+fn worked_by_hand(problem: &str, question: &str) -> Num {
+    let d = digits_in(question);
+    let words = |phrases: &[&str]| {
+        for p in phrases {
+            assert!(question.contains(p), "{problem}: {p:?} is gone: {question}");
+        }
+    };
+    match problem {
+        // A ft; a second rocket twice as high; the two rockets: A + 2A.
+        "xie2024-gsm8k/test/7" => {
+            words(&["twice as high", "the two rockets"]);
+            let [a] = d[..] else { panic!("{question}") };
+            a.mul(n(3)).unwrap()
+        }
+        // A acres; B acres more than twice that; the two farms: A + (2A + B).
+        "xie2024-gsm8k/test/80" => {
+            words(&["more than twice that", "the two farms"]);
+            let [a, b] = d[..] else { panic!("{question}") };
+            a.add(a.mul(n(2)).unwrap().add(b).unwrap()).unwrap()
+        }
+        // W grams in eight equal parts; one-eighth eaten; Pierre eats double: 2W/8.
+        "xie2024-gsm8k/test/109" => {
+            words(&["eight equal parts", "one-eighth", "double"]);
+            let [w] = d[..] else { panic!("{question}") };
+            w.div(n(8)).unwrap().mul(n(2)).unwrap()
+        }
+        // Three fourths red, one quarter of the red coconut, C coconut: C * 4 * 4 / 3.
+        "xie2024-gsm8k/test/135" => {
+            words(&["Three fourths", "one quarter"]);
+            let [c] = d[..] else { panic!("{question}") };
+            c.mul(n(4)).unwrap().mul(n(4)).unwrap().div(n(3)).unwrap()
+        }
+        // T clovers, P% have four leaves, one quarter of these purple: T * P/100 / 4.
+        "xie2024-gsm8k/test/149" => {
+            words(&["four leaves", "one quarter of these"]);
+            let [t, p] = d[..] else { panic!("{question}") };
+            t.mul(p).unwrap().div(n(100)).unwrap().div(n(4)).unwrap()
+        }
+        other => panic!("no hand-worked answer for {other}"),
+    }
+}
+
+const AUDITED: [&str; 5] = [
+    "xie2024-gsm8k/test/7",
+    "xie2024-gsm8k/test/80",
+    "xie2024-gsm8k/test/109",
+    "xie2024-gsm8k/test/135",
+    "xie2024-gsm8k/test/149",
+];
+
+/// The five problems whose variants carried wrong gold answers, attacked with the defaults
+/// (given programs, M1-M3, N = 30,000, m = 100): every variant's gold answer equals the answer
+/// worked by hand from its own question.
+#[test]
+fn audited_problems_keep_gold_answers_true_to_their_text() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    ingest_xie_release(&data, &tables);
+    // Attack only the audited problems: their table is the release's, filtered.
+    let path = problems_path(&tables, "xie2024-gsm8k", "test");
+    let kept: Vec<_> = problems_in(&path)
+        .into_iter()
+        .filter(|r| AUDITED.contains(&r.problem_id.as_str()))
+        .collect();
+    assert_eq!(kept.len(), 5, "the audited problems are in the release");
+    advmath::store::write_batch(&path, &records_to_batch(&kept).unwrap()).unwrap();
+    std::fs::remove_file(problems_path(&tables, "xie2024-multiarith", "test")).unwrap();
+    advmath()
+        .args(["generate", "--attack", "m1,m2,m3", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let mut checked: BTreeMap<String, usize> = BTreeMap::new();
+    for attack in ["m1", "m2", "m3"] {
+        for v in variants(&tables, "xie2024-gsm8k", attack) {
+            let expected = worked_by_hand(&v.problem_id, &v.question);
+            let stored = num_text::from_text(&v.answer_exact).unwrap();
+            assert!(
+                stored.eq_num(expected),
+                "{} {attack}: gold {} but the text's answer is {expected}: {}",
+                v.problem_id,
+                v.answer_exact,
+                v.question
+            );
+            *checked.entry(v.problem_id).or_default() += 1;
+        }
+    }
+    eprintln!("hand-worked gold answers checked: {checked:?}");
+    // Each problem either yields variants or none of a number it cannot vary safely; the four
+    // whose only varying numbers are digits must yield the paper's 100 per method.
+    for id in ["xie2024-gsm8k/test/80", "xie2024-gsm8k/test/149"] {
+        assert!(
+            checked.get(id).copied().unwrap_or(0) >= 100,
+            "{id}: {checked:?}"
+        );
+    }
+}
+
+/// What the default settings must never make: a changed number word, a written fraction turned
+/// improper, or a percentage above 100 where the original was at most 100. Counted over every
+/// numeric variant of both Xie datasets.
+#[test]
+fn no_default_variant_changes_a_number_word_a_fraction_or_a_percentage() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    ingest_xie_release(&data, &tables);
+    // Fewer attempts than the paper's 30,000 keep the test quick; the constraints a variant must
+    // keep do not depend on how many attempts found it.
+    advmath()
+        .args([
+            "generate",
+            "--attack",
+            "m1,m2,m3",
+            "--attempts",
+            "3000",
+            "--variants",
+            "20",
+        ])
+        .arg("--tables")
+        .arg(&tables)
+        .assert()
+        .success();
+    let counts = advmath::generate::audit::text_property_breaks(&tables).unwrap();
+    let variants: usize = counts.values().map(|b| b.variants).sum();
+    eprintln!("variants checked and broken properties: {counts:#?}");
+    assert!(variants > 10_000, "{variants}");
+    for ((dataset, attack), b) in &counts {
+        assert_eq!(b.broken(), 0, "{dataset} {attack}: {b:?}");
+    }
+}
+
+/// Every variable leaf of every valid problem, with how it was linked: the Xie release's given
+/// programs and a seeded sample of 200 GSM8K test problems with synthesised programs.
+fn link_listing(links: advmath::program::Links) -> String {
+    use advmath::ingest::{build_records_linked, read_source, IngestOptions, ProgramSource};
+    use advmath::program::align::link_kinds;
+    let data = shared_data().expect("checked by the caller");
+    let mut out = String::new();
+    let sources = [
+        ("xie2024/gsm8k", ProgramSource::Given, None),
+        ("xie2024/multiarith", ProgramSource::Given, None),
+        ("gsm8k/test.jsonl", ProgramSource::Synthesised, Some(200)),
+    ];
+    for (path, programs, sample) in sources {
+        let opts = IngestOptions {
+            programs,
+            ..Default::default()
+        };
+        let source = read_source(&data.join(path), &opts).unwrap();
+        let mut records = build_records_linked(&source, programs, links);
+        if let Some(n) = sample {
+            records.sort_by_key(|r| advmath::generate::select::rank(42, &r.problem_id));
+            records.truncate(n);
+            records.sort_by_key(|r| r.source_index);
+        }
+        let (mut valid, mut leaves) = (0, 0);
+        let mut lines = String::new();
+        for r in &records {
+            let Some(tree) = r.tree.as_ref().filter(|_| r.is_valid()) else {
+                continue;
+            };
+            valid += 1;
+            let slots = find_slots(&r.question);
+            let kinds = link_kinds(tree, &r.question, &slots);
+            leaves += kinds.len();
+            let shown: Vec<String> = kinds
+                .iter()
+                .map(|(s, k)| {
+                    let slot = &slots[*s as usize];
+                    format!("{}:{}", &r.question[slot.start..slot.end], k.name())
+                })
+                .collect();
+            lines.push_str(&format!("{}\t{}\n", r.problem_id, shown.join(" ")));
+        }
+        out.push_str(&format!(
+            "# {path} ({programs:?} programs): {} problems, {valid} valid, {leaves} variable leaves\n{lines}",
+            records.len()
+        ));
+    }
+    out
+}
+
+/// The link decisions of the audit (`reports/gold_audit.md`), pinned: a change to how numbers
+/// are linked shows here, by default and with every extension, and must be audited again.
+#[test]
+fn audited_link_decisions_are_pinned() {
+    if shared_data().is_none() {
+        return;
+    }
+    let default = link_listing(Default::default());
+    for kind in [":number-word", ":percentage", ":fraction"] {
+        assert!(
+            !default.contains(kind),
+            "the default links digits only: {kind}\n{}",
+            default
+                .lines()
+                .filter(|l| l.contains(kind))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    crate::util::assert_snapshot("gold_links_default", default);
+    let all = advmath::program::Links::parse("all").unwrap();
+    crate::util::assert_snapshot("gold_links_all", link_listing(all));
+}
