@@ -100,19 +100,26 @@ fn breaks_of(question: &str, values: &[Num]) -> [bool; 3] {
         .zip(values)
         .any(|(s, v)| s.word && !v.eq_num(s.value));
     let proper = |a: Num, b: Num| a.div(b).is_ok_and(|f| f.is_proper_fraction());
-    let fraction = slots.windows(2).enumerate().any(|(i, w)| {
-        !w[0].word
-            && !w[1].word
-            && question[w[0].end..w[1].start].trim() == "/"
-            && proper(w[0].value, w[1].value)
-            && !proper(values[i], values[i + 1])
+    let fraction = slots.iter().enumerate().any(|(i, s)| {
+        // The denominator: the next number ("4/5"), or digits glued to a suffix ("3/4ths").
+        let Some(after) = question[s.end..].strip_prefix('/').filter(|_| !s.word) else {
+            return false;
+        };
+        let (den, new_den) = match slots.get(i + 1).filter(|n| n.start == s.end + 1) {
+            Some(next) => (next.value, values[i + 1]),
+            None => {
+                let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+                match Num::parse_decimal(&digits) {
+                    Some(d) => (d, d),
+                    None => return false,
+                }
+            }
+        };
+        proper(s.value, den) && !proper(values[i], new_den)
     });
     let hundred = Num::int(100);
     let percentage = slots.iter().zip(values).any(|(s, v)| {
-        !s.word
-            && is_percentage(question, s)
-            && s.value.cmp_num(hundred).is_le()
-            && v.cmp_num(hundred).is_gt()
+        is_percentage(question, s) && s.value.cmp_num(hundred).is_le() && v.cmp_num(hundred).is_gt()
     });
     [word, fraction, percentage]
 }
@@ -136,5 +143,8 @@ mod tests {
         assert_eq!(with(1, 4), [false, true, false]);
         assert_eq!(with(2, 7), [false, false, false]);
         assert_eq!(with(4, 101), [false, false, true]);
+        let q = "She smashes 3/4ths of the windows.";
+        assert_eq!(breaks_of(q, &[Num::int(3)]), [false; 3]);
+        assert_eq!(breaks_of(q, &[Num::int(4)]), [false, true, false]);
     }
 }

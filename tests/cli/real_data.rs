@@ -127,17 +127,19 @@ fn xie_release_programs_validate() {
     assert!(valid(&words) >= 189);
 }
 
-/// Programs synthesised from annotations and equations are valid for at least 84% of GSM8K and
+/// Programs synthesised from annotations and equations are valid for at least 72% of GSM8K and
 /// 97% of MultiArith. A synthesised program never links a number word or a value the question
-/// states twice, so a problem whose numbers are all of that kind cannot vary; with every link
-/// kind on, GSM8K reaches 86%.
+/// states twice (a problem whose numbers are all of that kind cannot vary), and refuses a literal
+/// that is both an earlier step's result and a number the question states (which one the
+/// solution meant cannot be told), or an answer that only an unwritten step after a failed one
+/// would give; with every link kind on, GSM8K reaches 74%.
 #[test]
 fn synthesised_programs_cover_gsm8k_and_multiarith() {
     let Some(data) = shared_data() else { return };
     let all = Links::parse("all").unwrap();
     for (file, floor, linked_floor) in [
-        ("gsm8k/test.jsonl", 0.84, 0.86),
-        ("gsm8k/train.jsonl", 0.84, 0.86),
+        ("gsm8k/test.jsonl", 0.72, 0.74),
+        ("gsm8k/train.jsonl", 0.74, 0.76),
         ("multiarith/MultiArith.json", 0.97, 0.97),
     ] {
         for (links, floor) in [(Links::DIGITS, floor), (all, linked_floor)] {

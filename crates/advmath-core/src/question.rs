@@ -440,29 +440,64 @@ pub fn expression_counts(text: &str, slots: &[Slot]) -> std::collections::HashMa
     counts
 }
 
-/// A number word that counts something ("four friends"): not the numerator of a written
-/// fraction ("Three fourths").
-pub fn is_plain_cardinal(text: &str, slot: &Slot) -> bool {
+/// A number word that counts something ("four friends") on its own: not the numerator of a
+/// written fraction ("Three fourths"), not glued to a number in digits ("six 5 dollar bills"),
+/// and not the length of a list of numbers the question spells out ("scores of 89, 71, 92, 100
+/// and 86 on the first five tests"), whose count a variant could not change alone.
+pub fn is_plain_cardinal(text: &str, slots: &[Slot], i: usize) -> bool {
+    let slot = &slots[i];
     if !slot.word {
         return false;
     }
-    let next: String = text[slot.end..]
-        .trim_start()
+    let rest = text[slot.end..].trim_start();
+    if rest.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
+        return false;
+    }
+    let next: String = rest
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect::<String>()
         .to_ascii_lowercase();
-    !FRACTION_WORDS.contains(&next.as_str())
+    if FRACTION_WORDS.contains(&next.as_str()) {
+        return false;
+    }
+    let count = slot.value.as_integer().unwrap_or(0);
+    !list_lengths(text, slots).contains(&(count as usize))
+}
+
+/// The lengths of the lists of numbers in digits the question writes out ("89, 71, 92, 100 and
+/// 86"; "$3, $4 and $5"), two numbers or more.
+fn list_lengths(text: &str, slots: &[Slot]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut run = 1;
+    for w in slots.windows(2) {
+        let between = text[w[0].end..w[1].start].trim_matches(|c: char| c == '$' || c == ' ');
+        let joined = !w[0].word && !w[1].word && matches!(between, "," | "and" | ", and");
+        if joined {
+            run += 1;
+        } else {
+            if run >= 2 {
+                out.push(run);
+            }
+            run = 1;
+        }
+    }
+    if run >= 2 {
+        out.push(run);
+    }
+    out
 }
 
 /// A property a number of the question keeps because of how the question shows it: the paper's
 /// constraints ("Proper Fraction: ... prevents phrases such as 'John eats 4/3 of his chimichanga'
 /// and 'the bucket is filled till 150% full'") applied to the nodes the text itself shows, which
 /// a program may never compute as a node of its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum TextConstraint {
     /// `num/den` written in digits, originally strictly between 0 and 1: stays so.
     Fraction { num: u32, den: u32 },
+    /// `num/den` whose denominator is not a number of its own ("3/4ths"): stays proper.
+    FractionOf { num: u32, den: Num },
     /// A percentage ("40%", "40 percent") of at most 100: stays at most 100.
     Percentage { slot: u32 },
     /// A number word before a plural noun ("two cassette tapes"): stays at least 2, so the noun
@@ -475,6 +510,7 @@ impl TextConstraint {
     pub fn slots(self) -> (u32, Option<u32>) {
         match self {
             TextConstraint::Fraction { num, den } => (num, Some(den)),
+            TextConstraint::FractionOf { num, .. } => (num, None),
             TextConstraint::Percentage { slot } | TextConstraint::Plural { slot } => (slot, None),
         }
     }
@@ -485,6 +521,9 @@ impl TextConstraint {
         match self {
             TextConstraint::Fraction { num, den } => values[num as usize]
                 .div(values[den as usize])
+                .is_ok_and(|q| q.is_proper_fraction()),
+            TextConstraint::FractionOf { num, den } => values[num as usize]
+                .div(den)
                 .is_ok_and(|q| q.is_proper_fraction()),
             TextConstraint::Percentage { slot } => {
                 values[slot as usize].cmp_num(Num::int(100)) != std::cmp::Ordering::Greater
@@ -503,7 +542,8 @@ pub fn is_percentage(text: &str, s: &Slot) -> bool {
 }
 
 /// The [`TextConstraint`]s of a question whose original values satisfy them: fractions written
-/// `a/b` in digits that are proper, percentages of at most 100, and number words (which are
+/// `a/b` in digits that are proper (the denominator a number of its own, or glued to a suffix as
+/// in "3/4ths"), percentages of at most 100 in digits or words, and number words (which are
 /// plural counts of 2 or more).
 pub fn text_constraints(text: &str, slots: &[Slot]) -> Vec<TextConstraint> {
     let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
@@ -517,7 +557,18 @@ pub fn text_constraints(text: &str, slots: &[Slot]) -> Vec<TextConstraint> {
         }
     }
     for (i, s) in slots.iter().enumerate() {
-        if !s.word && is_percentage(text, s) {
+        let after = &text[s.end..];
+        let glued = after
+            .strip_prefix('/')
+            .map(|d| d.bytes().take_while(u8::is_ascii_digit).count())
+            .filter(|&n| n > 0)
+            .filter(|_| slots.get(i + 1).is_none_or(|next| next.start != s.end + 1));
+        if let Some(n) = glued.filter(|_| !s.word) {
+            if let Some(den) = Num::parse_decimal(&after[1..1 + n]) {
+                out.push(TextConstraint::FractionOf { num: i as u32, den });
+            }
+        }
+        if is_percentage(text, s) {
             out.push(TextConstraint::Percentage { slot: i as u32 });
         }
         if s.word {
@@ -657,6 +708,36 @@ mod tests {
         );
         assert_eq!(values("walks 5km at 10am"), ["5", "10"]);
         assert_eq!(values("1,2,3 and 12,345,678"), ["1", "2", "3", "12345678"]);
+    }
+
+    #[test]
+    fn a_cardinal_counts_on_its_own_or_not_at_all() {
+        let plain = |q: &str| {
+            let slots = find_slots(q);
+            let i = slots.iter().position(|s| s.word).unwrap();
+            is_plain_cardinal(q, &slots, i)
+        };
+        assert!(plain("Four friends share 20 apples."));
+        assert!(!plain("Three fourths of the 20 beans are red."));
+        assert!(!plain("Michael has six 5 dollar bills."));
+        assert!(!plain(
+            "Scores of 89, 71, 92, 100 and 86 on the first five tests."
+        ));
+        assert!(plain("Scores of 89 and 71 on the first five tests."));
+    }
+
+    #[test]
+    fn the_text_constrains_its_fractions_and_percentages() {
+        let q = "She smashes 3/4ths of 64 windows, 1/6 of 12 cups, eighty percent and 40% of 90.";
+        let slots = find_slots(q);
+        let text = text_constraints(q, &slots);
+        let kinds: Vec<String> = text.iter().map(|c| format!("{c:?}")).collect();
+        // 1/6, 3/4ths, "eighty percent" (a percentage and a plural count), 40%.
+        assert_eq!(kinds.len(), 5, "{kinds:?}");
+        let mut values: Vec<Num> = slots.iter().map(|s| s.value).collect();
+        assert!(text.iter().all(|c| c.holds(&values)));
+        values[0] = Num::int(4); // 4/4ths
+        assert_eq!(text.iter().filter(|c| !c.holds(&values)).count(), 1);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::program::align::{
 use crate::program::lower::{parse_expression, LiteralResolver, Lowerer};
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use crate::program::{ErrorKind, ProgramError};
-use crate::question::{word_numbers, Slot};
+use crate::question::{expression_counts, word_numbers, Slot};
 
 type Res<T> = std::result::Result<T, ProgramError>;
 
@@ -168,6 +168,8 @@ struct StepResolver<'a> {
     links: Links,
     /// Slots that may be leaves (see [`linkable_slots`]).
     linkable: Vec<bool>,
+    /// Values the question states, in any form (see [`expression_counts`]).
+    stated: std::collections::HashSet<String>,
     is_percent: Vec<bool>,
     /// Earlier results: annotated value and node, latest last.
     results: Vec<(Num, NodeId)>,
@@ -196,6 +198,7 @@ impl<'a> StepResolver<'a> {
             slots,
             links,
             linkable,
+            stated: expression_counts(question, slots).into_keys().collect(),
             is_percent: percent_slots(question, slots),
             results: Vec::new(),
             slot_uses: HashMap::new(),
@@ -283,10 +286,23 @@ impl LiteralResolver for StepResolver<'_> {
         if let Some(&slot) = self.forced.get(&(self.base_ordinal + ordinal)) {
             return Ok(push_role(&Role::Leaf(slot), value, b));
         }
+        let key = num_text::to_text(&value);
         if let Some(&(_, id)) = self.results.iter().rev().find(|(v, _)| v.eq_num(value)) {
+            // "12 x 5" after "2.40 x 5 = 12" in a question about dozens: the 12 may be the
+            // earlier result or the dozen, and only one of them is right.
+            // Both readings are one constant when the result depends on no question number
+            // and the stated number is no leaf: no ambiguity then.
+            let as_stated_varies = self.slot_positions.contains_key(&key);
+            if self.stated.contains(&key) && (as_stated_varies || depends_on_a_leaf(b, id)) {
+                return Err(ProgramError::new(
+                    ErrorKind::NumberMisalignment,
+                    format!(
+                        "{key} is both an earlier step's result and a number the question states"
+                    ),
+                ));
+            }
             return Ok(id);
         }
-        let key = num_text::to_text(&value);
         if let Some(positions) = self.slot_positions.get(&key) {
             let digits: Vec<u32> = positions
                 .iter()
@@ -331,6 +347,21 @@ impl LiteralResolver for StepResolver<'_> {
     }
 }
 
+/// Whether node `id` reads a question number.
+fn depends_on_a_leaf(b: &Builder, id: NodeId) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        match &b.nodes[n as usize] {
+            Node::Leaf { .. } => return true,
+            Node::Const { .. } => {}
+            Node::Bin { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
+            Node::Neg { arg } => stack.push(*arg),
+            Node::Call { args, .. } => stack.extend(args.iter().copied()),
+        }
+    }
+    false
+}
+
 /// Build a program from GSM8K calculator annotations.
 pub fn from_gsm8k(
     question: &str,
@@ -352,8 +383,19 @@ pub fn from_gsm8k(
     // A step that cannot be linked is skipped: if the answer does not need it, no harm done; if it
     // does, its error is the reason the problem is rejected.
     let mut first_error: Option<ProgramError> = None;
+    // A failure after the step that computes the answer means the answer's value may have come
+    // from an earlier step by coincidence ("4 x 3 = 12" when the answer, 12, is another count).
+    let mut answer_step = None;
+    let mut last_failure: Option<(usize, ProgramError)> = None;
     for (i, step) in steps.iter().enumerate() {
         let cleaned = clean_expression(&step.expr);
+        // "<<8=8>>" restates a number; as a step it would make the answer a bare leaf.
+        if !cleaned
+            .trim_start_matches('-')
+            .contains(['+', '-', '*', '/', '%', '('])
+        {
+            continue;
+        }
         let lowered = parse_expression(&cleaned).and_then(|expr| {
             let mut lowerer = Lowerer::new(
                 &cleaned,
@@ -370,12 +412,14 @@ pub fn from_gsm8k(
         let (id, exact) = match lowered {
             Ok(v) => v,
             Err(e) => {
+                let e = ProgramError::new(
+                    e.kind,
+                    format!("step {} `{}`: {}", i + 1, step.expr.trim(), e.detail),
+                );
                 if first_error.is_none() {
-                    first_error = Some(ProgramError::new(
-                        e.kind,
-                        format!("step {} `{}`: {}", i + 1, step.expr.trim(), e.detail),
-                    ));
+                    first_error = Some(e.clone());
                 }
+                last_failure = Some((i, e));
                 continue;
             }
         };
@@ -383,10 +427,22 @@ pub fn from_gsm8k(
         resolver.results.push((result, id));
         if result.eq_2dp(gold) || exact.eq_2dp(gold) {
             answer = Some(id);
+            answer_step = Some(i);
         }
     }
-    // The last step is often said, not written ("so he has 5 left").
-    let answer = answer.or_else(|| resolver.recover_hidden_step(gold, &mut builder));
+    if let (Some(a), Some((f, e))) = (answer_step, &last_failure) {
+        if *f > a {
+            return Err(e.clone());
+        }
+    }
+    // The last step is often said, not written ("so he has 5 left"); but after a step that could
+    // not be linked, the operation found could stand a stated number in for that step's result.
+    let answer = answer.or_else(|| {
+        last_failure
+            .is_none()
+            .then(|| resolver.recover_hidden_step(gold, &mut builder))
+            .flatten()
+    });
     let Some(answer) = answer else {
         return Err(first_error.unwrap_or_else(|| {
             ProgramError::new(
@@ -513,6 +569,41 @@ mod tests {
             .eval(&[Num::int(100000), Num::int(50000), Num::int(100)])
             .unwrap();
         assert_eq!(v, Num::int(50000));
+    }
+
+    /// gsm8k/test/1241: "12 x 5" after "2.40 x 5 = 12" in a question about dozens.
+    #[test]
+    fn a_literal_that_is_a_result_and_a_stated_number_is_refused() {
+        let q = "Rose bought five dozens of eggs for $2.40 a dozen. She will sell them for $1 for 3 eggs. How much profit?";
+        let a = "$2.40 x 5 = $<<2.40*5=12>>12.\n12 x 5 = <<12*5=60>>60 eggs.\n60/3 = <<60/3=20>>20\n$20 - $12 = $<<20-12=8>>8.\n#### 8";
+        let slots = find_slots(q);
+        let e = from_gsm8k(q, &slots, a, Num::int(8), Links::DIGITS).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NumberMisalignment, "{e}");
+    }
+
+    /// gsm8k/test/1200 writes "m=<<8=8>>8": a restated number is no step, so no answer is a bare
+    /// question number.
+    #[test]
+    fn a_restated_number_is_no_step() {
+        let q = "Eight more than four times the number of mugs is 40. How many mugs are there?";
+        let a = "4*m=40-8=32\n4m=<<32=32>>32\nm=<<8=8>>8\n#### 8";
+        let slots = find_slots(q);
+        let words = Links {
+            number_words: true,
+            ..Links::DIGITS
+        };
+        assert!(from_gsm8k(q, &slots, a, Num::int(8), words).is_err());
+    }
+
+    /// gsm8k/test/1022: the last step cannot be linked, and an earlier one (4 x 3 = 12) happens
+    /// to equal the answer: refused, not answered by coincidence.
+    #[test]
+    fn an_answer_before_a_failed_step_is_refused() {
+        let q = "Large toys cost three times the price of small ones. She sold twice as many small toys as large ones and earned $120. Each small toy costs $4. How many small toys did she sell?";
+        let a =
+            "3 * 4 = $<<3*4=12>>12.\nA = 120 / 20 = <<120/20=6>>6\n6 * 2 = <<6*2=12>>12\n#### 12";
+        let slots = find_slots(q);
+        assert!(from_gsm8k(q, &slots, a, Num::int(12), Links::DIGITS).is_err());
     }
 
     #[test]

@@ -118,9 +118,10 @@ pub fn linkable_slots(question: &str, slots: &[Slot], mode: AlignMode, links: Li
     };
     slots
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             if s.word {
-                links.number_words && is_plain_cardinal(question, s) && once(s)
+                links.number_words && is_plain_cardinal(question, slots, i) && once(s)
             } else {
                 mode == AlignMode::Given || once(s)
             }
@@ -185,7 +186,7 @@ pub fn percent_slots(question: &str, slots: &[Slot]) -> Vec<bool> {
     slots.iter().map(|s| is_percentage(question, s)).collect()
 }
 
-/// The percentage reading of a literal, if exactly one percent slot explains it.
+/// The percentage reading of a literal, if exactly one percent slot and one reading explain it.
 pub fn percent_role(value: Num, slots: &[Slot], is_percent: &[bool]) -> Option<Role> {
     let hundred = Num::int(100);
     let mut found = None;
@@ -194,19 +195,21 @@ pub fn percent_role(value: Num, slots: &[Slot], is_percent: &[bool]) -> Option<R
             continue;
         }
         let frac = s.value.div(hundred).ok()?;
-        let form = if value.eq_num(frac) {
-            PercentForm::Fraction
-        } else if value.eq_num(Num::ONE.sub(frac).ok()?) {
-            PercentForm::OneMinus
-        } else if value.eq_num(Num::ONE.add(frac).ok()?) {
-            PercentForm::OnePlus
-        } else {
-            continue;
-        };
-        if found.is_some() {
-            return None;
+        let forms = [
+            (frac, PercentForm::Fraction),
+            (Num::ONE.sub(frac).ok()?, PercentForm::OneMinus),
+            (Num::ONE.add(frac).ok()?, PercentForm::OnePlus),
+        ];
+        for (v, form) in forms {
+            if !value.eq_num(v) {
+                continue;
+            }
+            // Two readings (50% of it, or 50% off it, are both 0.5) or two percentages: unsure.
+            if found.is_some() {
+                return None;
+            }
+            found = Some(Role::Percent(i as u32, form));
         }
-        found = Some(Role::Percent(i as u32, form));
     }
     found
 }
@@ -291,9 +294,17 @@ pub fn justify_constant(value: Num, question: &str, slots: &[Slot]) -> Option<Co
     if let Some(s) = slots.iter().find(|s| !s.word && s.value.eq_num(value)) {
         return Some(ConstKind::Stated(question[s.start..s.end].to_string()));
     }
-    let is_percent = percent_slots(question, slots);
-    if let Some(Role::Percent(slot, _)) = percent_role(value, slots, &is_percent) {
-        let s = &slots[slot as usize];
+    // Any reading will do for a constant, even one a leaf could not take (50% of, or 50% off).
+    let hundred = Num::int(100);
+    let percent = slots.iter().find(|s| {
+        is_percentage(question, s)
+            && s.value.div(hundred).is_ok_and(|f| {
+                [Ok(f), Num::ONE.sub(f), Num::ONE.add(f)]
+                    .into_iter()
+                    .any(|r| r.is_ok_and(|r| r.eq_num(value)))
+            })
+    });
+    if let Some(s) = percent {
         return Some(ConstKind::Stated(format!("{}%", &question[s.start..s.end])));
     }
     if let Some((w, _)) = word_numbers(question)

@@ -226,3 +226,13 @@ fn print_forms() {
         );
     }
 }
+
+#[test]
+fn fifty_percent_off_and_fifty_percent_of_are_not_told_apart() {
+    let q = "A $8 shirt is 50% off. What does it cost?";
+    let p = check_linked(q, "print(8 * 0.5)", "4", AlignMode::Given, ALL).unwrap();
+    assert_eq!(p.variable_slots(), vec![0], "0.5 stays a constant");
+    let q = "A $8 shirt is 40% off. What does it cost?";
+    let p = check_linked(q, "print(8 * 0.6)", "4.8", AlignMode::Given, ALL).unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+}
