@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use advmath::generate::audit::text_property_breaks;
-use advmath::program::align::{link_kinds, LinkKind};
+use advmath::program::align::{describe_links, link_kinds, LinkKind};
 use advmath::question::find_slots;
 use advmath::store::{parquet_files_under, read_batches, text_column};
 
@@ -74,19 +74,12 @@ fn main() -> anyhow::Result<()> {
         if kinds.iter().all(|(_, k)| *k == LinkKind::Digits) {
             continue;
         }
-        let shown: Vec<String> = kinds
-            .iter()
-            .map(|(s, k)| {
-                let slot = &slots[*s as usize];
-                format!("{}:{}", &r.question[slot.start..slot.end], k.name())
-            })
-            .collect();
         println!(
             "\n## {}\n{}\ngold {}; links {}",
             r.problem_id,
             r.question,
             r.answer.as_deref().unwrap_or("?"),
-            shown.join(" ")
+            describe_links(tree, &r.question, &slots)
         );
         for attack in ["m3", "m2", "m1"] {
             if let Some(vs) = variants.get(&(r.problem_id.clone(), attack.to_string())) {

@@ -177,7 +177,7 @@ fn no_default_variant_changes_a_number_word_a_fraction_or_a_percentage() {
     let counts = advmath::generate::audit::text_property_breaks(&tables).unwrap();
     let variants: usize = counts.values().map(|b| b.variants).sum();
     eprintln!("variants checked and broken properties: {counts:#?}");
-    assert!(variants > 100_000, "{variants}");
+    assert!(variants > 90_000, "{variants}");
     for ((dataset, attack), b) in &counts {
         assert_eq!(b.broken(), 0, "{dataset} {attack}: {b:?}");
     }
@@ -187,7 +187,7 @@ fn no_default_variant_changes_a_number_word_a_fraction_or_a_percentage() {
 /// programs and a seeded sample of 200 GSM8K test problems with synthesised programs.
 fn link_listing(links: advmath::program::Links) -> String {
     use advmath::ingest::{build_records_linked, read_source, IngestOptions, ProgramSource};
-    use advmath::program::align::link_kinds;
+    use advmath::program::align::describe_links;
     let data = shared_data().expect("checked by the caller");
     let mut out = String::new();
     let sources = [
@@ -215,16 +215,9 @@ fn link_listing(links: advmath::program::Links) -> String {
             };
             valid += 1;
             let slots = find_slots(&r.question);
-            let kinds = link_kinds(tree, &r.question, &slots);
-            leaves += kinds.len();
-            let shown: Vec<String> = kinds
-                .iter()
-                .map(|(s, k)| {
-                    let slot = &slots[*s as usize];
-                    format!("{}:{}", &r.question[slot.start..slot.end], k.name())
-                })
-                .collect();
-            lines.push_str(&format!("{}\t{}\n", r.problem_id, shown.join(" ")));
+            leaves += tree.variable_slots().len();
+            let links = describe_links(tree, &r.question, &slots);
+            lines.push_str(&format!("{}\t{links}\n", r.problem_id));
         }
         out.push_str(&format!(
             "# {path} ({programs:?} programs): {} problems, {valid} valid, {leaves} variable leaves\n{lines}",

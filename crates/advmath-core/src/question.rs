@@ -582,74 +582,12 @@ pub fn text_constraints(text: &str, slots: &[Slot]) -> Vec<TextConstraint> {
 /// Numbers written as words, with the values a program may use for them. "half" may appear as
 /// `/ 2` or `* 0.5`, so it yields both.
 pub fn word_numbers(text: &str) -> Vec<(String, Num)> {
-    const WORDS: &[(&str, &[&str])] = &[
+    /// Words that justify a constant without stating a number of their own.
+    const MORE: &[(&str, &[&str])] = &[
         ("one", &["1"]),
-        ("two", &["2"]),
-        ("three", &["3"]),
-        ("four", &["4"]),
-        ("five", &["5"]),
-        ("six", &["6"]),
-        ("seven", &["7"]),
-        ("eight", &["8"]),
-        ("nine", &["9"]),
-        ("ten", &["10"]),
-        ("eleven", &["11"]),
-        ("twelve", &["12"]),
-        ("thirteen", &["13"]),
-        ("fourteen", &["14"]),
-        ("fifteen", &["15"]),
-        ("sixteen", &["16"]),
-        ("seventeen", &["17"]),
-        ("eighteen", &["18"]),
-        ("nineteen", &["19"]),
-        ("twenty", &["20"]),
-        ("thirty", &["30"]),
-        ("forty", &["40"]),
-        ("fifty", &["50"]),
-        ("sixty", &["60"]),
-        ("seventy", &["70"]),
-        ("eighty", &["80"]),
-        ("ninety", &["90"]),
-        ("hundred", &["100"]),
-        ("thousand", &["1000"]),
         ("million", &["1000000"]),
-        ("half", &["2", "0.5"]),
-        ("halves", &["2", "0.5"]),
-        ("twice", &["2"]),
-        ("double", &["2"]),
-        ("doubles", &["2"]),
-        ("doubled", &["2"]),
-        ("pair", &["2"]),
-        ("pairs", &["2"]),
-        ("both", &["2"]),
-        ("twins", &["2"]),
-        ("triple", &["3"]),
-        ("tripled", &["3"]),
-        ("triples", &["3"]),
-        ("thrice", &["3"]),
-        ("third", &["3"]),
-        ("thirds", &["3"]),
-        ("quadruple", &["4"]),
-        ("quarter", &["4", "0.25", "25"]),
-        ("quarters", &["4", "0.25", "25"]),
-        ("fourth", &["4"]),
-        ("fifth", &["5"]),
-        ("fifths", &["5"]),
-        ("sixth", &["6"]),
-        ("sixths", &["6"]),
-        ("seventh", &["7"]),
-        ("sevenths", &["7"]),
-        ("eighth", &["8"]),
-        ("eighths", &["8"]),
-        ("ninth", &["9"]),
-        ("tenth", &["10"]),
-        ("tenths", &["10"]),
-        ("second", &["2"]),
-        ("fourths", &["4"]),
         ("zero", &["0"]),
         ("none", &["0"]),
-        ("dozen", &["12"]),
-        ("dozens", &["12"]),
         ("once", &["1"]),
         ("single", &["1"]),
         ("a", &["1"]),
@@ -662,6 +600,8 @@ pub fn word_numbers(text: &str) -> Vec<(String, Num)> {
         ("monthly", &["12"]),
         ("daily", &["7", "365"]),
         ("hourly", &["60"]),
+        ("quarter", &["25"]),
+        ("quarters", &["25"]),
         ("nickel", &["5", "0.05"]),
         ("nickels", &["5", "0.05"]),
         ("dime", &["10", "0.1"]),
@@ -675,7 +615,14 @@ pub fn word_numbers(text: &str) -> Vec<(String, Num)> {
         .filter(|w| !w.is_empty())
     {
         let lower = word.to_ascii_lowercase();
-        if let Some((w, vals)) = WORDS.iter().find(|(w, _)| *w == lower) {
+        if let Some(v) = cardinal_value(&lower) {
+            out.push((lower.clone(), Num::int(v)));
+        }
+        for (w, vals) in OTHER_NUMBER_WORDS
+            .iter()
+            .chain(MORE)
+            .filter(|(w, _)| *w == lower)
+        {
             for v in *vals {
                 out.push((w.to_string(), Num::parse_decimal(v).unwrap()));
             }

@@ -287,6 +287,19 @@ pub fn link_kinds(program: &Program, question: &str, slots: &[Slot]) -> Vec<(u32
         .collect()
 }
 
+/// The variable leaves of a validated program as the question writes them, each with how it was
+/// linked: `50:digits two:number-word 10:percentage`.
+pub fn describe_links(program: &Program, question: &str, slots: &[Slot]) -> String {
+    link_kinds(program, question, slots)
+        .iter()
+        .map(|(s, k)| {
+            let slot = &slots[*s as usize];
+            format!("{}:{}", &question[slot.start..slot.end], k.name())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Why a constant may stand in a synthesised program, if it may: a number the question states
 /// (in words, or in digits where it cannot be linked), a percentage of the question written as
 /// a fraction (kept as it is, like the percentage in the text), or a unit constant.
