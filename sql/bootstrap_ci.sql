@@ -1,4 +1,4 @@
--- Xie et al. 2024, Table 1 with uncertainty: the per-problem outcome counts behind 95% bootstrap intervals for AA and ASR (Eq. 4-5).
+-- Xie et al. 2024, Table 1 with uncertainty: the per-problem outcome counts behind 95% bootstrap intervals for AA and ASR (Eq. 5-6).
 --
 -- One row per model x template x dataset x attack, over the problems with both a graded original
 -- and a graded variant of the attack (Table 1's problems when every problem has both). Every

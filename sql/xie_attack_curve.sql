@@ -1,25 +1,31 @@
 -- Xie et al. 2024, Figure 7: attack accuracy as a function of the number of attacks per problem, k = 1 .. m.
 --
 -- One row per model x template x dataset x attack x k, k = 1 .. m, m = the largest variant_index + 1
--- of the group. AA and ASR are Table 1's (Eq. 4-5, view `paper_accuracy`) with only the first k
--- variants of each problem (variant_index 0 .. k-1; the index is the last `/`-separated field of
--- variant_id, `<problem_id>/<attack>/<variant_index>`): aa = problems whose first k graded
--- variants are all answered correctly (the original not required) / problems with a graded
--- variant, and asr = (oa - aa) / oa with Table 1's OA (NULL when oa = 0). At k = m this is Table 1.
+-- of the group. AA and ASR are Table 1's (Eq. 5-6, view `paper_accuracy`), over Table 1's problem
+-- set P (a graded original and a graded variant of the attack), with only the first k variants of
+-- each problem (variant_index 0 .. k-1; the index is the last `/`-separated field of variant_id,
+-- `<problem_id>/<attack>/<variant_index>`): aa = problems of P whose first k graded variants are
+-- all answered correctly (the original not required) / |P|, and asr = (oa - aa) / oa with Table 1's
+-- OA over P (NULL when oa = 0). At k = m this is Table 1.
 -- A problem's first wrong variant index and its m come from the view `problem_outcomes`.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0;
 -- UNNEST(GENERATE_SERIES(1, m)) behaves alike in both.
 WITH per_problem AS (
     SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        first_wrong,
-        index_span AS m
-    FROM problem_outcomes
-    WHERE attack <> 'original'
+        p.model,
+        p.template,
+        p.dataset,
+        p.attack,
+        p.problem_id,
+        p.first_wrong,
+        p.index_span AS m
+    FROM problem_outcomes p
+    JOIN original_outcomes o
+      ON o.model = p.model
+     AND o.template = p.template
+     AND o.dataset = p.dataset
+     AND o.problem_id = p.problem_id
+    WHERE p.attack <> 'original'
 ),
 hist AS (
     SELECT
@@ -66,9 +72,8 @@ SELECT
     c.dataset,
     c.attack,
     c.k,
-    a.original_problems,
-    a.original_correct,
     c.problems,
+    a.original_correct,
     c.attack_correct,
     a.oa,
     CAST(c.attack_correct AS DOUBLE) / c.problems AS aa,

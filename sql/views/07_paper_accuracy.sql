@@ -1,24 +1,27 @@
--- View `paper_accuracy`: Xie et al. 2024 Eq. 3-5 (attack/eval.py), one row per model x template x
--- dataset x attack (every attack but `original`).
+-- View `paper_accuracy`: Xie et al. 2024, Table 1 (Eq. 3, 5 and 6), one row per model x template x
+-- dataset x attack (every attack but `original`) with a graded variant.
 --
--- OA (Eq. 3) = originals answered correctly / problems with a graded original (`original_problems`,
--- the same for every attack of a dataset: eval.py scores every original it has an answer for).
--- AA (Eq. 4) = problems whose every graded variant of the attack is answered correctly / problems
--- with at least one graded variant (`problems`); the original is not required (eval.py counts a
--- problem when its variant accuracy is 100%, over the problems that have variants).
--- ASR (Eq. 5) = (OA - AA) / OA; it can be negative when the variants are easier than the
--- originals, and is NULL when OA is 0 or the model answered no original of the dataset.
--- Besides the paper's figures, over the problems with both a graded original and a graded variant
--- (`paired_problems`): `robust_correct` problems whose original AND every variant are right, and
--- `solved_broken` problems whose original is right but some variant wrong.
+-- Eq. 3 and Eq. 5 both sum over the problem set P and divide by |P|. P here is the problems with a
+-- graded original and at least one graded variant of the attack (`problems`), one set for the
+-- three figures of a cell:
+-- OA (Eq. 3) = problems of P whose original is answered correctly / |P|.
+-- AA (Eq. 5) = problems of P whose every graded variant of the attack is answered correctly / |P|
+-- (the original not required).
+-- ASR (Eq. 6) = (OA - AA) / OA; negative when the variants are answered better than the
+-- originals, NULL when OA is 0 or P is empty.
+-- The authors' attack/eval.py scores every original it has an answer for, variants or not: that
+-- reading is kept as `all_originals` / `oa_all_originals` (OA over every graded original of the
+-- dataset), never mixed into the paper's three.
+-- Besides the paper's figures: `robust_correct` problems of P whose original AND every variant
+-- are right, and `solved_broken` problems of P whose original is right but some variant wrong.
 CREATE VIEW paper_accuracy AS
 WITH originals AS (
     SELECT
         model,
         template,
         dataset,
-        COUNT(*) AS original_problems,
-        SUM(orig_ok) AS original_correct
+        COUNT(*) AS all_originals,
+        SUM(orig_ok) AS all_originals_correct
     FROM original_outcomes
     GROUP BY model, template, dataset
 ),
@@ -28,9 +31,7 @@ attacked AS (
         template,
         dataset,
         attack,
-        COUNT(*) AS problems,
-        SUM(n_var) AS variants,
-        SUM(all_ok) AS attack_correct
+        COUNT(*) AS attacked_problems
     FROM attack_outcomes
     GROUP BY model, template, dataset, attack
 ),
@@ -40,7 +41,10 @@ paired AS (
         p.template,
         p.dataset,
         p.attack,
-        COUNT(*) AS paired_problems,
+        COUNT(*) AS problems,
+        SUM(p.n_var) AS variants,
+        SUM(o.orig_ok) AS original_correct,
+        SUM(p.all_ok) AS attack_correct,
         SUM(o.orig_ok * p.all_ok) AS robust_correct,
         SUM(o.orig_ok * (1 - p.all_ok)) AS solved_broken
     FROM attack_outcomes p
@@ -56,26 +60,26 @@ SELECT
     a.template,
     a.dataset,
     a.attack,
-    o.original_problems,
-    o.original_correct,
-    a.problems,
-    a.variants,
-    a.attack_correct,
-    CAST(o.original_correct AS DOUBLE) / o.original_problems AS oa,
-    CAST(a.attack_correct AS DOUBLE) / a.problems AS aa,
-    (CAST(o.original_correct AS DOUBLE) / o.original_problems
-        - CAST(a.attack_correct AS DOUBLE) / a.problems)
-        / NULLIF(CAST(o.original_correct AS DOUBLE) / o.original_problems, 0) AS asr,
-    COALESCE(s.paired_problems, 0) AS paired_problems,
+    COALESCE(s.problems, 0) AS problems,
+    COALESCE(s.variants, 0) AS variants,
+    COALESCE(s.original_correct, 0) AS original_correct,
+    COALESCE(s.attack_correct, 0) AS attack_correct,
+    CAST(s.original_correct AS DOUBLE) / NULLIF(s.problems, 0) AS oa,
+    CAST(s.attack_correct AS DOUBLE) / NULLIF(s.problems, 0) AS aa,
+    (CAST(s.original_correct AS DOUBLE) - CAST(s.attack_correct AS DOUBLE))
+        / NULLIF(CAST(s.original_correct AS DOUBLE), 0) AS asr,
     COALESCE(s.robust_correct, 0) AS robust_correct,
-    COALESCE(s.solved_broken, 0) AS solved_broken
+    COALESCE(s.solved_broken, 0) AS solved_broken,
+    a.attacked_problems,
+    COALESCE(o.all_originals, 0) AS all_originals,
+    CAST(o.all_originals_correct AS DOUBLE) / NULLIF(o.all_originals, 0) AS oa_all_originals
 FROM attacked a
-LEFT JOIN originals o
-  ON o.model = a.model
- AND o.template = a.template
- AND o.dataset = a.dataset
 LEFT JOIN paired s
   ON s.model = a.model
  AND s.template = a.template
  AND s.dataset = a.dataset
- AND s.attack = a.attack;
+ AND s.attack = a.attack
+LEFT JOIN originals o
+  ON o.model = a.model
+ AND o.template = a.template
+ AND o.dataset = a.dataset;

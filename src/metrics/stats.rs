@@ -39,7 +39,7 @@ impl Outcomes {
     }
 }
 
-/// 95% percentile bootstrap intervals for the paper's AA and ASR (Eq. 4-5) from the four
+/// 95% percentile bootstrap intervals for the paper's AA and ASR (Eq. 5-6) from the four
 /// per-problem outcome counts of one model x dataset x attack.
 ///
 /// AA = (robust + fixed) / n (every variant right, the original not required), OA = (robust +

@@ -11,8 +11,10 @@
 //! | model-b | 1 1 0 1 | 11111 | 11011 | 00000 | 11111 |
 //! | sim-c (simulated) | 1 0 1 0 | 11110 | 10101 | 01110 | 00000 |
 //!
-//! plus an ungraded row (model-a, p0, index 5, `correct` NULL) and an outside row (model-b, no
-//! variant_id, problem_id or attack), which every metric must ignore.
+//! plus an original without variants (model-a, p4 = `toy/test/4`, answered wrongly), which only
+//! the figures over every original see, an ungraded row (model-a, p0, index 5, `correct` NULL)
+//! and an outside row (model-b, no variant_id, problem_id or attack), which every metric must
+//! ignore.
 //!
 //! Adversarial examples (original right, variant wrong): model-a {p1/2, p2/0}, model-b {p1/2},
 //! sim-c {p0/4, p2/0, p2/4}.
@@ -152,6 +154,19 @@ pub fn xie_rows() -> Vec<Resp> {
             }
         }
     }
+    // An original without variants (model-a, p4, answered wrongly): outside Table 1's problem set
+    // P, so OA, AA and ASR do not see it; only `oa_all_originals` (every graded original) does.
+    rows.push(Resp {
+        model: "model-a",
+        template: "xie2024",
+        dataset: "toy",
+        problem: Some(4),
+        attack: "original",
+        index: 0,
+        noise: 0,
+        correct: Some(false),
+        simulated: false,
+    });
     // Ignored rows: ungraded, and an outside row that matches no variant.
     rows.push(Resp {
         model: "model-a",

@@ -184,7 +184,7 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
         .unwrap();
     assert_eq!(
         line,
-        "sim-noise,arithmattack,gsm8k,punct10,4,0,4,4,1,0,0.25,,4,0,0,,true"
+        "sim-noise,arithmattack,gsm8k,punct10,4,4,0,1,0,0.25,,0,0,,4,4,0,true"
     );
     let report = std::fs::read_to_string(&summary.report).unwrap();
     for (name, _) in EMBEDDED_SQL {
@@ -326,5 +326,66 @@ fn metrics_views_kept_on_disk_give_the_same_results() {
             assert_eq!(a.columns, b.columns, "{name}");
             assert_eq!(a.rows, b.rows, "{name}");
         }
+    }
+}
+
+/// Table 1's OA, AA and ASR, the bootstrap point estimate and McNemar's pairs use one problem
+/// set per cell: on the default run and on a study of the Xie release (where some problems have
+/// an original but no variant of an attack), every `xie_asr` row's ASR is `bootstrap_ci`'s and
+/// its problem count is `mcnemar`'s pairs.
+#[test]
+fn table1_bootstrap_and_mcnemar_share_one_problem_set() {
+    let (_dir, tables) = crate::util::small_tables();
+    let mut studies = vec![("default run", tables)];
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(data) = crate::util::shared_data() {
+        crate::util::advmath()
+            .args(["run", "--programs", "given"])
+            .args(crate::util::SMALL_GENERATION)
+            .arg("--out")
+            .arg(dir.path())
+            .arg(data.join("xie2024/gsm8k"))
+            .assert()
+            .success();
+        studies.push(("Xie GSM8K study", dir.path().join("tables")));
+    }
+    let metric = |name: &str| {
+        let sql = EMBEDDED_SQL.iter().find(|(n, _)| *n == name).unwrap().1;
+        format!("{name} AS ({})", sql.trim().trim_end_matches(';'))
+    };
+    let ctes = format!(
+        "WITH {}, {}, {} ",
+        metric("xie_asr"),
+        metric("bootstrap_ci"),
+        metric("mcnemar")
+    );
+    for (study, tables) in studies {
+        let t = SqlEngine::open(&tables)
+            .unwrap()
+            .query_table(&format!(
+                "{ctes}SELECT COUNT(*) AS cells, \
+                 SUM(CASE WHEN a.asr = b.asr OR (a.asr IS NULL AND b.asr IS NULL) THEN 1 ELSE 0 END) AS same_asr, \
+                 SUM(CASE WHEN a.problems = m.pairs AND a.problems = b.problems THEN 1 ELSE 0 END) AS same_p, \
+                 SUM(CASE WHEN a.attacked_problems > a.problems OR a.all_originals > a.problems THEN 1 ELSE 0 END) AS wider \
+                 FROM xie_asr a \
+                 JOIN bootstrap_ci b ON b.model = a.model AND b.template = a.template \
+                  AND b.dataset = a.dataset AND b.attack = a.attack \
+                 JOIN mcnemar m ON m.model = a.model AND m.template = a.template \
+                  AND m.dataset = a.dataset AND m.attack = a.attack"
+            ))
+            .unwrap();
+        let n = |c| t.get(0, c).and_then(Cell::as_i64).unwrap();
+        eprintln!(
+            "{study}: {} cells, {} with a wider set of originals or attacked problems",
+            n("cells"),
+            n("wider")
+        );
+        assert!(n("cells") > 0, "{study}");
+        assert_eq!(n("same_asr"), n("cells"), "{study}: ASR");
+        assert_eq!(n("same_p"), n("cells"), "{study}: P");
+        assert!(
+            n("wider") > 0,
+            "{study}: some cell must have originals outside P"
+        );
     }
 }

@@ -106,18 +106,18 @@ fn metrics_sql_command_output_formats() {
     let q = "SELECT model, COUNT(*) AS n, AVG(CASE WHEN correct THEN 1.0 ELSE 0.0 END) AS acc \
              FROM responses WHERE template = 'xie2024' AND correct IS NOT NULL \
              GROUP BY model ORDER BY model";
-    // model-a: 24 graded rows (4 originals + 20 variants; the NULL one is left out), model-b 25
+    // model-a: 25 graded rows (5 originals + 20 variants; the NULL one is left out), model-b 25
     // (with the outside row), sim-c 24.
     let csv = metrics::run_sql(&tables, q, OutputFormat::Csv).unwrap();
     assert_eq!(csv.rows, 3);
     let lines: Vec<&str> = csv.text.lines().collect();
     assert_eq!(lines[0], "model,n,acc");
-    assert!(lines[1].starts_with("model-a,24,"), "{}", csv.text);
+    assert!(lines[1].starts_with("model-a,25,"), "{}", csv.text);
     assert!(lines[2].starts_with("model-b,25,"), "{}", csv.text);
     let json = metrics::run_sql(&tables, q, OutputFormat::Json).unwrap();
     let first: serde_json::Value = serde_json::from_str(json.text.lines().next().unwrap()).unwrap();
     assert_eq!(first["model"], "model-a");
-    assert_eq!(first["n"], 24);
+    assert_eq!(first["n"], 25);
     let table = metrics::run_sql(&tables, q, OutputFormat::Table).unwrap();
     assert!(table.text.contains("| model-a |"), "{}", table.text);
     // The shared views of sql/views/ are there for users too: `graded` leaves out model-b's
@@ -129,7 +129,7 @@ fn metrics_sql_command_output_formats() {
         OutputFormat::Csv,
     )
     .unwrap();
-    assert_eq!(graded.text, "model,n\nmodel-a,24\nmodel-b,24\nsim-c,24\n");
+    assert_eq!(graded.text, "model,n\nmodel-a,25\nmodel-b,24\nsim-c,24\n");
     let path = dir.path().join("out/result.parquet");
     let pq = metrics::run_sql(&tables, q, OutputFormat::Parquet(path.clone())).unwrap();
     assert_eq!(pq.parquet.as_deref(), Some(path.as_path()));
