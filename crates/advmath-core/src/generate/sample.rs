@@ -12,6 +12,9 @@
 //!   (1.25 -> 125 -> 473 -> 4.73), redrawing mantissas that end in 0 so the digit count stays.
 //! - M3 (same significant digits): 1 <= a <= 9 draws U(1, 9), otherwise a' ~ Poisson(a); h' = a' * 10^b.
 //!
+//! For M1 and M3, a has at most c digits (c = 6 by default, `--digits`): a longer one is rounded
+//! to c significant digits first (1234567 is 123457 * 10^1), as the paper defines the base.
+//!
 //! Constraints on every node, leaves, intermediate results and answer: a node whose original value
 //! is an integer, positive, or strictly between 0 and 1 must stay so. The same holds for the
 //! nodes the question itself shows ([`TextConstraint`]): a fraction written `a/b` stays proper
@@ -81,6 +84,24 @@ pub fn decompose(h: Num) -> Option<(i128, i32)> {
     Some((a.abs(), b))
 }
 
+/// `a·10^b` rounded (half up) to at most `c` significant digits, `a` again not divisible by 10:
+/// the paper's "a is an integer that is not divisible by 10 and with at most c digits".
+pub fn at_most_digits(a: i128, b: i32, c: u32) -> (i128, i32) {
+    let (mut a, mut b) = (a, b);
+    let n = digit_count(a);
+    if n > c {
+        let k = n - c;
+        let p = pow10(k);
+        a = (a + p / 2) / p;
+        b += k as i32;
+    }
+    while a != 0 && a % 10 == 0 {
+        a /= 10;
+        b += 1;
+    }
+    (a, b)
+}
+
 /// Number of decimal digits of a positive integer.
 pub fn digit_count(a: i128) -> u32 {
     if a == 0 {
@@ -127,6 +148,11 @@ impl Draw {
             // Zero and negative numbers in questions are labels more than quantities.
             return Draw::Keep(h);
         }
+        // M2 keeps the digits as written; M1 and M3 see h ≈ a·10^b with a of at most c digits.
+        let (a, b) = match method {
+            Method::M2 => (a, b),
+            Method::M1 | Method::M3 => at_most_digits(a, b, digits),
+        };
         match method {
             Method::M1 => {
                 let cap = if divisor { digits / 2 } else { digits };
@@ -527,6 +553,25 @@ mod tests {
             Some((1005, -3))
         );
         assert_eq!(decompose(Num::int(3000)), Some((3, 3)));
+    }
+
+    #[test]
+    fn the_base_has_at_most_c_digits() {
+        assert_eq!(at_most_digits(1234567, 0, 6), (123457, 1));
+        assert_eq!(at_most_digits(9999995, -3, 6), (1, 4));
+        assert_eq!(at_most_digits(125, -2, 6), (125, -2));
+        // M3 on a 7-digit number: Poisson around its 6-digit base, times 10.
+        let (p, orig) = program(
+            "A town has 1234567 people and 3 parks.",
+            "print(1234567 + 3)",
+            "1234570",
+        );
+        let at = Attacker::new(&p, orig, Method::M3, 6).unwrap();
+        let (drawn, _) = attack(&at, 1, 300, 50);
+        assert!(!drawn.is_empty());
+        for d in drawn {
+            assert_eq!(d.slots[0].as_integer().unwrap() % 10, 0, "{:?}", d.slots);
+        }
     }
 
     #[test]
