@@ -315,4 +315,20 @@ fn arithmattack_figures_through_sql() {
     assert_eq!(checked, 36);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("paper and advmath side by side"));
+    // MultiArith repeats some questions (44 and 54, 46 and 56 read alike): the study's items pair
+    // with them by position, so every clean item has a problem of its own.
+    let engine = advmath::metrics::SqlEngine::open(&tables).unwrap();
+    let t = engine
+        .query_table(
+            "SELECT model, COUNT(*) AS items, COUNT(DISTINCT problem_id) AS problems \
+             FROM graded WHERE template = 'arithmattack' AND dataset = 'multiarith' \
+             AND attack = 'original' GROUP BY model",
+        )
+        .unwrap();
+    assert_eq!(t.len(), 7);
+    for r in 0..t.len() {
+        let n = |c| t.get(r, c).and_then(advmath::metrics::Cell::as_i64).unwrap();
+        assert_eq!(n("items"), 180, "row {r}");
+        assert_eq!(n("problems"), 180, "row {r}: two study items share a problem");
+    }
 }

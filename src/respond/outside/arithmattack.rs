@@ -25,8 +25,9 @@ impl Layout for Arithmattack {
             let rows = read_csv(&path)?;
             require_columns(&rows, &path)?;
             let match_questions = |rows: &[HashMap<String, String>]| {
+                let mut matcher = problems.matcher();
                 rows.iter()
-                    .map(|r| problems.find(r.get("Question").map(String::as_str).unwrap_or("")))
+                    .map(|r| matcher.find(r.get("Question").map(String::as_str).unwrap_or("")))
                     .collect::<Vec<Option<&Problem>>>()
             };
             let matched = if level == 0 {

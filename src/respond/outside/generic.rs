@@ -16,6 +16,7 @@ impl Layout for Generic {
     fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>> {
         let model = required_model(config, "--model names the model")?;
         let problems = Problems::load(&config.tables);
+        let mut matcher = problems.matcher();
         // The file's name keys its rows, so two files of the same model do not collide.
         let source = config
             .input
@@ -43,7 +44,7 @@ impl Layout for Generic {
                 config.noise_level.or(Some(0)),
                 gold,
                 original_attack(),
-                problems.find(&q),
+                matcher.find(&q),
             );
             let key = outside_key(&model, &source, i, &q);
             rows.push(ResponseRow::scored_by(

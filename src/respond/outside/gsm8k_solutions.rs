@@ -17,11 +17,12 @@ pub(super) struct Gsm8kSolutions;
 impl Layout for Gsm8kSolutions {
     fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>> {
         let problems = Problems::load(&config.tables);
+        let mut matcher = problems.matcher();
         let mut rows = Vec::new();
         for (i, v) in jsonl_values(&config.input)? {
             let q = v["question"].as_str().unwrap_or("").to_string();
             let gold = v["ground_truth"].as_str().and_then(parse_gold);
-            let problem = problems.find(&q);
+            let problem = matcher.find(&q);
             // The set-ups are listed nowhere: any field holding a `solution` is one.
             for (model, sol) in v.as_object().into_iter().flatten() {
                 let Some(solution) = sol.get("solution").and_then(Value::as_str) else {

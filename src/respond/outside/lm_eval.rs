@@ -16,6 +16,7 @@ impl Layout for LmEval {
     fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>> {
         let model = required_model(config, "--model names the evaluated model")?;
         let problems = Problems::load(&config.tables);
+        let mut matcher = problems.matcher();
         let mut rows = Vec::new();
         for (i, v) in jsonl_values(&config.input)? {
             // GSM8K-style tasks call the question `question`, MATH-style ones `problem`.
@@ -33,7 +34,7 @@ impl Layout for LmEval {
                 .as_str()
                 .and_then(parse_gold)
                 .or(v["target"].as_f64().map(Num::from_f64));
-            let item = outside_item(&q, Some(0), gold, original_attack(), problems.find(&q));
+            let item = outside_item(&q, Some(0), gold, original_attack(), matcher.find(&q));
             let key = outside_key(&model, "lm_eval", i, &q);
             rows.push(ResponseRow::scored_by(
                 key,

@@ -125,32 +125,58 @@ struct Problem {
 }
 
 /// The problems table by question text, compared after [`normalise`]: outside inputs copy the
-/// text with their own spacing and case.
-struct Problems(HashMap<String, Problem>);
+/// text with their own spacing and case. A text several problems share (MultiArith repeats some
+/// questions) keeps them in table order.
+struct Problems(HashMap<String, Vec<Problem>>);
 
 impl Problems {
     /// No problems table matches nothing: outside rows are kept even when none joins a variant.
     fn load(tables: &Path) -> Problems {
         let by_text = read_problems(tables)
             .map(|ps| {
-                ps.into_iter()
-                    .map(|p| {
-                        let gold = p.answer.as_deref().and_then(Num::parse_decimal);
-                        let problem = Problem {
+                let mut by_text: HashMap<String, Vec<Problem>> = HashMap::new();
+                for p in ps {
+                    let gold = p.answer.as_deref().and_then(Num::parse_decimal);
+                    by_text
+                        .entry(normalise(&p.question))
+                        .or_default()
+                        .push(Problem {
                             id: p.problem_id,
                             dataset: p.dataset,
                             gold,
-                        };
-                        (normalise(&p.question), problem)
-                    })
-                    .collect()
+                        });
+                }
+                by_text
             })
             .unwrap_or_default();
         Problems(by_text)
     }
 
-    fn find(&self, question: &str) -> Option<&Problem> {
-        self.0.get(&normalise(question))
+    /// A matcher for one input file, read in order.
+    fn matcher(&self) -> Matcher<'_> {
+        Matcher {
+            problems: self,
+            seen: HashMap::new(),
+        }
+    }
+}
+
+/// Matches the questions of one input file to problems: the k-th occurrence of a text goes to
+/// the k-th problem with that text (an input lists a test set in its order, so a repeated
+/// question pairs by position); occurrences past the last problem go to the last.
+struct Matcher<'a> {
+    problems: &'a Problems,
+    seen: HashMap<String, usize>,
+}
+
+impl<'a> Matcher<'a> {
+    fn find(&mut self, question: &str) -> Option<&'a Problem> {
+        let key = normalise(question);
+        let candidates = self.problems.0.get(&key)?;
+        let k = self.seen.entry(key).or_default();
+        let problem = candidates.get(*k).or(candidates.last());
+        *k += 1;
+        problem
     }
 }
 
