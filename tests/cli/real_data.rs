@@ -327,8 +327,16 @@ fn arithmattack_figures_through_sql() {
         .unwrap();
     assert_eq!(t.len(), 7);
     for r in 0..t.len() {
-        let n = |c| t.get(r, c).and_then(advmath::metrics::Cell::as_i64).unwrap();
+        let n = |c| {
+            t.get(r, c)
+                .and_then(advmath::metrics::Cell::as_i64)
+                .unwrap()
+        };
         assert_eq!(n("items"), 180, "row {r}");
-        assert_eq!(n("problems"), 180, "row {r}: two study items share a problem");
+        assert_eq!(
+            n("problems"),
+            180,
+            "row {r}: two study items share a problem"
+        );
     }
 }
