@@ -58,7 +58,10 @@ fn attack_one(r: &ProblemRecord, method: Method) -> Outcome {
     let slots = advmath::question::find_slots(&r.question);
     let at = Attacker::new(r.tree.as_ref().unwrap(), r.slot_nums(), method, 6)
         .unwrap()
-        .with_text_constraints(&advmath::question::text_constraints(&r.question, &slots));
+        .with_text_constraints(&advmath::question::shown::text_constraints(
+            &r.question,
+            &slots,
+        ));
     let (drawn, stats) = attack(
         &at,
         stream_key(42, &r.problem_id, method.name()),

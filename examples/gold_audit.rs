@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use advmath::generate::audit::text_property_breaks;
-use advmath::program::align::{describe_links, link_kinds, LinkKind};
+use advmath::program::links::{describe_links, link_kinds, LinkKind};
 use advmath::question::find_slots;
 use advmath::store::{parquet_files_under, read_batches, text_column};
 

@@ -187,7 +187,7 @@ fn no_default_variant_changes_a_number_word_a_fraction_or_a_percentage() {
 /// programs and a seeded sample of 200 GSM8K test problems with synthesised programs.
 fn link_listing(links: advmath::program::Links) -> String {
     use advmath::ingest::{build_records_linked, read_source, IngestOptions, ProgramSource};
-    use advmath::program::align::describe_links;
+    use advmath::program::links::describe_links;
     let data = shared_data().expect("checked by the caller");
     let mut out = String::new();
     let sources = [

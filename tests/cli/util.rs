@@ -85,7 +85,7 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
                 let slots = find_slots(&p.question);
                 let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6)
                     .unwrap()
-                    .with_text_constraints(&advmath::question::text_constraints(
+                    .with_text_constraints(&advmath::question::shown::text_constraints(
                         &p.question,
                         &slots,
                     ));

@@ -12,9 +12,9 @@ use std::collections::HashMap;
 
 use crate::num::Num;
 use crate::program::align::{
-    finish_checked, justify_constant, linkable_slots, percent_role, percent_slots, push_role,
-    AlignMode, Links, Role,
+    finish_checked, justify_constant, percent_role, percent_slots, push_role, AlignMode, Role,
 };
+use crate::program::links::{linkable_slots, Links};
 use crate::program::lower::{parse_expression, LiteralResolver, Lowerer};
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use crate::program::{ErrorKind, ProgramError};
@@ -526,121 +526,4 @@ fn check_answer(program: &Program, slots: &[Slot], gold: Num) -> Res<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::question::find_slots;
-
-    #[test]
-    fn janet() {
-        let q = "Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg.";
-        let a = "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\nShe makes 9 * 2 = $<<9*2=18>>18 every day.\n#### 18";
-        let slots = find_slots(q);
-        // 16 and 2 by default; "three" and "four" too when number words are linked.
-        let p = from_gsm8k(q, &slots, a, Num::int(18), Links::DIGITS).unwrap();
-        assert_eq!(p.variable_slots(), vec![0, 3]);
-        let words = Links {
-            number_words: true,
-            ..Links::DIGITS
-        };
-        let p = from_gsm8k(q, &slots, a, Num::int(18), words).unwrap();
-        assert_eq!(p.variable_slots(), vec![0, 1, 2, 3]);
-        let v = p
-            .eval(&[Num::int(20), Num::int(3), Num::int(4), Num::int(3)])
-            .unwrap();
-        assert_eq!(v, Num::int(39));
-    }
-
-    #[test]
-    fn percent_increase() {
-        let q = "He buys a house for $80,000 and then puts in $50,000 in repairs. This increased the value of the house by 150%.";
-        let a = "<<80000+50000=130000>>\n<<80000*1.5=120000>>\n<<120000+80000=200000>>\n<<200000-130000=70000>>\n#### 70000";
-        let slots = find_slots(q);
-        // By default 1.5 stays, as "150%" does in the text.
-        let p = from_gsm8k(q, &slots, a, Num::int(70000), Links::DIGITS).unwrap();
-        assert_eq!(p.variable_slots(), vec![0, 1]);
-        let percentages = Links {
-            percentages: true,
-            ..Links::DIGITS
-        };
-        let p = from_gsm8k(q, &slots, a, Num::int(70000), percentages).unwrap();
-        assert_eq!(p.variable_slots(), vec![0, 1, 2]);
-        // 100% increase: 100000 + 100000 - 150000 = 50000
-        let v = p
-            .eval(&[Num::int(100000), Num::int(50000), Num::int(100)])
-            .unwrap();
-        assert_eq!(v, Num::int(50000));
-    }
-
-    /// gsm8k/test/1241: "12 x 5" after "2.40 x 5 = 12" in a question about dozens.
-    #[test]
-    fn a_literal_that_is_a_result_and_a_stated_number_is_refused() {
-        let q = "Rose bought five dozens of eggs for $2.40 a dozen. She will sell them for $1 for 3 eggs. How much profit?";
-        let a = "$2.40 x 5 = $<<2.40*5=12>>12.\n12 x 5 = <<12*5=60>>60 eggs.\n60/3 = <<60/3=20>>20\n$20 - $12 = $<<20-12=8>>8.\n#### 8";
-        let slots = find_slots(q);
-        let e = from_gsm8k(q, &slots, a, Num::int(8), Links::DIGITS).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::NumberMisalignment, "{e}");
-    }
-
-    /// gsm8k/test/1200 writes "m=<<8=8>>8": a restated number is no step, so no answer is a bare
-    /// question number.
-    #[test]
-    fn a_restated_number_is_no_step() {
-        let q = "Eight more than four times the number of mugs is 40. How many mugs are there?";
-        let a = "4*m=40-8=32\n4m=<<32=32>>32\nm=<<8=8>>8\n#### 8";
-        let slots = find_slots(q);
-        let words = Links {
-            number_words: true,
-            ..Links::DIGITS
-        };
-        assert!(from_gsm8k(q, &slots, a, Num::int(8), words).is_err());
-    }
-
-    /// gsm8k/test/1022: the last step cannot be linked, and an earlier one (4 x 3 = 12) happens
-    /// to equal the answer: refused, not answered by coincidence.
-    #[test]
-    fn an_answer_before_a_failed_step_is_refused() {
-        let q = "Large toys cost three times the price of small ones. She sold twice as many small toys as large ones and earned $120. Each small toy costs $4. How many small toys did she sell?";
-        let a =
-            "3 * 4 = $<<3*4=12>>12.\nA = 120 / 20 = <<120/20=6>>6\n6 * 2 = <<6*2=12>>12\n#### 12";
-        let slots = find_slots(q);
-        assert!(from_gsm8k(q, &slots, a, Num::int(12), Links::DIGITS).is_err());
-    }
-
-    #[test]
-    fn unexplained_constant_is_rejected() {
-        let q = "Tom has 5 apples.";
-        let slots = find_slots(q);
-        let e = from_gsm8k(
-            q,
-            &slots,
-            "<<5*17=85>>\n#### 85",
-            Num::int(85),
-            Links::DIGITS,
-        )
-        .unwrap_err();
-        assert_eq!(e.kind, ErrorKind::UnresolvedConstant);
-    }
-
-    #[test]
-    fn multiarith_uses_alignments() {
-        let q = " For Halloween Debby and her sister combined the candy they received. Debby had 32 pieces of candy while her sister had 42. If they ate 35 pieces the first night, how many pieces do they have left? ";
-        let slots = find_slots(q);
-        let p = from_multiarith(
-            q,
-            &slots,
-            "X=((32.0+42.0)-35.0)",
-            &[80, 120, 136],
-            Num::int(39),
-            Links::DIGITS,
-        )
-        .unwrap();
-        assert_eq!(p.variable_slots(), vec![0, 1, 2]);
-    }
-
-    #[test]
-    fn cleans_calculator_syntax() {
-        assert_eq!(clean_expression("$1,000 x 2"), "1000*2");
-        assert_eq!(clean_expression("20%*50"), "20/100*50");
-        assert_eq!(clean_expression("05+0.5"), "5+0.5");
-    }
-}
+mod tests;

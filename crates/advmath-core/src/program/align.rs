@@ -13,12 +13,13 @@
 
 use std::collections::HashMap;
 
+use super::links::{linkable_slots, Links};
 use super::lower::{parse_module, LiteralResolver, Lowerer, RecordLiterals};
 use super::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use super::{ErrorKind, ProgramError};
 use crate::num::wide::{Value, Wide};
 use crate::num::{EvalError, Num};
-use crate::question::{expression_counts, is_percentage, is_plain_cardinal, word_numbers, Slot};
+use crate::question::{is_percentage, word_numbers, Slot};
 
 type Res<T> = std::result::Result<T, ProgramError>;
 
@@ -32,101 +33,6 @@ pub enum AlignMode {
     /// unit constant, and a value the question states more than once is never a leaf, otherwise
     /// every variant's answer could silently be wrong.
     Synthesised,
-}
-
-/// Links beyond the paper's digits-only alignment. Each is off by default: an extension ships
-/// only where an audit shows its variants' gold answers are right (`reports/gold_audit.md`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Links {
-    /// A cardinal number word ("four friends") is a leaf when it is the question's only
-    /// statement of its value and counts something (not "Three fourths").
-    pub number_words: bool,
-    /// A literal that is a percentage of the question written as a fraction (`0.4` for "40%",
-    /// `1.2` for "a 20% increase") becomes an expression of the percentage's leaf.
-    pub percentages: bool,
-    /// A unit fraction written in the question ("1/6 of the cards") whose program divides by the
-    /// denominator alone divides by `denominator / numerator`, so a variant's "2/7" is computed
-    /// as written.
-    pub fractions: bool,
-}
-
-impl Links {
-    /// The paper's alignment: numbers written in digits only.
-    pub const DIGITS: Links = Links {
-        number_words: false,
-        percentages: false,
-        fractions: false,
-    };
-
-    /// The names `--link` takes.
-    pub const NAMES: [&'static str; 3] = ["number-words", "percentages", "fractions"];
-
-    /// Parse a comma-separated list of [`Links::NAMES`] (`digits` or an empty list: none).
-    pub fn parse(list: &str) -> Result<Links, String> {
-        let mut links = Links::DIGITS;
-        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            match name {
-                "digits" => {}
-                "number-words" => links.number_words = true,
-                "percentages" => links.percentages = true,
-                "fractions" => links.fractions = true,
-                "all" => {
-                    links = Links {
-                        number_words: true,
-                        percentages: true,
-                        fractions: true,
-                    }
-                }
-                other => {
-                    return Err(format!(
-                    "unknown link `{other}`: expected digits, all, or a comma-separated list of {}",
-                    Links::NAMES.join(", ")
-                ))
-                }
-            }
-        }
-        Ok(links)
-    }
-
-    /// `digits` plus the extensions turned on, comma-separated (how run records name them).
-    pub fn name(self) -> String {
-        let mut names = vec!["digits"];
-        for (on, name) in [
-            (self.number_words, "number-words"),
-            (self.percentages, "percentages"),
-            (self.fractions, "fractions"),
-        ] {
-            if on {
-                names.push(name);
-            }
-        }
-        names.join(",")
-    }
-}
-
-/// Which slots may be variable leaves. Digits always (in a synthesised program only when the
-/// question states their value once); a number word only with [`Links::number_words`], when it
-/// counts something and is the only statement of its value.
-pub fn linkable_slots(question: &str, slots: &[Slot], mode: AlignMode, links: Links) -> Vec<bool> {
-    let counts = expression_counts(question, slots);
-    let once = |s: &Slot| {
-        counts
-            .get(&num_text::to_text(&s.value))
-            .copied()
-            .unwrap_or(0)
-            <= 1
-    };
-    slots
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            if s.word {
-                links.number_words && is_plain_cardinal(question, slots, i) && once(s)
-            } else {
-                mode == AlignMode::Given || once(s)
-            }
-        })
-        .collect()
 }
 
 /// Unit constants a synthesised program may use: (value, what it is, words one of which the
@@ -212,92 +118,6 @@ pub fn percent_role(value: Num, slots: &[Slot], is_percent: &[bool]) -> Option<R
         }
     }
     found
-}
-
-/// How a variable leaf came to be linked, for the gold-answer audit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum LinkKind {
-    /// A number written in digits, linked to an equal literal (the paper's alignment).
-    Digits,
-    /// A number word ("four"), with [`Links::number_words`].
-    NumberWord,
-    /// A percentage whose fraction the program uses (`0.4` for "40%"), with [`Links::percentages`].
-    Percentage,
-    /// The numerator of a written unit fraction, with [`Links::fractions`].
-    Fraction,
-}
-
-impl LinkKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            LinkKind::Digits => "digits",
-            LinkKind::NumberWord => "number-word",
-            LinkKind::Percentage => "percentage",
-            LinkKind::Fraction => "fraction",
-        }
-    }
-}
-
-/// The variable leaves of a validated program, each with how it was linked, in slot order.
-pub fn link_kinds(program: &Program, question: &str, slots: &[Slot]) -> Vec<(u32, LinkKind)> {
-    let mut percent = Vec::new();
-    let mut numerators = Vec::new();
-    for node in &program.nodes {
-        if let Node::Bin {
-            op: BinOp::Div,
-            lhs,
-            rhs,
-        } = node
-        {
-            match (&program.nodes[*lhs as usize], &program.nodes[*rhs as usize]) {
-                (
-                    Node::Leaf { slot },
-                    Node::Const {
-                        kind: ConstKind::Unit(u),
-                        ..
-                    },
-                ) if u == "percent" => percent.push(*slot),
-                // The unit-fraction rewrite: `den / num` of a fraction written "num/den".
-                (Node::Leaf { slot: den }, Node::Leaf { slot: num })
-                    if num + 1 == *den
-                        && question[slots[*num as usize].end..slots[*den as usize].start]
-                            == *"/" =>
-                {
-                    numerators.push(*num)
-                }
-                _ => {}
-            }
-        }
-    }
-    program
-        .variable_slots()
-        .into_iter()
-        .map(|s| {
-            let kind = if slots[s as usize].word {
-                LinkKind::NumberWord
-            } else if percent.contains(&s) {
-                LinkKind::Percentage
-            } else if numerators.contains(&s) {
-                LinkKind::Fraction
-            } else {
-                LinkKind::Digits
-            };
-            (s, kind)
-        })
-        .collect()
-}
-
-/// The variable leaves of a validated program as the question writes them, each with how it was
-/// linked: `50:digits two:number-word 10:percentage`.
-pub fn describe_links(program: &Program, question: &str, slots: &[Slot]) -> String {
-    link_kinds(program, question, slots)
-        .iter()
-        .map(|(s, k)| {
-            let slot = &slots[*s as usize];
-            format!("{}:{}", &question[slot.start..slot.end], k.name())
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Why a constant may stand in a synthesised program, if it may: a number the question states

@@ -3,12 +3,14 @@
 
 pub mod align;
 pub mod guard;
+pub mod links;
 pub mod lower;
 pub mod tree;
 
 use std::fmt;
 
-pub use align::{validate_program, AlignMode, Links};
+pub use align::{validate_program, AlignMode};
+pub use links::Links;
 pub use tree::{BinOp, Builder, ConstKind, Func, Node, NodeId, Program};
 
 /// Why a problem's program cannot be attacked (the paper's failure taxonomy, section 5).

@@ -1,0 +1,200 @@
+//! Tests of the numeric attacks: draws, constraints, the text's own constraints and seeds.
+
+use super::*;
+use crate::program::{validate_program, AlignMode, Links};
+use crate::question::find_slots;
+
+fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
+    let slots = find_slots(q);
+    let p = validate_program(
+        src,
+        q,
+        &slots,
+        Value::parse_decimal(gold),
+        AlignMode::Given,
+        Links::DIGITS,
+    )
+    .unwrap();
+    (p, slots.iter().map(|s| s.value).collect())
+}
+
+#[test]
+fn decomposition_is_exact() {
+    assert_eq!(
+        decompose(Num::parse_decimal("0.57").unwrap()),
+        Some((57, -2))
+    );
+    assert_eq!(
+        decompose(Num::parse_decimal("1.005").unwrap()),
+        Some((1005, -3))
+    );
+    assert_eq!(decompose(Num::int(3000)), Some((3, 3)));
+}
+
+#[test]
+fn the_base_has_at_most_c_digits() {
+    assert_eq!(at_most_digits(1234567, 0, 6), (123457, 1));
+    assert_eq!(at_most_digits(9999995, -3, 6), (1, 4));
+    assert_eq!(at_most_digits(125, -2, 6), (125, -2));
+    // M3 on a 7-digit number: Poisson around its 6-digit base, times 10.
+    let (p, orig) = program(
+        "A town has 1234567 people and 3 parks.",
+        "print(1234567 + 3)",
+        "1234570",
+    );
+    let at = Attacker::new(&p, orig, Method::M3, 6).unwrap();
+    let (drawn, _) = attack(&at, 1, 300, 50);
+    assert!(!drawn.is_empty());
+    for d in drawn {
+        assert_eq!(d.slots[0].as_integer().unwrap() % 10, 0, "{:?}", d.slots);
+    }
+}
+
+#[test]
+fn m2_keeps_digit_counts() {
+    let (p, orig) = program(
+        "A 1.25 kg bag costs 320 dollars and 7 more.",
+        "x = 1.25 * 320 + 7\nprint(x)",
+        "407",
+    );
+    let at = Attacker::new(&p, orig, Method::M2, 6).unwrap();
+    let (drawn, _) = attack(&at, 7, 2000, 500);
+    assert!(!drawn.is_empty());
+    for d in drawn {
+        let (m0, _) = decompose(d.slots[0]).unwrap();
+        assert_eq!(digit_count(m0), 3, "{:?}", d.slots[0]);
+        assert_eq!(digit_count(d.slots[1].as_integer().unwrap()), 3);
+        assert!((1..=99).contains(&d.slots[2].as_integer().unwrap()));
+    }
+}
+
+#[test]
+fn constraints_hold_and_answers_recompute() {
+    let (p, orig) = program(
+        "He has 120 apples, gives away 1/4 of them and packs the rest in bags of 6.",
+        "a = 120\nleft = a - a * 1 / 4\nprint(left / 6)",
+        "15",
+    );
+    for method in [Method::M1, Method::M2, Method::M3] {
+        let at = Attacker::new(&p, orig.clone(), method, 6).unwrap();
+        let (drawn, stats) = attack(&at, 11, 3000, 100);
+        assert_eq!(stats.attempts, 3000);
+        assert!(stats.unique >= drawn.len() as u64);
+        for d in &drawn {
+            let ans = p.eval(&d.slots).unwrap();
+            assert_eq!(Value::Num(ans), d.answer);
+            assert!(
+                ans.is_integer() && ans.is_positive(),
+                "{method:?} {:?}",
+                d.slots
+            );
+        }
+    }
+}
+
+/// xie2024-gsm8k/test/158: "4/5" once became "5/1". The fractions and the percentage the
+/// question shows keep their constraints although no node of the program computes them.
+#[test]
+fn fractions_and_percentages_the_question_shows_stay_proper() {
+    use crate::question::shown::text_constraints;
+    let q = "Darcie is 4 years old. She is 1/6 as old as her mother and her mother is 4/5 as \
+             old as her father, who pays 20% tax. How old is her father?";
+    let src = "d = 4\nm = d * 6\nf = (m / 4) * 5\nt = 20\nprint(f)";
+    let (p, orig) = program(q, src, "30");
+    let slots = find_slots(q);
+    let text = text_constraints(q, &slots);
+    assert_eq!(text.len(), 3, "{text:?}");
+    for method in [Method::M1, Method::M2, Method::M3] {
+        let at = Attacker::new(&p, orig.clone(), method, 6)
+            .unwrap()
+            .with_text_constraints(&text);
+        let (drawn, stats) = attack(&at, 3, 5000, 100);
+        assert!(!drawn.is_empty(), "{method:?}");
+        for d in &drawn {
+            let [_, one, six, four, five, ..] = d.slots[..] else {
+                panic!()
+            };
+            assert!(one.div(six).unwrap().is_proper_fraction(), "{:?}", d.slots);
+            assert!(
+                four.div(five).unwrap().is_proper_fraction(),
+                "{:?}",
+                d.slots
+            );
+        }
+        assert!(stats.rejections[Reject::NotProperFraction.index()] > 0);
+    }
+}
+
+#[test]
+fn a_linked_number_word_stays_plural() {
+    use crate::program::{validate_program, AlignMode, Links};
+    use crate::question::shown::text_constraints;
+    let q = "Two friends share 60 apples. How many does each get?";
+    let slots = find_slots(q);
+    let words = Links {
+        number_words: true,
+        ..Links::DIGITS
+    };
+    let p = validate_program(
+        "print(60 / 2)",
+        q,
+        &slots,
+        Value::parse_decimal("30"),
+        AlignMode::Given,
+        words,
+    )
+    .unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+    let orig: Vec<Num> = slots.iter().map(|s| s.value).collect();
+    let at = Attacker::new(&p, orig, Method::M3, 6)
+        .unwrap()
+        .with_text_constraints(&text_constraints(q, &slots));
+    let (drawn, _) = attack(&at, 9, 3000, 50);
+    assert!(!drawn.is_empty());
+    for d in drawn {
+        assert!(d.slots[0].as_integer().unwrap() >= 2, "{:?}", d.slots);
+    }
+}
+
+proptest::proptest! {
+    /// M1 keeps a leaf's power of ten: 3000 = 3 * 10^3 becomes a' * 10^3 with a' up to 10^c,
+    /// so values above 10^6 appear, every one a multiple of 1000 and at most 10^9.
+    #[test]
+    fn m1_keeps_the_power_of_ten(seed: u64) {
+        let (p, orig) = program("A truck carries 3000 kg and 7 boxes.", "print(3000 + 7)", "3007");
+        let at = Attacker::new(&p, orig, Method::M1, 6).unwrap();
+        let (drawn, _) = attack(&at, seed, 200, 50);
+        proptest::prop_assert_eq!(drawn.len(), 50);
+        let mut above = 0;
+        for d in &drawn {
+            let v = d.slots[0].as_integer().unwrap();
+            proptest::prop_assert!(v % 1000 == 0 && (1000..=1_000_000_000).contains(&v), "{}", v);
+            above += usize::from(v > 1_000_000);
+        }
+        proptest::prop_assert!(above > 0, "no M1 draw of 3000 above 10^6");
+    }
+}
+
+#[test]
+fn m1_decimals_keep_their_scale() {
+    let (p, orig) = program(
+        "A pen costs 1.25 dollars and a cap 4 dollars.",
+        "print(1.25 + 4)",
+        "5.25",
+    );
+    let at = Attacker::new(&p, orig, Method::M1, 6).unwrap();
+    let (drawn, _) = attack(&at, 3, 500, 20);
+    assert!(!drawn.is_empty());
+    for d in drawn {
+        let (_, b) = decompose(d.slots[0]).unwrap();
+        assert!(b >= -2, "{:?}", d.slots[0]);
+    }
+}
+
+#[test]
+fn same_seed_same_draws() {
+    let (p, orig) = program("Tom has 15 apples and 27 pears.", "print(15 + 27)", "42");
+    let at = Attacker::new(&p, orig, Method::M3, 6).unwrap();
+    assert_eq!(attack(&at, 5, 500, 50), attack(&at, 5, 500, 50));
+    assert_ne!(attack(&at, 5, 500, 50).0, attack(&at, 6, 500, 50).0);
+}
