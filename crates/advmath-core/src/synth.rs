@@ -207,6 +207,24 @@ impl<'a> StepResolver<'a> {
             base_ordinal: 0,
         }
     }
+
+    /// An empty resolver over the same question, to stand in while a lowerer owns this one (it
+    /// resolves nothing and computes nothing).
+    fn placeholder(&self) -> Self {
+        StepResolver {
+            question: self.question,
+            slots: self.slots,
+            links: self.links,
+            linkable: Vec::new(),
+            stated: Default::default(),
+            is_percent: Vec::new(),
+            results: Vec::new(),
+            slot_uses: HashMap::new(),
+            slot_positions: HashMap::new(),
+            forced: HashMap::new(),
+            base_ordinal: 0,
+        }
+    }
 }
 
 /// An operand a hidden step may use.
@@ -397,10 +415,8 @@ pub fn from_gsm8k(
             continue;
         }
         let lowered = parse_expression(&cleaned).and_then(|expr| {
-            let mut lowerer = Lowerer::new(
-                &cleaned,
-                std::mem::replace(&mut resolver, StepResolver::new(question, slots, links)),
-            );
+            let stand_in = resolver.placeholder();
+            let mut lowerer = Lowerer::new(&cleaned, std::mem::replace(&mut resolver, stand_in));
             *lowerer.builder_mut() = std::mem::take(&mut builder);
             let id = lowerer.expr(&expr);
             let (lowered, back) = lowerer.into_parts();
