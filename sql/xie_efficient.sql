@@ -4,26 +4,32 @@
 -- TARGET --efficient-from CHEAP`). One row per run: target x cheap model x template x dataset x
 -- attack x protocol x top N x per-problem cap. A run ranked the problems by the cheap model's
 -- candidates, took the top N, and sent the target each problem's candidates in variant order,
--- stopping the problem at its first wrong answer. Protocol `paper`: candidates are the cheap
--- model's adversarial examples, and the target is asked the original first; a problem whose
--- original it gets wrong is not attacked. Protocol `reference` (the authors' script): candidates
--- are every variant the cheap model gets wrong, no original is asked, every problem is attacked.
+-- stopping the problem at its first wrong answer. Protocol `wrong-variants` (the default: the
+-- paper's text and the authors' script): candidates are every variant the cheap model gets wrong,
+-- no original is asked, every problem is attacked. Protocol `solved-originals`: only problems whose
+-- original the cheap model solves, and the target is asked the original first; a problem whose
+-- original it gets wrong is not attacked.
 --
 -- Every row is one request (an original row is written, and counted, in each attack that
 -- selected its problem, as if each attack ran alone). `problems` = problems selected; `solved` =
--- problems attacked (original answered correctly; all of them under `reference`); `broken` =
+-- problems attacked (original answered correctly; all of them under `wrong-variants`); `broken` =
 -- attacked problems with a wrong answer on a candidate; `asr` = broken / solved (NULL when 0).
 -- `requests` = rows of the run, originals included; `requests_per_broken` = requests / broken.
 -- `full_requests_selected` = what a full attack on the same problems would send: the original
 -- when the protocol asks it, plus every variant of the attack; `full_requests_all` = the same
 -- over every problem of the dataset with variants of the attack. `saving_selected` = 1 -
 -- requests / full_requests_selected, `saving_all` = 1 - requests / full_requests_all.
+-- The full attack on the same selected problems, from the target's own full run (`responses`, same
+-- template), when it has one: `full_problems` = selected problems with a graded original and at
+-- least one graded variant of the attack, `full_solved` = those whose original it answers
+-- correctly, `full_broken` = solved ones with a wrong variant, `full_asr` = full_broken /
+-- full_solved (Eq. 6 on those problems; NULL without a full run).
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
 WITH problem_runs AS (
     SELECT
         model AS target,
         cheap_model AS cheap,
-        efficient_compat AS protocol,
+        efficient_protocol AS protocol,
         top_problems,
         per_problem,
         template,
@@ -38,8 +44,22 @@ WITH problem_runs AS (
         MAX(attack_problems) AS attack_problems,
         MAX(attack_variants) AS attack_variants
     FROM efficient_responses
-    GROUP BY model, cheap_model, efficient_compat, top_problems, per_problem, template, dataset,
+    GROUP BY model, cheap_model, efficient_protocol, top_problems, per_problem, template, dataset,
         plan_attack, problem_id
+),
+full_attack AS (
+    SELECT
+        o.model,
+        o.template,
+        o.dataset,
+        a.attack,
+        a.problem_id,
+        o.orig_ok,
+        a.all_ok
+    FROM original_outcomes o
+    JOIN attack_outcomes a
+      ON a.model = o.model AND a.template = o.template AND a.dataset = o.dataset
+     AND a.problem_id = o.problem_id
 ),
 runs AS (
     SELECT
@@ -48,17 +68,23 @@ runs AS (
         protocol,
         top_problems,
         per_problem,
-        template,
-        dataset,
-        attack,
+        p.template,
+        p.dataset,
+        p.attack,
         COUNT(*) AS problems,
         SUM(COALESCE(original_ok, 1)) AS solved,
         SUM(broken) AS broken,
         SUM(requests) AS requests,
         SUM(original_asked + problem_variants) AS full_requests_selected,
-        MAX(original_asked) * MAX(attack_problems) + MAX(attack_variants) AS full_requests_all
-    FROM problem_runs
-    GROUP BY target, cheap, protocol, top_problems, per_problem, template, dataset, attack
+        MAX(original_asked) * MAX(attack_problems) + MAX(attack_variants) AS full_requests_all,
+        COUNT(f.problem_id) AS full_problems,
+        COALESCE(SUM(f.orig_ok), 0) AS full_solved,
+        SUM(CASE WHEN f.orig_ok = 1 AND f.all_ok = 0 THEN 1 ELSE 0 END) AS full_broken
+    FROM problem_runs p
+    LEFT JOIN full_attack f
+      ON f.model = p.target AND f.template = p.template AND f.dataset = p.dataset
+     AND f.attack = p.attack AND f.problem_id = p.problem_id
+    GROUP BY target, cheap, protocol, top_problems, per_problem, p.template, p.dataset, p.attack
 )
 SELECT
     target,
@@ -78,6 +104,10 @@ SELECT
     full_requests_selected,
     1 - CAST(requests AS DOUBLE) / full_requests_selected AS saving_selected,
     full_requests_all,
-    1 - CAST(requests AS DOUBLE) / full_requests_all AS saving_all
+    1 - CAST(requests AS DOUBLE) / full_requests_all AS saving_all,
+    full_problems,
+    full_solved,
+    full_broken,
+    CAST(full_broken AS DOUBLE) / NULLIF(full_solved, 0) AS full_asr
 FROM runs
 ORDER BY target, cheap, template, dataset, attack, protocol, top_problems, per_problem

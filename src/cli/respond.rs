@@ -9,7 +9,7 @@ use advmath::ingest::programs::ProgramsConfig;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
 use advmath::respond::prompt::Template;
 use advmath::respond::{
-    Backend, Decoding, EfficientCompat, EfficientConfig, Endpoint, Extraction, RespondConfig,
+    Backend, Decoding, EfficientConfig, EfficientProtocol, Endpoint, Extraction, RespondConfig,
 };
 use advmath::store::default_tables;
 
@@ -130,12 +130,13 @@ pub struct RespondArgs {
     #[arg(long, default_value_t = EfficientConfig::new("").top_problems as u32,
           requires = "efficient_from", value_parser = clap::value_parser!(u32).range(1..))]
     pub top_problems: u32,
-    /// Efficient attack: `paper` asks the target the original first and attacks only what it
-    /// solves; `reference` is the authors' script (every variant the cheap model gets wrong, no
-    /// original asked).
-    #[arg(long, value_enum, default_value_t = EfficientConfig::new("").compat,
+    /// Efficient attack: `wrong-variants` (the paper's text and the authors' script) sends every
+    /// variant the cheap model gets wrong and never asks the original; `solved-originals` keeps
+    /// only problems whose original the cheap model solves, asks the target the original first
+    /// and attacks only what it solves.
+    #[arg(long, value_enum, default_value_t = EfficientConfig::new("").protocol,
           requires = "efficient_from")]
-    pub efficient_compat: EfficientCompat,
+    pub efficient_protocol: EfficientProtocol,
     /// At most k variants per problem (efficient attack: at most k candidates per problem).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub per_problem: Option<u32>,
@@ -186,7 +187,7 @@ impl RespondArgs {
             datasets: self.dataset.clone(),
             efficient: self.efficient_from.as_ref().map(|cheap| EfficientConfig {
                 top_problems: self.top_problems as usize,
-                compat: self.efficient_compat,
+                protocol: self.efficient_protocol,
                 ..EfficientConfig::new(cheap.as_str())
             }),
             per_problem: self.per_problem.map(|k| k as usize),

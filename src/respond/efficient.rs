@@ -9,12 +9,12 @@
 //! the same flags rebuilds the same plan, skips every row already stored and continues each
 //! problem where it stopped (identical questions are asked once per run).
 //!
-//! Protocol per problem (`paper`, the default): the target is first asked the original; a
-//! problem it gets wrong is not attacked (a wrong variant would be no adversarial example). Then
-//! the cheap model's adversarial examples (variants it answers wrongly although it solves the
-//! original), capped at `--per-problem`, until the target answers one wrongly. `reference`
-//! follows the authors' script instead: candidates are every variant the cheap model answers
-//! wrongly, and the target's original is not asked.
+//! Protocols (`--efficient-protocol`). `wrong-variants`, the default, is the paper's text and the
+//! authors' script: a problem's candidates are every variant the cheap model answers wrongly, sent
+//! in variant order (capped at `--per-problem`) until the target answers one wrongly; the
+//! target's original is not asked. `solved-originals` is stricter: only problems whose original
+//! the cheap model solves, and the target is asked the original first; a problem it gets wrong
+//! is not attacked (a wrong variant would be no flip).
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fs;
@@ -37,24 +37,29 @@ pub use crate::store::efficient_responses::{
 use crate::store::write_batch;
 use crate::vocab::Attack;
 
-/// Which candidates the cheap model offers, and whether the target's original is asked.
+/// Which problems and candidates the cheap model offers, and whether the target's original is
+/// asked first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum EfficientCompat {
-    /// Adversarial examples as the paper defines them (the cheap model solves the original); the
-    /// target is asked the original first and attacked only when it solves it.
+pub enum EfficientProtocol {
+    /// The paper's text ("attacking GPT-4 using 50 adversarial examples from a cheaper model",
+    /// an adversarial example being a variation the model answers wrongly), which is also what
+    /// the authors' `attack/efficient_attack.py` does: candidates are every variant the cheap
+    /// model answers wrongly, the target's original is not asked, every selected problem is
+    /// attacked.
     #[default]
-    Paper,
-    /// As the authors' script: every variant the cheap model answers wrongly; the target's
-    /// original is not asked, so every selected problem is attacked.
-    Reference,
+    WrongVariants,
+    /// Stricter than the paper: only problems whose original the cheap model solves, and the
+    /// target is asked the original first and attacked only where it solves it (so a success
+    /// is a flip from right to wrong, as in Eq. 6).
+    SolvedOriginals,
 }
 
-impl EfficientCompat {
+impl EfficientProtocol {
     pub fn name(self) -> &'static str {
         match self {
-            EfficientCompat::Paper => "paper",
-            EfficientCompat::Reference => "reference",
+            EfficientProtocol::WrongVariants => "wrong-variants",
+            EfficientProtocol::SolvedOriginals => "solved-originals",
         }
     }
 }
@@ -66,16 +71,17 @@ pub struct EfficientConfig {
     pub cheap: String,
     /// Problems attacked per (dataset, attack): the paper takes 50.
     pub top_problems: usize,
-    pub compat: EfficientCompat,
+    pub protocol: EfficientProtocol,
 }
 
 impl EfficientConfig {
-    /// The paper's setup: 50 problems per (dataset, attack), the original asked first.
+    /// The paper's setup: 50 problems per (dataset, attack), every wrong variant of the cheap
+    /// model a candidate.
     pub fn new(cheap: impl Into<String>) -> Self {
         EfficientConfig {
             cheap: cheap.into(),
             top_problems: 50,
-            compat: EfficientCompat::Paper,
+            protocol: EfficientProtocol::WrongVariants,
         }
     }
 }
@@ -179,7 +185,7 @@ fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
             .into_iter()
             .filter_map(|(pid, mut variants)| {
                 let solves = cheap_solves.get(pid.as_str()) == Some(&true);
-                if eff.compat == EfficientCompat::Paper && !solves {
+                if eff.protocol == EfficientProtocol::SolvedOriginals && !solves {
                     return None;
                 }
                 variants.sort_by_key(|v| v.variant_index);
@@ -211,7 +217,7 @@ fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
                 });
                 jobs.len() - 1
             });
-            if eff.compat == EfficientCompat::Paper && jobs[j].original.is_none() {
+            if eff.protocol == EfficientProtocol::SolvedOriginals && jobs[j].original.is_none() {
                 return Err(Error::invalid(
                     crate::store::variants::dir(&config.tables).display(),
                     format!(
@@ -247,7 +253,7 @@ impl Walk<'_> {
         EfficientRow {
             row,
             cheap_model: self.eff.cheap.clone(),
-            efficient_compat: self.eff.compat.name().to_string(),
+            efficient_protocol: self.eff.protocol.name().to_string(),
             top_problems: self.eff.top_problems as i32,
             per_problem: self.config.per_problem.map(|k| k as i32),
             plan_attack: plan.attack.clone(),
@@ -313,7 +319,7 @@ impl Walk<'_> {
         ask: &(dyn Fn(&str, &Item) -> std::result::Result<ResponseRow, String> + Sync),
         emit: &mut dyn FnMut(EfficientRow),
     ) -> std::result::Result<(), Box<(Item, String)>> {
-        if self.eff.compat == EfficientCompat::Paper {
+        if self.eff.protocol == EfficientProtocol::SolvedOriginals {
             let original = job.original.as_ref().expect("checked by plan()");
             let mut solved = true;
             for plan in &job.plans {
@@ -356,7 +362,7 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
     }
     let tag = run_tag(
         &eff.cheap,
-        eff.compat.name(),
+        eff.protocol.name(),
         eff.top_problems as i32,
         config.per_problem.map(|k| k as i32),
     );
@@ -511,18 +517,18 @@ pub(super) type RowId = (String, String, String, Option<String>);
 /// The settings that make a run: rows of another cheap model, protocol, N or cap are another run.
 pub(super) fn run_tag(
     cheap: &str,
-    compat: &str,
+    protocol: &str,
     top_problems: i32,
     per_problem: Option<i32>,
 ) -> String {
-    format!("{cheap}\u{0}{compat}\u{0}{top_problems}\u{0}{per_problem:?}")
+    format!("{cheap}\u{0}{protocol}\u{0}{top_problems}\u{0}{per_problem:?}")
 }
 
 impl EfficientRow {
     pub(super) fn run_tag(&self) -> String {
         run_tag(
             &self.cheap_model,
-            &self.efficient_compat,
+            &self.efficient_protocol,
             self.top_problems,
             self.per_problem,
         )

@@ -38,7 +38,7 @@ use crate::store::{read_columns, variants};
 use crate::vocab::Attack;
 
 pub use client::{Decoding, Endpoint};
-pub use efficient::{EfficientCompat, EfficientConfig};
+pub use efficient::{EfficientConfig, EfficientProtocol};
 use offline::respond_offline;
 pub(crate) use offline::Offline;
 pub use rows::{

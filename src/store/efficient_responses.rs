@@ -28,7 +28,7 @@ pub fn schema() -> SchemaRef {
         .collect();
     fields.extend([
         utf8("cheap_model", false),
-        utf8("efficient_compat", false),
+        utf8("efficient_protocol", false),
         Field::new("top_problems", DataType::Int32, false),
         Field::new("per_problem", DataType::Int32, true),
         utf8("plan_attack", false),
@@ -45,7 +45,7 @@ pub fn schema() -> SchemaRef {
 /// The columns `efficient_responses` adds to those of `responses`.
 pub const DOC: &[(&str, &str)] = &[
     ("cheap_model", "the cheap model whose answers ranked the problems and supplied the candidates"),
-    ("efficient_compat", "`paper` (the cheap model's adversarial examples; the target's original asked first) or `reference` (every variant the cheap model gets wrong; no original asked, as the authors' script)"),
+    ("efficient_protocol", "`wrong-variants` (the paper's text and the authors' script: every variant the cheap model gets wrong; no original asked) or `solved-originals` (only problems whose original the cheap model solves; the target's original asked first)"),
     ("top_problems", "problems attacked per dataset and attack (`--top-problems`, the paper's 50)"),
     ("per_problem", "at most this many candidates per problem (`--per-problem`; null: all)"),
     ("plan_attack", "the attack whose run the row belongs to (an original row is written for each attack that selected its problem)"),
@@ -63,7 +63,7 @@ pub struct EfficientRow {
     #[serde(flatten)]
     pub row: ResponseRow,
     pub cheap_model: String,
-    pub efficient_compat: String,
+    pub efficient_protocol: String,
     pub top_problems: i32,
     pub per_problem: Option<i32>,
     /// The attack whose plan the row belongs to (an original row is written for each plan).
@@ -99,7 +99,7 @@ pub fn efficient_batch(rows: &[EfficientRow]) -> Result<RecordBatch> {
     };
     columns.extend([
         text(&|r| &r.cheap_model),
-        text(&|r| &r.efficient_compat),
+        text(&|r| &r.efficient_protocol),
         int(&|r| Some(r.top_problems)),
         int(&|r| r.per_problem),
         text(&|r| &r.plan_attack),
@@ -125,9 +125,9 @@ pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRo
                     .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int32Type>().cloned())
                     .ok_or_else(|| Error::invalid(f.display(), format!("no Int32 column {n}")))
             };
-            let (cheap, compat, plan) = (
+            let (cheap, protocol, plan) = (
                 text("cheap_model")?,
-                text("efficient_compat")?,
+                text("efficient_protocol")?,
                 text("plan_attack")?,
             );
             let (top, cap, rank, step, cands) = (
@@ -146,7 +146,7 @@ pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRo
                 out.push(EfficientRow {
                     row,
                     cheap_model: cheap.value(i).to_string(),
-                    efficient_compat: compat.value(i).to_string(),
+                    efficient_protocol: protocol.value(i).to_string(),
                     top_problems: top.value(i),
                     per_problem: (!cap.is_null(i)).then(|| cap.value(i)),
                     plan_attack: plan.value(i).to_string(),

@@ -15,17 +15,17 @@
 //! The target answers 2 (wrong) to the original of p0, to p1/v2 and to p3/v1, and 1 to
 //! everything else.
 //!
-//! `paper` protocol, top 2: candidates are the cheap model's adversarial examples (original
-//! solved): p1 4, p0 2, p2 1 (p3 is out: the cheap model fails its original). Ranked p1, p0.
+//! `solved-originals` protocol, top 2: candidates are the cheap model's wrong variants of the
+//! problems whose original it solves: p1 4, p0 2, p2 1 (p3 is out: the cheap model fails its original). Ranked p1, p0.
 //! p1: original right, v0 right, v1 right, v2 wrong: stop, 4 requests, broken. p0: original
 //! wrong: not attacked, 1 request. Requests 5; problems 2, solved 1, broken 1, ASR 1. A full
 //! attack on p1 and p0 sends 2 originals + 10 variants = 12; on all four problems 4 + 20 = 24.
 //!
-//! `paper`, top 2, `--per-problem 2`: p1 sends original, v0, v1 (both right, candidates
-//! exhausted), 3 requests; p0 1. Requests 4, solved 1, broken 0, ASR 0.
+//! `solved-originals`, top 2, `--per-problem 2`: p1 sends original, v0, v1 (both right,
+//! candidates exhausted), 3 requests; p0 1. Requests 4, solved 1, broken 0, ASR 0.
 //!
-//! `reference` protocol, top 2: candidates are every wrong variant: p3 5, p1 4, p0 2, p2 1; ranked
-//! p3, p1; no original asked. p3: v0 right, v1 wrong, 2 requests. p1: v0, v1, v2 (wrong), 3
+//! `wrong-variants` protocol (the default, the paper's text), top 2: candidates are every wrong
+//! variant: p3 5, p1 4, p0 2, p2 1; ranked p3, p1; no original asked. p3: v0 right, v1 wrong, 2 requests. p1: v0, v1, v2 (wrong), 3
 //! requests. Requests 5; problems 2, solved 2 (all attacked), broken 2, ASR 1. Full attack: 10
 //! variants on p3 and p1, 20 on all.
 
@@ -217,28 +217,38 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
 
     // Interrupted after the first problem (p1: original, v0, v1, v2), then resumed: p0's
     // original is the only request left, and a third run asks nothing.
-    let first = efficient(&tables, server.port, &["--limit", "1"]);
+    let strict = ["--efficient-protocol", "solved-originals"];
+    let first = efficient(
+        &tables,
+        server.port,
+        &[&strict[..], &["--limit", "1"]].concat(),
+    );
     assert!(first.contains("target\t4\t0\t4\t0\t3\t0"), "{first}");
     assert_eq!(asked(), 4);
-    let second = efficient(&tables, server.port, &[]);
+    let second = efficient(&tables, server.port, &strict);
     assert!(second.contains("target\t1\t4\t1\t0\t0\t0"), "{second}");
     assert_eq!(asked(), 5);
-    let third = efficient(&tables, server.port, &[]);
+    let third = efficient(&tables, server.port, &strict);
     assert!(third.contains("target\t0\t5\t0\t0\t0\t0"), "{third}");
     assert_eq!(asked(), 5);
 
-    efficient(&tables, server.port, &["--per-problem", "2"]);
+    efficient(
+        &tables,
+        server.port,
+        &[&strict[..], &["--per-problem", "2"]].concat(),
+    );
     assert_eq!(asked(), 5 + 4);
-    efficient(&tables, server.port, &["--efficient-compat", "reference"]);
+    // The default protocol is the paper's text: every wrong variant of the cheap model.
+    efficient(&tables, server.port, &[]);
     assert_eq!(asked(), 5 + 4 + 5);
 
     let t = table5(&tables);
     assert_eq!(t.len(), 3, "one row per run");
     // (protocol, cap, problems, solved, broken, requests, full selected, full all)
     let expected = [
-        ("paper", None, 2, 1, 1, 5, 12, 24),
-        ("paper", Some(2), 2, 1, 0, 4, 12, 24),
-        ("reference", None, 2, 2, 2, 5, 10, 20),
+        ("solved-originals", None, 2, 1, 1, 5, 12, 24),
+        ("solved-originals", Some(2), 2, 1, 0, 4, 12, 24),
+        ("wrong-variants", None, 2, 2, 2, 5, 10, 20),
     ];
     for (protocol, cap, problems, solved, broken, requests, full_sel, full_all) in expected {
         let r = run_row(&t, protocol, cap);
@@ -263,14 +273,14 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
             "{what}"
         );
     }
-    let paper = run_row(&t, "paper", Some(2));
+    let paper = run_row(&t, "solved-originals", Some(2));
     assert_eq!(t.get(paper, "requests_per_broken"), Some(&Cell::Null));
 
     // The early stop, row by row: p1 of the paper run stops at its third candidate (step 3).
     let rows = advmath::respond::efficient::read_efficient_rows(&tables, "target").unwrap();
     let mut p1: Vec<(i32, String)> = rows
         .iter()
-        .filter(|r| r.efficient_compat == "paper" && r.per_problem.is_none())
+        .filter(|r| r.efficient_protocol == "solved-originals" && r.per_problem.is_none())
         .filter(|r| r.row.problem_id.as_deref() == Some("toy/test/1"))
         .map(|r| (r.step, r.row.variant_id.clone().unwrap()))
         .collect();
@@ -286,7 +296,7 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
     );
     assert!(rows
         .iter()
-        .filter(|r| r.efficient_compat == "paper" && r.per_problem.is_none())
+        .filter(|r| r.efficient_protocol == "solved-originals" && r.per_problem.is_none())
         .all(|r| r.top_problems == 2 && r.plan_attack == "m3"));
     // The full run's metrics never see these requests: `responses` holds the cheap model only.
     let models = SqlEngine::open(&tables)
@@ -362,17 +372,17 @@ fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
 /// Two efficient runs written by hand (the metrics' Xie fixture as the protocol would answer
 /// it), for tests/slt/efficient/xie_efficient.slt and the DuckDB parity test.
 ///
-/// Run 1: target model-a from sim-c, `paper`, top 2. sim-c's adversarial examples: p0/4, p2/0,
+/// Run 1: target model-a from sim-c, `solved-originals`, top 2. sim-c's adversarial examples: p0/4, p2/0,
 /// p2/4, so p2 (2) then p0 (1). p2: original right, v0 wrong: 2 rows, broken. p0: original
 /// right, v4 right, exhausted: 2 rows. Problems 2, solved 2, broken 1, ASR 0.5, requests 4 (4
 /// per broken); full attack on p2 and p0: 2 + 10 = 12, on all four problems: 4 + 20 = 24.
 ///
-/// Run 2: same pair, `reference`, top 1, `--per-problem 1`: every wrong variant of sim-c ranks p3
+/// Run 2: same pair, `wrong-variants`, top 1, `--per-problem 1`: every wrong variant of sim-c ranks p3
 /// (5) first; its first candidate v0 is answered right. Problems 1, solved 1, broken 0, ASR 0,
 /// requests 1 (per broken: undefined); full attack 5 on p3, 20 on all (no originals).
 pub fn write_table5_fixture(tables: &Path) {
     use advmath::respond::efficient::{efficient_batch, EfficientRow};
-    let row = |compat: &str,
+    let row = |protocol: &str,
                top: i32,
                cap: Option<i32>,
                p: usize,
@@ -402,7 +412,7 @@ pub fn write_table5_fixture(tables: &Path) {
         };
         EfficientRow {
             row: ResponseRow::scored(
-                format!("{compat}-{p}-{step}"),
+                format!("{protocol}-{p}-{step}"),
                 "model-a",
                 "xie2024",
                 &item,
@@ -410,7 +420,7 @@ pub fn write_table5_fixture(tables: &Path) {
                 "endpoint",
             ),
             cheap_model: "sim-c".into(),
-            efficient_compat: compat.into(),
+            efficient_protocol: protocol.into(),
             top_problems: top,
             per_problem: cap,
             plan_attack: "m3".into(),
@@ -423,15 +433,60 @@ pub fn write_table5_fixture(tables: &Path) {
         }
     };
     let rows = vec![
-        row("paper", 2, None, 2, 1, 0, None, 2, true),
-        row("paper", 2, None, 2, 1, 1, Some(0), 2, false),
-        row("paper", 2, None, 0, 2, 0, None, 1, true),
-        row("paper", 2, None, 0, 2, 1, Some(4), 1, true),
-        row("reference", 1, Some(1), 3, 1, 1, Some(0), 1, true),
+        row("solved-originals", 2, None, 2, 1, 0, None, 2, true),
+        row("solved-originals", 2, None, 2, 1, 1, Some(0), 2, false),
+        row("solved-originals", 2, None, 0, 2, 0, None, 1, true),
+        row("solved-originals", 2, None, 0, 2, 1, Some(4), 1, true),
+        row("wrong-variants", 1, Some(1), 3, 1, 1, Some(0), 1, true),
     ];
     advmath::store::write_batch(
         &tables.join("efficient_responses/model-a/part-0.parquet"),
         &efficient_batch(&rows).unwrap(),
+    )
+    .unwrap();
+    write_target_full_run(tables);
+}
+
+/// model-a's own full run on `toy` (1 = right; originals p0..p3, then variants 0..4): p0 right,
+/// all variants right; p1 wrong; p2 right, v1 wrong; p3 right, v0 wrong. Run 1 selected p2 and
+/// p0: 2 problems, 2 solved, 1 broken (p2), full ASR 0.5. Run 2 selected p3: 1, 1, 1, ASR 1.
+fn write_target_full_run(tables: &Path) {
+    const ORIGINALS: &str = "1011";
+    const VARIANTS: [&str; 4] = ["11111", "11111", "10111", "01111"];
+    let mut rows = Vec::new();
+    for p in 0..4 {
+        let right = std::iter::once((None, &ORIGINALS[p..=p]))
+            .chain((0..5).map(|v| (Some(v), &VARIANTS[p][v..=v])));
+        for (variant, flag) in right {
+            let (attack, index) = variant.map_or(("original", 0), |v| ("m3", v));
+            let item = Item {
+                variant_id: Some(format!("toy/test/{p}/{attack}/{index}")),
+                problem_id: Some(format!("toy/test/{p}")),
+                dataset: Some("toy".into()),
+                attack: Some(attack.into()),
+                noise_level: Some(0),
+                question: question(p, variant),
+                gold: advmath::num::Num::parse_decimal("1"),
+                variant_index: index as i32,
+            };
+            let text = if flag == "1" {
+                "the answer is 1"
+            } else {
+                "the answer is 2"
+            };
+            rows.push(ResponseRow::scored(
+                format!("full-{p}-{attack}-{index}"),
+                "model-a",
+                "xie2024",
+                &item,
+                text.into(),
+                "endpoint",
+            ));
+        }
+    }
+    advmath::store::write_batch(
+        &tables.join("responses/model-a/part-0.parquet"),
+        &rows_to_batch(&rows).unwrap(),
     )
     .unwrap();
 }
