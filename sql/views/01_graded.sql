@@ -1,19 +1,47 @@
 -- View `graded`: every graded response about a variant, one row per response, `ok` = 1 when
 -- correct and 0 when not. Ungraded rows (`correct` NULL: a failed request or no gold answer) and
 -- outside rows that match no variant are left out. The metric files read responses through it.
+--
+-- A run is a unit: rows of one model and template written under other settings (`run`: decoding,
+-- extraction, `imported`) are another run, never pooled. A model with one run under a template
+-- keeps its name; a model with several shows as `model [run]` in `model`, so every metric has one
+-- row per run. `base_model` and `run` keep the parts. (An inner join on every (model, template):
+-- a filter on `model` must not turn an outer join into an inner one.) Parts written before `run` existed read as
+-- NULL, the default run.
 CREATE VIEW graded AS
+WITH rows_in_runs AS (
+    SELECT
+        model,
+        template,
+        COALESCE(run, 'default') AS run,
+        dataset,
+        attack,
+        problem_id,
+        variant_id,
+        noise_level,
+        correct
+    FROM responses
+    WHERE correct IS NOT NULL
+      AND variant_id IS NOT NULL
+      AND problem_id IS NOT NULL
+      AND dataset IS NOT NULL
+      AND attack IS NOT NULL
+),
+runs_per_model AS (
+    SELECT model, template, COUNT(DISTINCT run) AS runs
+    FROM rows_in_runs
+    GROUP BY model, template
+)
 SELECT
-    model,
-    template,
-    dataset,
-    attack,
-    problem_id,
-    variant_id,
-    noise_level,
-    CASE WHEN correct THEN 1 ELSE 0 END AS ok
-FROM responses
-WHERE correct IS NOT NULL
-  AND variant_id IS NOT NULL
-  AND problem_id IS NOT NULL
-  AND dataset IS NOT NULL
-  AND attack IS NOT NULL;
+    CASE WHEN n.runs > 1 THEN r.model || ' [' || r.run || ']' ELSE r.model END AS model,
+    r.model AS base_model,
+    r.run,
+    r.template,
+    r.dataset,
+    r.attack,
+    r.problem_id,
+    r.variant_id,
+    r.noise_level,
+    CASE WHEN r.correct THEN 1 ELSE 0 END AS ok
+FROM rows_in_runs r
+JOIN runs_per_model n ON n.model = r.model AND n.template = r.template;

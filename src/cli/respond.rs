@@ -137,6 +137,10 @@ pub struct RespondArgs {
     #[arg(long, value_enum, default_value_t = EfficientConfig::new("").protocol,
           requires = "efficient_from")]
     pub efficient_protocol: EfficientProtocol,
+    /// Efficient attack: which run of the cheap model ranks the problems (e.g.
+    /// `temperature=0.3`; see the responses table's `run`), when it has several.
+    #[arg(long, requires = "efficient_from")]
+    pub cheap_run: Option<String>,
     /// At most k variants per problem (efficient attack: at most k candidates per problem).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub per_problem: Option<u32>,
@@ -188,6 +192,7 @@ impl RespondArgs {
             efficient: self.efficient_from.as_ref().map(|cheap| EfficientConfig {
                 top_problems: self.top_problems as usize,
                 protocol: self.efficient_protocol,
+                cheap_run: self.cheap_run.clone(),
                 ..EfficientConfig::new(cheap.as_str())
             }),
             per_problem: self.per_problem.map(|k| k as usize),

@@ -72,6 +72,9 @@ pub struct EfficientConfig {
     /// Problems attacked per (dataset, attack): the paper takes 50.
     pub top_problems: usize,
     pub protocol: EfficientProtocol,
+    /// Which of the cheap model's runs ranks the problems (see the `responses` table's `run`);
+    /// needed only when it has several under the template.
+    pub cheap_run: Option<String>,
 }
 
 impl EfficientConfig {
@@ -82,6 +85,7 @@ impl EfficientConfig {
             cheap: cheap.into(),
             top_problems: 50,
             protocol: EfficientProtocol::WrongVariants,
+            cheap_run: None,
         }
     }
 }
@@ -133,10 +137,38 @@ fn natural_key(s: &str) -> Vec<(bool, u128, String)> {
 fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
     let items = variant_items(&config.tables, &config.attacks, &config.datasets)?;
     let cheap_dir = model_dir(&config.tables, &eff.cheap);
-    let cheap: Vec<ResponseRow> = read_rows(&cheap_dir)?
+    let mut cheap: Vec<ResponseRow> = read_rows(&cheap_dir)?
         .into_iter()
         .filter(|r| r.template == config.template.name)
         .collect();
+    let runs: std::collections::BTreeSet<&str> = cheap.iter().map(|r| r.run.as_str()).collect();
+    match &eff.cheap_run {
+        Some(run) if !runs.contains(run.as_str()) => {
+            return Err(Error::invalid(
+                cheap_dir.display(),
+                format!(
+                    "{} has no run `{run}` with template {} (its runs: {})",
+                    eff.cheap,
+                    config.template.name,
+                    runs.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        Some(run) => {
+            let run = run.clone();
+            cheap.retain(|r| r.run == run);
+        }
+        None if runs.len() > 1 => {
+            return Err(Error::Usage(format!(
+                "{} has {} runs with template {} ({}); name the one that ranks the problems with --cheap-run",
+                eff.cheap,
+                runs.len(),
+                config.template.name,
+                runs.into_iter().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        None => {}
+    }
     if cheap.is_empty() {
         return Err(Error::invalid(
             cheap_dir.display(),
@@ -295,7 +327,7 @@ impl Walk<'_> {
             .get(&key)
             .cloned();
         let row = match known {
-            Some(reply) => reply.reusing(item, self.config.extraction),
+            Some(reply) => reply.reusing(item, self.config.extraction, &self.config.run()),
             None => {
                 self.asked.fetch_add(1, Ordering::Relaxed);
                 let row = ask(&key, item).map_err(|e| (item.clone(), e))?;
@@ -360,11 +392,13 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
             recovered.len()
         );
     }
+    let run = config.run();
     let tag = run_tag(
         &eff.cheap,
         eff.protocol.name(),
         eff.top_problems as i32,
         config.per_problem.map(|k| k as i32),
+        &run,
     );
     let mut stored = HashMap::new();
     let mut replies = HashMap::new();
@@ -405,7 +439,8 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
                     text,
                     source,
                     config.extraction,
-                ))
+                )
+                .in_run(&run))
             };
             // Problems are independent here: each runs to its end in parallel, and the rows are
             // written in plan order, so the part is the same byte for byte on every run.
@@ -514,14 +549,16 @@ fn run_endpoint(
 /// Identifies a row: (run settings, plan attack, request key, variant).
 pub(super) type RowId = (String, String, String, Option<String>);
 
-/// The settings that make a run: rows of another cheap model, protocol, N or cap are another run.
+/// The settings that make a run: rows of another cheap model, protocol, N, cap or target run
+/// (decoding, extraction) are another run.
 pub(super) fn run_tag(
     cheap: &str,
     protocol: &str,
     top_problems: i32,
     per_problem: Option<i32>,
+    run: &str,
 ) -> String {
-    format!("{cheap}\u{0}{protocol}\u{0}{top_problems}\u{0}{per_problem:?}")
+    format!("{cheap}\u{0}{protocol}\u{0}{top_problems}\u{0}{per_problem:?}\u{0}{run}")
 }
 
 impl EfficientRow {
@@ -531,6 +568,7 @@ impl EfficientRow {
             &self.efficient_protocol,
             self.top_problems,
             self.per_problem,
+            &self.row.run,
         )
     }
 }

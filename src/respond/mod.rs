@@ -37,6 +37,7 @@ use crate::store::lock::WriterLock;
 use crate::store::{read_columns, variants};
 use crate::vocab::Attack;
 
+use crate::store::responses::RowId;
 pub use client::{Decoding, Endpoint};
 pub use efficient::{EfficientConfig, EfficientProtocol};
 use offline::respond_offline;
@@ -176,6 +177,15 @@ impl RespondConfig {
             ..Default::default()
         }
     }
+
+    /// The run this configuration makes: the settings beyond model and template that change
+    /// what is asked or how it is graded, those that differ from the defaults, in a fixed order
+    /// (`default` when none does). Two runs are never pooled by the metrics; a rerun with the
+    /// same settings is the same run and resumes it.
+    pub fn run(&self) -> String {
+        let completions = matches!(&self.backend, Backend::Endpoint(e) if e.completions);
+        rows::run_label(&self.decoding, self.extraction, completions)
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -237,7 +247,8 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     }
     let dir = model_dir(&config.tables, &config.model);
     let stored = read_rows(&dir)?;
-    let mut done: HashSet<(String, Option<String>)> = stored.iter().map(|r| r.row_id()).collect();
+    let run = config.run();
+    let mut done: HashSet<RowId> = stored.iter().map(|r| r.row_id()).collect();
     let recovered: Vec<ResponseRow> = recover_logs(&dir, &mut done)?;
     if !recovered.is_empty() {
         eprintln!(
@@ -263,12 +274,12 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
         .map(|it| hasher.key(&it.question))
         .collect();
     for (it, key) in items.into_iter().zip(keys) {
-        if !done.is_empty() && done.contains(&(key.clone(), it.variant_id.clone())) {
+        if !done.is_empty() && done.contains(&(run.clone(), key.clone(), it.variant_id.clone())) {
             summary.skipped_done += 1;
             continue;
         }
         if let Some(reply) = replies.get(&key) {
-            reused.push(reply.reusing(&it, config.extraction));
+            reused.push(reply.reusing(&it, config.extraction, &run));
             continue;
         }
         match slot.get(&key) {
@@ -314,7 +325,8 @@ pub(crate) fn ask_endpoint(
         c.text,
         "endpoint",
         config.extraction,
-    );
+    )
+    .in_run(&config.run());
     row.latency_ms = Some(c.latency_ms);
     row.prompt_tokens = c.prompt_tokens;
     row.completion_tokens = c.completion_tokens;
@@ -379,7 +391,7 @@ fn respond_endpoint(
                 Ok(first) => {
                     let mut rows: Vec<ResponseRow> = items[1..]
                         .iter()
-                        .map(|it| first.reusing(it, config.extraction))
+                        .map(|it| first.reusing(it, config.extraction, &first.run))
                         .collect();
                     rows.insert(0, first);
                     Ok(rows)

@@ -76,6 +76,7 @@ pub(super) fn respond_offline(
     summary: &mut RespondSummary,
 ) -> Result<()> {
     let offline = Offline::open(config)?;
+    let run = config.run();
     fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     // Deterministic name and content: offline runs are reproducible byte for byte.
     let path = crate::store::responses::offline_part(dir);
@@ -96,10 +97,11 @@ pub(super) fn respond_offline(
                     text,
                     source,
                     config.extraction,
-                );
+                )
+                .in_run(&run);
                 let mut rows: Vec<ResponseRow> = items[1..]
                     .iter()
-                    .map(|it| first.reusing(it, config.extraction))
+                    .map(|it| first.reusing(it, config.extraction, &run))
                     .collect();
                 rows.insert(0, first);
                 Some(rows)

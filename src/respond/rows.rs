@@ -22,6 +22,49 @@ pub enum Extraction {
     Xie2024,
 }
 
+impl Extraction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Extraction::Standard => "standard",
+            Extraction::LastNumber => "last-number",
+            Extraction::Xie2024 => "xie2024",
+        }
+    }
+}
+
+/// A run's label: the settings beyond model and template that change what is asked or how it
+/// is graded, those that differ from the defaults, in a fixed order (`default` when none does).
+pub fn run_label(decoding: &Decoding, extraction: Extraction, completions: bool) -> String {
+    let d = Decoding::default();
+    let mut parts: Vec<String> = Vec::new();
+    if decoding.temperature != d.temperature {
+        parts.push(format!("temperature={}", decoding.temperature));
+    }
+    if let Some(p) = decoding.top_p {
+        parts.push(format!("top_p={p}"));
+    }
+    if decoding.max_tokens != d.max_tokens {
+        parts.push(format!("max_tokens={}", decoding.max_tokens));
+    }
+    if let Some(seed) = decoding.seed {
+        parts.push(format!("seed={seed}"));
+    }
+    if !decoding.stop.is_empty() {
+        parts.push(format!("stop={:?}", decoding.stop));
+    }
+    if extraction != Extraction::default() {
+        parts.push(format!("extraction={}", extraction.name()));
+    }
+    if completions {
+        parts.push("completions".to_string());
+    }
+    if parts.is_empty() {
+        crate::store::responses::DEFAULT_RUN.to_string()
+    } else {
+        parts.join(",")
+    }
+}
+
 /// One question to ask: a variant, or an outside row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
@@ -75,6 +118,7 @@ impl ResponseRow {
             response_key: key,
             model: model.to_string(),
             template: template.to_string(),
+            run: crate::store::responses::DEFAULT_RUN.to_string(),
             variant_id: item.variant_id.clone(),
             problem_id: item.problem_id.clone(),
             dataset: item.dataset.clone(),
@@ -95,6 +139,12 @@ impl ResponseRow {
             simulated: sim::is_simulated(model),
             error: None,
         }
+    }
+
+    /// The row as part of `run` (see [`super::RespondConfig::run`]).
+    pub fn in_run(mut self, run: &str) -> ResponseRow {
+        self.run = run.to_string();
+        self
     }
 }
 
@@ -136,9 +186,10 @@ impl ResponseKeys {
 }
 
 impl ResponseRow {
-    /// The row of `item` answered by the reply already given to an identical question: the same
-    /// text and request metadata, scored against `item`'s own gold answer.
-    pub fn reusing(&self, item: &Item, extraction: Extraction) -> ResponseRow {
+    /// The row of `item` in `run` answered by the reply already given to an identical question
+    /// (an identical request: same model, prompt and decoding): the same text and request
+    /// metadata, scored against `item`'s own gold answer with `extraction`.
+    pub fn reusing(&self, item: &Item, extraction: Extraction, run: &str) -> ResponseRow {
         let mut row = ResponseRow::scored_by(
             self.response_key.clone(),
             &self.model,
@@ -153,7 +204,7 @@ impl ResponseRow {
         row.completion_tokens = self.completion_tokens;
         row.finish_reason = self.finish_reason.clone();
         row.simulated = self.simulated;
-        row
+        row.in_run(run)
     }
 }
 

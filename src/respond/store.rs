@@ -28,7 +28,7 @@ pub(crate) trait Logged: Serialize + DeserializeOwned {
 }
 
 impl Logged for ResponseRow {
-    type Id = (String, Option<String>);
+    type Id = crate::store::responses::RowId;
     fn id(&self) -> Self::Id {
         self.row_id()
     }

@@ -74,6 +74,8 @@ pub fn schema() -> SchemaRef {
         utf8("response_key", false),
         utf8("model", false),
         utf8("template", false),
+        // Nullable so that parts written before the column existed still read (as `default`).
+        utf8("run", true),
         utf8("variant_id", true),
         utf8("problem_id", true),
         utf8("dataset", true),
@@ -97,9 +99,10 @@ pub fn schema() -> SchemaRef {
 }
 
 pub const DOC: &[(&str, &str)] = &[
-    ("response_key", "hash of (model, template, decoding settings, question): the request key; with variant_id, the resume key (identical questions share one reply, each variant has its row)"),
+    ("response_key", "hash of (model, template, decoding settings, question): the request key; with run and variant_id, the resume key (identical questions share one reply, each variant has its row)"),
     ("model", "model name as asked (`sim-*` models are simulated, `oracle` answers from the tree)"),
     ("template", "prompt template name (`xie2024`, `arithmattack`, or a file name)"),
+    ("run", "the settings beyond model and template that produced the row: `default` (greedy, 512 tokens, advmath's extraction), or those that differ, e.g. `temperature=0.3,max_tokens=2000`; `imported` for outside results. Metrics never pool two runs: a model with several shows as `model [run]`"),
     ("variant_id", "the variant asked about (joins `variants`; null for outside rows that match none)"),
     ("problem_id", "its problem"),
     ("dataset", "its dataset"),
@@ -127,6 +130,9 @@ pub struct ResponseRow {
     pub response_key: String,
     pub model: String,
     pub template: String,
+    /// See [`DOC`]; rows logged before the field existed are `default`.
+    #[serde(default = "default_run")]
+    pub run: String,
     pub variant_id: Option<String>,
     pub problem_id: Option<String>,
     pub dataset: Option<String>,
@@ -148,11 +154,35 @@ pub struct ResponseRow {
     pub error: Option<String>,
 }
 
+/// The run of rows written with every default setting (and of rows stored without a run).
+pub const DEFAULT_RUN: &str = "default";
+
+fn default_run() -> String {
+    DEFAULT_RUN.to_string()
+}
+
+/// What identifies a row: its run, the request key and the variant it answers (two variants with
+/// the same question share the key, never the row; two runs never share a row).
+pub type RowId = (String, String, Option<String>);
+
 impl ResponseRow {
-    /// What identifies a row: the request key and the variant it answers (two variants with the
-    /// same question share the key, never the row).
-    pub fn row_id(&self) -> (String, Option<String>) {
-        (self.response_key.clone(), self.variant_id.clone())
+    pub fn row_id(&self) -> RowId {
+        (
+            self.run.clone(),
+            self.response_key.clone(),
+            self.variant_id.clone(),
+        )
+    }
+}
+
+/// How metrics name a model's run: the model alone when it has one run (under a template),
+/// `model [run]` when it has several, so that two runs are two rows and never pooled. The SQL
+/// view `graded` applies the same rule.
+pub fn model_as_run(model: &str, run: &str, several_runs: bool) -> String {
+    if several_runs {
+        format!("{model} [{run}]")
+    } else {
+        model.to_string()
     }
 }
 
@@ -167,6 +197,7 @@ pub fn rows_to_batch(rows: &[ResponseRow]) -> Result<RecordBatch> {
             s(&|r| Some(&r.response_key)),
             s(&|r| Some(&r.model)),
             s(&|r| Some(&r.template)),
+            s(&|r| Some(&r.run)),
             s(&|r| r.variant_id.as_deref()),
             s(&|r| r.problem_id.as_deref()),
             s(&|r| r.dataset.as_deref()),
@@ -218,7 +249,8 @@ pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
         text("extraction_rule")?,
         text("source")?,
     );
-    let (vid, pid, dataset, attack, response, extracted, gold, finish, error) = (
+    let (run, vid, pid, dataset, attack, response, extracted, gold, finish, error) = (
+        opt_text("run"),
         opt_text("variant_id"),
         opt_text("problem_id"),
         opt_text("dataset"),
@@ -262,6 +294,7 @@ pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
             response_key: key.value(i).to_string(),
             model: model.value(i).to_string(),
             template: template.value(i).to_string(),
+            run: s(&run).unwrap_or_else(default_run),
             variant_id: s(&vid),
             problem_id: s(&pid),
             dataset: s(&dataset),

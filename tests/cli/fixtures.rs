@@ -65,6 +65,7 @@ pub fn responses_batch(rows: &[&Resp]) -> RecordBatch {
         }),
         text(&|r| Some(r.model.to_string())),
         text(&|r| Some(r.template.to_string())),
+        text(&|_| Some("default".to_string())),
         text(&|r| vid(r)),
         text(&|r| pid(r)),
         text(&|r| r.problem.map(|_| r.dataset.to_string())),

@@ -23,6 +23,7 @@ mod publish;
 mod real_data;
 mod respond;
 mod run;
+mod runs;
 mod s3;
 mod scale;
 #[path = "../support/server.rs"]

@@ -139,6 +139,11 @@ pub fn small_tables() -> (tempfile::TempDir, PathBuf) {
     (dir, tables)
 }
 
+/// What a finished command wrote on stdout.
+pub fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+}
+
 /// What a finished command wrote on stderr.
 pub fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stderr).into_owned()

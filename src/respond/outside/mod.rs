@@ -88,8 +88,20 @@ pub struct OutsideConfig {
 /// Ingest outside results; returns rows written per model.
 pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>> {
     let mut by_model: HashMap<String, Vec<ResponseRow>> = HashMap::new();
+    // Batch output answers advmath's own requests, made with these flags; the other layouts
+    // hold someone else's run, whose settings advmath does not know.
+    let run = match config.format {
+        OutsideFormat::OpenaiBatch => {
+            let completions = false;
+            super::rows::run_label(&config.decoding, config.extraction, completions)
+        }
+        _ => IMPORTED_RUN.to_string(),
+    };
     for row in config.format.layout().read(config)? {
-        by_model.entry(row.model.clone()).or_default().push(row);
+        by_model
+            .entry(row.model.clone())
+            .or_default()
+            .push(row.in_run(&run));
     }
     let mut written = HashMap::new();
     for (model, rows) in by_model {
@@ -99,6 +111,9 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
     }
     Ok(written)
 }
+
+/// The run of rows imported from someone else's run (see the `responses` table's `run`).
+pub const IMPORTED_RUN: &str = "imported";
 
 /// Where one model's rows from one input go. One file per (model, input): ingesting the same
 /// input again replaces it.
