@@ -258,7 +258,13 @@ pub struct RegressArgs {
     /// The feature set fitted: `xie2024` (the authors' family) or `advmath` (advmath's own 51).
     #[arg(long, value_enum, default_value_t = RegressConfig::default().set)]
     pub set: FeatureSet,
-    /// L2 penalty weight, scikit-learn's 1/C (0 for plain maximum likelihood).
+    /// `logistic`: penalised logistic regression (linfa, Wald tests), this project's design;
+    /// `linear`: the authors' default, least squares of the 1/0 correctness with an intercept
+    /// (statsmodels OLS; minimum-norm where features are collinear; t tests; raw features,
+    /// --alpha unused).
+    #[arg(long, value_enum, default_value_t = RegressConfig::default().method)]
+    pub method: advmath::regress::RegressMethod,
+    /// L2 penalty weight of the logistic fit, scikit-learn's 1/C (0 for plain maximum likelihood).
     #[arg(long, default_value_t = RegressConfig::default().alpha)]
     pub alpha: f64,
     /// Standardise features, so coefficients are per standard deviation (`--standardize` alone
@@ -279,6 +285,7 @@ impl RegressArgs {
             alpha: self.alpha,
             standardize: self.standardize,
             set: self.set,
+            method: self.method,
             report_dir: self.report_dir.clone(),
         }
     }

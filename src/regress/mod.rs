@@ -23,12 +23,37 @@ use crate::store::coefficients::{self, CoefficientRow};
 use crate::store::{features, read_columns, responses};
 
 mod fit;
+mod linear;
 pub mod plots;
 mod report;
 #[cfg(test)]
 mod tests;
 
 pub use fit::{erfc, fit};
+pub use linear::{fit_linear, student_t_two_sided};
+
+/// How correctness is fitted on the features.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum RegressMethod {
+    /// A penalised logistic regression with linfa (scikit-learn's `LogisticRegression(C =
+    /// 1/alpha)`), Wald tests: this project's design.
+    #[default]
+    Logistic,
+    /// Ordinary least squares of correctness (1/0) with an intercept, minimum-norm where the
+    /// features are collinear, t tests: the authors' `--regression_method linear` (statsmodels
+    /// OLS), whose feature labels match their Table 8.
+    Linear,
+}
+
+impl RegressMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            RegressMethod::Logistic => "logistic",
+            RegressMethod::Linear => "linear",
+        }
+    }
+}
 pub use report::extremes;
 
 /// One fitted term.
@@ -63,6 +88,8 @@ pub struct RegressConfig {
     pub standardize: bool,
     /// The feature set fitted.
     pub set: FeatureSet,
+    /// Logistic (the default) or the authors' least squares.
+    pub method: RegressMethod,
     /// Where the Markdown report and the plots go.
     pub report_dir: PathBuf,
 }
@@ -77,6 +104,7 @@ impl Default for RegressConfig {
             alpha: 1.0,
             standardize: false,
             set: FeatureSet::Xie2024,
+            method: RegressMethod::Logistic,
             report_dir: crate::store::reports_dir(Path::new(crate::store::DEFAULT_OUT)),
         }
     }
@@ -84,6 +112,8 @@ impl Default for RegressConfig {
 
 #[derive(Clone, Debug, Default)]
 pub struct RegressSummary {
+    /// The method every fit used.
+    pub method: RegressMethod,
     pub fits: Vec<ModelFit>,
     /// (model, template) pairs that could not be fitted, with the reason.
     pub skipped: Vec<(String, String, String)>,
@@ -142,13 +172,20 @@ fn read_feature_rows(
 /// columns read, and no row kept unless `visit` keeps it.
 fn for_each_label(
     tables: &Path,
-    mut visit: impl FnMut(&str, &str, &str, bool, bool),
+    mut visit: impl FnMut(&str, &str, &str, &str, bool, bool),
 ) -> Result<()> {
     let root = responses::dir(tables);
     for (p, _) in crate::store::parquet_files_under(&root)? {
         for b in read_columns(
             &p,
-            &["model", "template", "variant_id", "correct", "simulated"],
+            &[
+                "model",
+                "template",
+                "run",
+                "variant_id",
+                "correct",
+                "simulated",
+            ],
         )? {
             let (Some(m), Some(t), Some(v), Some(c)) = (
                 b.column_by_name("model"),
@@ -167,12 +204,20 @@ fn for_each_label(
             let sim = b
                 .column_by_name("simulated")
                 .and_then(|s| s.as_boolean_opt().cloned());
+            // Parts written before runs were recorded hold the default run.
+            let run = b
+                .column_by_name("run")
+                .and_then(|r| r.as_string_opt::<i32>().cloned());
             for i in 0..b.num_rows() {
                 if m.is_null(i) || t.is_null(i) || v.is_null(i) || c.is_null(i) {
                     continue;
                 }
                 let simulated = sim.as_ref().is_some_and(|s| s.value(i));
-                visit(m.value(i), t.value(i), v.value(i), c.value(i), simulated);
+                let r = run
+                    .as_ref()
+                    .filter(|r| !r.is_null(i))
+                    .map_or(responses::DEFAULT_RUN, |r| r.value(i));
+                visit(m.value(i), t.value(i), r, v.value(i), c.value(i), simulated);
             }
         }
     }
@@ -196,21 +241,21 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let features = read_feature_rows(&config.tables, set, &config.attacks)?
         .filter(|f| !f.is_empty())
         .ok_or_else(|| Error::missing_table(set.table(), root, features::MADE_BY))?;
-    let mut groups: BTreeMap<GroupKey, GroupData> = BTreeMap::new();
+    let mut runs: BTreeMap<(String, String, String), GroupData> = BTreeMap::new();
     for_each_label(
         &config.tables,
-        |model, template, variant_id, correct, simulated| {
+        |model, template, run, variant_id, correct, simulated| {
             if !features.contains_key(variant_id) {
                 return;
             }
             // Few groups and millions of rows: find the group without allocating its key.
-            let g = match groups
+            let g = match runs
                 .iter_mut()
-                .find(|((m, t), _)| m == model && t == template)
+                .find(|((m, t, r), _)| m == model && t == template && r == run)
             {
                 Some((_, g)) => g,
-                None => groups
-                    .entry((model.to_string(), template.to_string()))
+                None => runs
+                    .entry((model.to_string(), template.to_string(), run.to_string()))
                     .or_insert_with(|| GroupData {
                         simulated,
                         ..Default::default()
@@ -221,6 +266,19 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
         },
     )?;
     drop(read);
+    // A run is a unit: a model with several runs under a template is fitted once per run, named
+    // as the metrics name it.
+    let mut runs_of: HashMap<(String, String), usize> = HashMap::new();
+    for (m, t, _) in runs.keys() {
+        *runs_of.entry((m.clone(), t.clone())).or_default() += 1;
+    }
+    let groups: BTreeMap<GroupKey, GroupData> = runs
+        .into_iter()
+        .map(|((m, t, r), g)| {
+            let several = runs_of[&(m.clone(), t.clone())] > 1;
+            ((responses::model_as_run(&m, &r, several), t), g)
+        })
+        .collect();
     if groups.is_empty() {
         return Err(Error::invalid(
             responses::dir(&config.tables).display(),
@@ -228,7 +286,15 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
         ));
     }
     let names = set.names();
-    let mut summary = RegressSummary::default();
+    if config.method == RegressMethod::Linear && config.standardize {
+        return Err(Error::Usage(
+            "--method linear fits the raw features, as the authors' least squares does; drop --standardize".into(),
+        ));
+    }
+    let mut summary = RegressSummary {
+        method: config.method,
+        ..RegressSummary::default()
+    };
     let mut simulated = HashMap::new();
     let progress = crate::progress::Progress::new(
         format!("regress {}", set.table()),
@@ -242,7 +308,11 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
         let rows: Vec<&Vec<f64>> = g.variant_ids.iter().map(|v| &features[v]).collect();
         let x = Array2::from_shape_fn((n, names.len()), |(i, j)| rows[i][j]);
         let accuracy = g.correct.iter().filter(|&&b| b).count() as f64 / n as f64;
-        match fit(&x, &g.correct, names, config.alpha, config.standardize) {
+        let fitted = match config.method {
+            RegressMethod::Logistic => fit(&x, &g.correct, names, config.alpha, config.standardize),
+            RegressMethod::Linear => fit_linear(&x, &g.correct, names),
+        };
+        match fitted {
             Ok(terms) => summary.fits.push(ModelFit {
                 model: model.clone(),
                 template: template.clone(),
@@ -296,6 +366,7 @@ fn write_coefficients(
                 model: f.model.clone(),
                 template: f.template.clone(),
                 feature_set: set.name().to_string(),
+                method: s.method.name().to_string(),
                 feature: t.feature.clone(),
                 coefficient: t.coefficient,
                 std_error: t.std_error,

@@ -1,11 +1,12 @@
 //! `regression.md`: the Table 8 summary (each fit's two most positive and two most negative
-//! features), every coefficient with its Wald test, and the Figure 8 panels.
+//! features), every coefficient with its test (Wald for the logistic fit, t for least squares),
+//! and the Figure 8 panels.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::plots::PanelOut;
-use super::{ModelFit, RegressConfig, RegressSummary, Term};
+use super::{ModelFit, RegressConfig, RegressMethod, RegressSummary, Term};
 use crate::features::FeatureSet;
 
 /// The two most positive and two most negative estimable features of a fit.
@@ -83,17 +84,36 @@ pub(super) fn report(
     for (m, t, reason) in &s.skipped {
         let _ = writeln!(md, "| {} | | | not fitted: {reason} | | |", label(m, t));
     }
+    let how = match s.method {
+        RegressMethod::Logistic => format!(
+            "a logistic regression of correctness on {}, fitted per model and prompt template (never pooled \
+             across templates), attacks: {}, L2 alpha = {} (scikit-learn C = 1/alpha){}. A positive coefficient makes a \
+             correct answer more likely. Standard errors and p-values are Wald's, from the inverse Hessian at the fit. A \
+             feature that is constant in a fit's data is not estimable (—)",
+            set_sentence(config.set),
+            attacks_sentence(config),
+            config.alpha,
+            if config.standardize {
+                ", features standardised (coefficients per standard deviation)"
+            } else {
+                ", raw features (the authors' setting)"
+            }
+        ),
+        RegressMethod::Linear => format!(
+            "the authors' default regression (`--regression_method linear`: statsmodels OLS): least squares of \
+             correctness (1 right, 0 wrong) on {} and an intercept, raw features, fitted per model and prompt template \
+             (never pooled across templates), attacks: {}. A positive coefficient raises the share answered correctly. \
+             Where features are collinear the coefficients are the minimum-norm ones and those not identified are \
+             marked not estimable; standard errors are OLS's, p-values Student's t with n - rank degrees of freedom",
+            set_sentence(config.set),
+            attacks_sentence(config),
+        ),
+    };
     let _ = writeln!(
         md,
-        "\nXie et al. 2024, Table 8: a logistic regression of correctness on {}, fitted per model and prompt \
-         template (never pooled across templates), attacks: {}, L2 alpha = {} (scikit-learn C = 1/alpha){}. \
-         A positive coefficient makes a correct answer more likely. **▲** marks a fit's two most positive features, **▼** its two most \
-         negative ones; standard errors and p-values are Wald's, from the inverse Hessian at the fit. A feature that is constant in a \
-         fit's data is not estimable (—). Simulated models (oracle, sim-*) are not LLMs: their rows show the method, not a finding.\n",
-        set_sentence(config.set),
-        if config.attacks.is_empty() { "all".to_string() } else { config.attacks.join(", ") },
-        config.alpha,
-        if config.standardize { ", features standardised (coefficients per standard deviation)" } else { ", raw features (the authors' setting)" }
+        "\nXie et al. 2024, Table 8 ({} fit): {how}. **▲** marks a fit's two most positive features, **▼** its two most \
+         negative ones. Simulated models (oracle, sim-*) are not LLMs: their rows show the method, not a finding.\n",
+        s.method.name()
     );
     if !s.fits.is_empty() {
         coefficient_table(&mut md, s, &label, config.set);
@@ -171,4 +191,12 @@ fn coefficient_table(
         md.push('\n');
     }
     md.push_str("\nCells: coefficient, significance (* p < 0.05, ** p < 0.01, *** p < 0.001), (standard error).\n\n");
+}
+
+fn attacks_sentence(config: &RegressConfig) -> String {
+    if config.attacks.is_empty() {
+        "all".to_string()
+    } else {
+        config.attacks.join(", ")
+    }
 }

@@ -192,3 +192,43 @@ fn figure8_points_and_one_source_of_defaults() {
         report
     );
 }
+
+/// Both fits against the Python reference on the same matrices (tests/python/check_regression.py):
+/// `--method linear` equals numpy's minimum-norm least squares with an intercept (statsmodels'
+/// OLS, the authors' default) to 1e-8, and the default logistic fit equals scikit-learn's
+/// `LogisticRegression(C = 1)` optimum to 1e-6.
+#[test]
+fn linear_fit_equals_least_squares_and_logistic_fit_equals_scikit_learn() {
+    if !crate::util::python_has("numpy, sklearn, pyarrow") {
+        return;
+    }
+    let (dir, tables) = crate::util::small_tables();
+    let coefficients = advmath::store::coefficients::file(&tables);
+    let logistic = dir.path().join("logistic.parquet");
+    fs::copy(&coefficients, &logistic).unwrap();
+    advmath()
+        .args(["regress", "--method", "linear", "--tables"])
+        .arg(&tables)
+        .arg("--report-dir")
+        .arg(dir.path().join("linear-report"))
+        .assert()
+        .success();
+    let linear = dir.path().join("linear.parquet");
+    fs::copy(&coefficients, &linear).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_regression.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .args([&tables, &linear, &logistic])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{report}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{report}");
+    for method in ["linear", "logistic"] {
+        let fits = report
+            .lines()
+            .filter(|l| l.contains(&format!("\"method\": \"{method}\"")))
+            .count();
+        assert!(fits >= 3, "{method}: {fits} fits compared");
+    }
+}
