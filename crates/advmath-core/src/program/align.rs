@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use super::links::{linkable_slots, Links};
-use super::lower::{parse_module, LiteralResolver, Lowerer, RecordLiterals};
+use super::lower::{parse_module, LiteralResolver, Lowerer, RecordLiterals, Shown};
 use super::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use super::{ErrorKind, ProgramError};
 use crate::num::wide::{Value, Wide};
@@ -298,10 +298,15 @@ pub fn assign_roles(
         .collect()
 }
 
-/// Which printed (or assigned) value is the answer: the first printed value equal to the gold
-/// answer after rounding to 2 decimals; the last printed value when there is no gold answer.
+/// Which printed (or assigned) value is the answer, as the authors' visitor
+/// (`generation/code_visitor.py`) picks it: the last `print` that shows the gold answer (after
+/// rounding to 2 decimals), the first such value within it; a call written in that print
+/// (`print(int(x))`) is looked through to the first value inside it that equals the call's own
+/// value (there the authors take the argument, never the call; where every argument differs from
+/// the call, as in `round(x, 2)` of an inexact x, they reject the program and advmath keeps the
+/// call). Without a gold answer, the last printed value.
 fn choose_answer(
-    printed: &[NodeId],
+    printed: &[Shown],
     last_assigned: Option<NodeId>,
     values: &Values,
     gold: Option<&Value>,
@@ -323,27 +328,53 @@ fn choose_answer(
             )),
         };
     }
-    match gold {
-        None => Ok(AnswerPick::Printed(printed.len() - 1)),
-        Some(g) => printed
+    let Some(g) = gold else {
+        return Ok(AnswerPick::Printed {
+            entry: printed.len() - 1,
+            inside: None,
+        });
+    };
+    let last_statement = printed
+        .iter()
+        .filter(|s| values.get(s.node).eq_2dp(g))
+        .map(|s| s.statement)
+        .max();
+    let Some(statement) = last_statement else {
+        let shown: Vec<String> = printed
             .iter()
-            .position(|&id| values.get(id).eq_2dp(g))
-            .map(AnswerPick::Printed)
-            .ok_or_else(|| {
-                let shown: Vec<String> = printed
-                    .iter()
-                    .map(|&id| values.get(id).to_string())
-                    .collect();
-                ProgramError::new(
-                    ErrorKind::WrongAnswer,
-                    format!("program prints {}, expected {g}", shown.join(", ")),
-                )
-            }),
+            .map(|s| values.get(s.node).to_string())
+            .collect();
+        return Err(ProgramError::new(
+            ErrorKind::WrongAnswer,
+            format!("program prints {}, expected {g}", shown.join(", ")),
+        ));
+    };
+    let entry = printed
+        .iter()
+        .position(|s| s.statement == statement && values.get(s.node).eq_2dp(g))
+        .expect("the statement shows the answer");
+    let own = values.get(printed[entry].node);
+    let inside = printed[entry]
+        .inside
+        .iter()
+        .position(|&id| same_value(&values.get(id), &own));
+    Ok(AnswerPick::Printed { entry, inside })
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Num(x), Value::Num(y)) => x.eq_num(*y),
+        _ => a == b,
     }
 }
 
 enum AnswerPick {
-    Printed(usize),
+    /// The `entry`-th value printed, or the `inside`-th value shown inside it (both lowerings
+    /// show the same values in the same order).
+    Printed {
+        entry: usize,
+        inside: Option<usize>,
+    },
     LastAssigned,
 }
 
@@ -421,7 +452,10 @@ pub fn validate_program(
     second.module(&body)?;
     let (lowered, _) = second.into_parts();
     let answer = match pick {
-        AnswerPick::Printed(k) => lowered.printed[k],
+        AnswerPick::Printed { entry, inside } => {
+            let shown = &lowered.printed[entry];
+            inside.map_or(shown.node, |i| shown.inside[i])
+        }
         AnswerPick::LastAssigned => lowered.last_assigned.expect("checked in the first pass"),
     };
     finish_checked(lowered.builder, answer, slots, question, links)

@@ -39,10 +39,22 @@ impl LiteralResolver for RecordLiterals {
     }
 }
 
+/// One value a `print` shows.
+#[derive(Clone, Debug)]
+pub struct Shown {
+    pub node: NodeId,
+    /// Which `print` statement shows it (0 for the first).
+    pub statement: usize,
+    /// When the value is a call written in the print (`print(int(x))`), the values its arguments
+    /// show, looking through calls written inside it too, in the order the authors' visitor
+    /// (`generation/code_visitor.py`, `get_final_ans`) searches them; literals are skipped.
+    pub inside: Vec<NodeId>,
+}
+
 /// Lowered program: the tree under construction and the expressions `print` shows, in order.
 pub struct Lowered {
     pub builder: Builder,
-    pub printed: Vec<NodeId>,
+    pub printed: Vec<Shown>,
     /// Final value of every assigned name, for programs that print nothing.
     pub names: HashMap<String, NodeId>,
     pub last_assigned: Option<NodeId>,
@@ -83,7 +95,8 @@ pub struct Lowerer<'s, R> {
     builder: Builder,
     env: HashMap<String, Binding>,
     ordinal: usize,
-    printed: Vec<NodeId>,
+    printed: Vec<Shown>,
+    print_statements: usize,
     last_assigned: Option<NodeId>,
 }
 
@@ -98,6 +111,7 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
             env: HashMap::new(),
             ordinal: 0,
             printed: Vec::new(),
+            print_statements: 0,
             last_assigned: None,
         }
     }
@@ -248,8 +262,9 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
         match call.func.as_ref() {
             Expr::Name(n) if n.id.as_str() == "print" => {
                 for arg in &call.args {
-                    self.printed_values(arg)?;
+                    self.printed_values(arg, true)?;
                 }
+                self.print_statements += 1;
                 Ok(())
             }
             _ => Err(unsupported("call whose result is discarded")),
@@ -257,14 +272,17 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
     }
 
     /// Numeric values shown by one `print` argument: a name or expression, f-string fields,
-    /// `"...".format(x)`, and `str(x)` inside string concatenation.
-    fn printed_values(&mut self, arg: &Expr) -> Res<()> {
+    /// `"...".format(x)`, and `str(x)` inside string concatenation. `look_through` says whether a
+    /// call found here is searched inside (see [`Shown::inside`]): the authors' visitor does so
+    /// for a call that is an argument of the print or of a call there (`format`, `str`), not for
+    /// one in an f-string field or a concatenation.
+    fn printed_values(&mut self, arg: &Expr, look_through: bool) -> Res<()> {
         match arg {
             Expr::Constant(c) if matches!(c.value, Constant::Str(_)) => Ok(()),
             Expr::JoinedStr(j) => {
                 for v in &j.values {
                     if let Expr::FormattedValue(f) = v {
-                        self.printed_values(&f.value)?;
+                        self.printed_values(&f.value, false)?;
                     }
                 }
                 Ok(())
@@ -275,29 +293,69 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
                         && matches!(attr.value.as_ref(), Expr::Constant(_))
                     {
                         for a in &c.args {
-                            self.printed_values(a)?;
+                            self.printed_values(a, look_through)?;
                         }
                         return Ok(());
                     }
                 }
                 if let Expr::Name(n) = c.func.as_ref() {
                     if n.id.as_str() == "str" && c.args.len() == 1 {
-                        return self.printed_values(&c.args[0]);
+                        return self.printed_values(&c.args[0], look_through);
                     }
                 }
                 let id = self.expr(arg)?;
-                self.printed.push(id);
+                let mut inside = Vec::new();
+                if look_through {
+                    self.shown_inside(arg, id, &mut inside);
+                }
+                self.show(id, inside);
                 Ok(())
             }
             Expr::BinOp(b) if is_stringy(&b.left) || is_stringy(&b.right) => {
-                self.printed_values(&b.left)?;
-                self.printed_values(&b.right)
+                self.printed_values(&b.left, false)?;
+                self.printed_values(&b.right, false)
             }
             _ => {
                 let id = self.expr(arg)?;
-                self.printed.push(id);
+                self.show(id, Vec::new());
                 Ok(())
             }
+        }
+    }
+
+    fn show(&mut self, node: NodeId, inside: Vec<NodeId>) {
+        self.printed.push(Shown {
+            node,
+            statement: self.print_statements,
+            inside,
+        });
+    }
+
+    /// The values shown inside the call `e` (lowered to `id`): its arguments in order, a call
+    /// among them searched in turn instead of taken whole, literals skipped. `float(x)` is
+    /// lowered to `x` itself, so it is searched through without a node of its own.
+    fn shown_inside(&self, e: &Expr, id: NodeId, out: &mut Vec<NodeId>) {
+        let Expr::Call(c) = e else {
+            out.push(id);
+            return;
+        };
+        match &self.builder.nodes[id as usize] {
+            Node::Call { args, .. } if args.len() == c.args.len() => {
+                for (a, &arg) in c.args.iter().zip(args) {
+                    match a {
+                        Expr::Constant(_) => {}
+                        Expr::Call(_) => self.shown_inside(a, arg, out),
+                        _ => out.push(arg),
+                    }
+                }
+            }
+            // float(x): the node is x's.
+            _ if c.args.len() == 1 => match &c.args[0] {
+                Expr::Constant(_) => {}
+                inner @ Expr::Call(_) => self.shown_inside(inner, id, out),
+                _ => out.push(id),
+            },
+            _ => {}
         }
     }
 

@@ -227,6 +227,43 @@ fn print_forms() {
     }
 }
 
+/// The answer is picked as the authors' visitor picks it: the last print that shows it, and
+/// inside a call written in the print, the argument (the call only when every argument differs
+/// from its value).
+#[test]
+fn the_answer_is_the_last_print_showing_it_looked_through_calls() {
+    let q = "Sam has half of Chris's 6 cars and Elon 10 more. How many does Elon have?";
+    let src = "s = 6 / 2\ne = s + 10\nprint('Elon has', int(e), 'cars')";
+    let p = check(q, src, "13", AlignMode::Given).unwrap();
+    // The answer node is e, not int(e): 7 / 2 + 10 is 13.5, which int() would truncate.
+    assert_eq!(
+        p.eval(&[Num::int(7), Num::int(10)]).unwrap().to_string(),
+        "13.5"
+    );
+    // Nested calls are searched through; a literal argument is never the answer.
+    let src = "s = 6 / 2\ne = s + 10\nprint(int(float(round(e, 0))))";
+    let p = check(q, src, "13", AlignMode::Given).unwrap();
+    assert_eq!(
+        p.eval(&[Num::int(7), Num::int(10)]).unwrap().to_string(),
+        "13.5"
+    );
+    // round() of an inexact value differs from it: the call stays.
+    let q = "10 apples shared by 3 children. How many each, to the cent?";
+    let p = check(q, "print(round(10 / 3, 2))", "3.33", AlignMode::Given).unwrap();
+    assert_eq!(
+        p.eval(&[Num::int(20), Num::int(3)]).unwrap().to_string(),
+        "6.67"
+    );
+    // Two prints show the answer: the last one is it.
+    let q = "Weng earns $12 an hour and works 50 minutes. How much does she earn?";
+    let src = "r = 12\nm = 50\nw = int(r * m / 60)\nprint(w)\nexact = r * (m / 60)\nprint(exact)";
+    let p = check(q, src, "10", AlignMode::Given).unwrap();
+    assert_eq!(
+        p.eval(&[Num::int(13), Num::int(50)]).unwrap().exact_text(),
+        "65/6"
+    );
+}
+
 #[test]
 fn fifty_percent_off_and_fifty_percent_of_are_not_told_apart() {
     let q = "A $8 shirt is 50% off. What does it cost?";
