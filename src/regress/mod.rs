@@ -54,6 +54,7 @@ impl RegressMethod {
         }
     }
 }
+pub use plots::AnswerLength;
 pub use report::extremes;
 
 /// One fitted term.
@@ -90,6 +91,8 @@ pub struct RegressConfig {
     pub set: FeatureSet,
     /// Logistic (the default) or the authors' least squares.
     pub method: RegressMethod,
+    /// Figure 8's answer length: tokens under `cl100k_base` (the default) or digits.
+    pub answer_length: AnswerLength,
     /// Where the Markdown report and the plots go.
     pub report_dir: PathBuf,
 }
@@ -105,6 +108,7 @@ impl Default for RegressConfig {
             standardize: false,
             set: FeatureSet::Xie2024,
             method: RegressMethod::Logistic,
+            answer_length: AnswerLength::Tokens,
             report_dir: crate::store::reports_dir(Path::new(crate::store::DEFAULT_OUT)),
         }
     }
@@ -124,6 +128,34 @@ pub type GroupKey = (String, String);
 
 /// Rows of a feature table by variant_id, for the chosen attacks (empty: all); `None` when the
 /// table does not exist.
+/// Each variant's answer token count under `cl100k_base` (as a one-value row), for the variants
+/// of `attacks` (empty: all) in the variants table.
+fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<String, Vec<f64>>> {
+    let root = crate::store::variants::dir(tables);
+    let mut out = HashMap::new();
+    if !root.is_dir() {
+        return Ok(out);
+    }
+    for (p, parts) in crate::store::parquet_files_under(&root)? {
+        let attack = parts
+            .iter()
+            .find(|(k, _)| k == "attack")
+            .map(|(_, v)| v.as_str());
+        if !attacks.is_empty() && !attack.is_some_and(|a| attacks.iter().any(|x| x == a)) {
+            continue;
+        }
+        for b in read_columns(&p, &["variant_id", "answer"])? {
+            let ids = crate::store::text_column(&b, "variant_id", &p)?;
+            let answers = crate::store::text_column(&b, "answer", &p)?;
+            for i in 0..b.num_rows() {
+                let tokens = crate::features::tokens::cl100k_number_tokens(answers.value(i));
+                out.insert(ids.value(i).to_string(), vec![tokens as f64]);
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn read_feature_rows(
     tables: &Path,
     set: FeatureSet,
@@ -346,7 +378,17 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
             by_set.insert(other, rows);
         }
     }
-    let figure = plots::figure8(&config.report_dir, &groups, &by_set)?;
+    let answer_tokens = match config.answer_length {
+        AnswerLength::Tokens => read_answer_tokens(&config.tables, &config.attacks)?,
+        AnswerLength::Digits => HashMap::new(),
+    };
+    let figure = plots::figure8(
+        &config.report_dir,
+        &groups,
+        &by_set,
+        config.answer_length,
+        &answer_tokens,
+    )?;
     let md = report::report(config, &summary, &simulated, &figure);
     crate::store::write_text(&config.report_dir.join("regression.md"), &md)?;
     Ok(summary)

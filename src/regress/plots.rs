@@ -7,9 +7,12 @@
 //! - **multiplications** (`mult_count` of the `xie2024` set): 0, 1, 2, 3, then "4+" pooled;
 //! - **operations** (`operation_count` of `xie2024`: binary operations and unary minus): 0..5,
 //!   then "6+";
-//! - **answer length** (`answer_digits` of the `advmath` set) and **AST nodes** (`node_count` of
-//!   `advmath`): the paper's other two panels, which the released code does not draw; one point
-//!   per value;
+//! - **answer length**: the paper's "token counts of the final answer", by default under
+//!   `cl100k_base` (GPT-3.5's and GPT-4's tokenizer; [`crate::features::tokens`]) from the
+//!   variant's answer text, or its digit count (`answer_digits` of the `advmath` set,
+//!   `--answer-length digits`, which is the token count of the LLaMA-family models); and **AST
+//!   nodes** (`node_count` of `advmath`): the paper's other two panels, which the released code
+//!   does not draw; one point per value;
 //! - **range of generated numbers** (`end_log_4_val_<k>`, question numbers and constants pooled,
 //!   as the authors do) and **answer range** (`final_log_4_val_<k>`): one point per log-4 bin,
 //!   where a variant counts once per number in the bin (the authors weight by the feature's
@@ -40,6 +43,8 @@ enum Measure {
     },
     /// Log-4 bins of one prefix of the `xie2024` set (0 final, 2 end), weighted by their counts.
     Bins { prefix: usize },
+    /// The answer's token count under `cl100k_base`, from the variants table.
+    AnswerTokens,
 }
 
 struct Panel {
@@ -49,7 +54,7 @@ struct Panel {
 }
 
 /// The six panels, in the paper's order.
-fn panels() -> Vec<Panel> {
+fn panels(answer_length: AnswerLength) -> Vec<Panel> {
     let count = |set, column, pool_at| Measure::Count {
         set,
         column,
@@ -66,10 +71,17 @@ fn panels() -> Vec<Panel> {
             file: "fig8_operations",
             measure: count(FeatureSet::Xie2024, "operation_count", Some(6)),
         },
-        Panel {
-            title: "answer length (digits)",
-            file: "fig8_answer_length",
-            measure: count(FeatureSet::Advmath, "answer_digits", None),
+        match answer_length {
+            AnswerLength::Tokens => Panel {
+                title: "answer length (tokens, cl100k_base)",
+                file: "fig8_answer_length",
+                measure: Measure::AnswerTokens,
+            },
+            AnswerLength::Digits => Panel {
+                title: "answer length (digits)",
+                file: "fig8_answer_length",
+                measure: count(FeatureSet::Advmath, "answer_digits", None),
+            },
         },
         Panel {
             title: "AST nodes",
@@ -109,10 +121,12 @@ pub fn range_category(k: i32) -> i64 {
 }
 
 impl Measure {
-    fn set(&self) -> FeatureSet {
+    /// The feature set the measure reads (none: it reads the answers).
+    fn set(&self) -> Option<FeatureSet> {
         match self {
-            Measure::Count { set, .. } => *set,
-            Measure::Bins { .. } => FeatureSet::Xie2024,
+            Measure::Count { set, .. } => Some(*set),
+            Measure::Bins { .. } => Some(FeatureSet::Xie2024),
+            Measure::AnswerTokens => None,
         }
     }
 
@@ -135,6 +149,7 @@ impl Measure {
                     }
                 }
             }
+            Measure::AnswerTokens => add(row[0].round() as i64, 1.0),
         }
     }
 
@@ -143,7 +158,7 @@ impl Measure {
             Measure::Count {
                 pool_at: Some(p), ..
             } if category >= *p => format!("{p}+"),
-            Measure::Count { .. } => category.to_string(),
+            Measure::Count { .. } | Measure::AnswerTokens => category.to_string(),
             Measure::Bins { .. } => RANGE_LABELS[category as usize].to_string(),
         }
     }
@@ -160,11 +175,25 @@ pub struct PanelOut {
 /// (correct, total) per (model, template) and category.
 type Series = BTreeMap<GroupKey, BTreeMap<i64, (f64, f64)>>;
 
-/// Write the panels into `dir`.
+/// How Figure 8 measures the answer's length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum AnswerLength {
+    /// Tokens under `cl100k_base` (GPT-3.5's and GPT-4's tokenizer): the paper's "token counts".
+    #[default]
+    Tokens,
+    /// Digits (the token count of LLaMA-family tokenizers, which split numbers into digits).
+    Digits,
+}
+
+/// Write the panels into `dir`. `answer_tokens` holds each variant's answer token count (as a
+/// one-value row), for the token panel.
 pub fn figure8(
     dir: &Path,
     groups: &BTreeMap<GroupKey, GroupData>,
     by_set: &HashMap<FeatureSet, HashMap<String, Vec<f64>>>,
+    answer_length: AnswerLength,
+    answer_tokens: &HashMap<String, Vec<f64>>,
 ) -> Result<Vec<PanelOut>> {
     // Each variant's feature row, looked up once per set rather than once per panel.
     let resolved: HashMap<FeatureSet, Vec<Vec<Option<&Vec<f64>>>>> = by_set
@@ -177,11 +206,19 @@ pub fn figure8(
             (*set, per_group)
         })
         .collect();
+    let tokens: Vec<Vec<Option<&Vec<f64>>>> = groups
+        .values()
+        .map(|g| g.variant_ids.iter().map(|v| answer_tokens.get(v)).collect())
+        .collect();
     let mut out = Vec::new();
-    for panel in panels() {
+    for panel in panels(answer_length) {
         let title = format!("Accuracy vs {}", panel.title);
-        let set = panel.measure.set();
-        let Some(rows) = resolved.get(&set) else {
+        let rows = match panel.measure.set() {
+            Some(set) => resolved.get(&set).ok_or(set),
+            None => Ok(&tokens),
+        };
+        let Ok(rows) = rows else {
+            let set = rows.unwrap_err();
             out.push(PanelOut {
                 title,
                 file: None,

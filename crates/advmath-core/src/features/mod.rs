@@ -48,6 +48,7 @@ use crate::program::{BinOp, Node, Program};
 pub mod set;
 #[cfg(test)]
 mod tests;
+pub mod tokens;
 pub mod xie2024;
 #[cfg(test)]
 mod xie2024_tests;
