@@ -1,4 +1,4 @@
--- ArithmAttack (Abedin et al.), Table 1 and Figure 2: accuracy per model x dataset x punctuation-noise level.
+-- ArithmAttack (Abedin et al.), Tables 1 (GSM8K) and 3 (MultiArith), their accuracy columns, and Figure 2: accuracy per model x dataset x punctuation-noise level.
 --
 -- One row per model x template x dataset x noise level. Level 0 is the clean question (attack
 -- `original`); the noisy levels are the attacks `punct10`, `punct30`, `punct50`, ... (their

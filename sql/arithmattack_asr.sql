@@ -1,4 +1,4 @@
--- ArithmAttack (Abedin et al.), Table 3 and Figure 3: attack success rate of punctuation noise per model x dataset.
+-- ArithmAttack (Abedin et al.), Tables 1 (GSM8K) and 3 (MultiArith), their ASR column, and Figure 3: attack success rate of punctuation noise per model x dataset.
 --
 -- One row per model x template x dataset x noise level > 0. A noisy item is matched to its clean
 -- question by problem_id. At each level, `asr` = noisy items answered wrongly whose clean question

@@ -9,6 +9,7 @@
 //! [`output`] and [`plot`] write what people read, [`progress`] how far a stage is; [`input`] holds the limits every reader of
 //! users' files applies; [`error`] is the one error type.
 
+pub mod annotate;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod error;

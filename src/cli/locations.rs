@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use advmath::store::location::Places;
 
-use crate::cli::Command;
+use crate::cli::{AnnotateCommand, Command, SampleCommand};
 
 fn input(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
     *path = places.input(path)?;
@@ -97,6 +97,20 @@ pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<(
         Command::Publish(a) => {
             folder(places, &mut a.tables)?;
             folder(places, &mut a.out)?;
+        }
+        Command::Annotate(AnnotateCommand::Sample(SampleCommand::HumanEval(a))) => {
+            folder(places, &mut a.tables)?;
+            output_file(places, &mut a.out)?;
+        }
+        Command::Annotate(AnnotateCommand::Sample(SampleCommand::MissRate(a))) => {
+            folder(places, &mut a.tables)?;
+            output_file(places, &mut a.out)?;
+        }
+        Command::Annotate(AnnotateCommand::Ingest(a)) => {
+            for path in &mut a.sheets {
+                input(places, path)?;
+            }
+            folder(places, &mut a.tables)?;
         }
         #[cfg(feature = "cluster")]
         Command::Cluster(_) => {}

@@ -8,6 +8,8 @@ use clap::{Args, Parser, Subcommand};
 mod cluster;
 #[cfg(feature = "cluster")]
 pub use cluster::ClusterCommand;
+mod annotate;
+pub use annotate::{AnnotateCommand, SampleCommand};
 pub mod locations;
 mod respond;
 pub use respond::*;
@@ -88,6 +90,10 @@ pub enum Command {
     Regress(RegressArgs),
     /// Run every metric SQL file (both papers' tables and figures) into CSV, Markdown and a report.
     Metrics(MetricsArgs),
+    /// Human judgements: draw the sample a paper's annotators saw as a sheet to fill, and ingest
+    /// the filled sheets (Xie et al. Figure 2, ArithmAttack Table 2).
+    #[command(subcommand)]
+    Annotate(annotate::AnnotateCommand),
     /// Run an SQL query over the tables (problems, variants, responses, features, ...).
     Sql(SqlArgs),
     /// Write a folder ready for `hf upload`: sharded Parquet per attack and split, and a dataset card.
@@ -264,6 +270,11 @@ pub struct RegressArgs {
     /// --alpha unused).
     #[arg(long, value_enum, default_value_t = RegressConfig::default().method)]
     pub method: advmath::regress::RegressMethod,
+    /// Figure 8's answer length: `tokens` under cl100k_base (GPT-3.5's and GPT-4's tokenizer:
+    /// digit runs cut in threes), the paper's "token counts"; or `digits` (the token count of
+    /// LLaMA-family tokenizers).
+    #[arg(long, value_enum, default_value_t = RegressConfig::default().answer_length)]
+    pub answer_length: advmath::regress::AnswerLength,
     /// L2 penalty weight of the logistic fit, scikit-learn's 1/C (0 for plain maximum likelihood).
     #[arg(long, default_value_t = RegressConfig::default().alpha)]
     pub alpha: f64,
@@ -286,6 +297,7 @@ impl RegressArgs {
             standardize: self.standardize,
             set: self.set,
             method: self.method,
+            answer_length: self.answer_length,
             report_dir: self.report_dir.clone(),
         }
     }

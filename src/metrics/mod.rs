@@ -19,6 +19,7 @@
 //! | coefficients | `coefficients/part-0.parquet` |
 //! | model_order | in memory, `(model, position)` from `--model-order` (Table 4's prefix order; empty: by name) |
 //! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
+//! | annotations | `annotations/<kind>/<sheet>.parquet` (registered empty when absent) |
 
 mod engine;
 mod report;
@@ -32,7 +33,10 @@ use std::time::Instant;
 
 pub use crate::store::{TableLayout, TABLE_LAYOUTS};
 pub use engine::{parse_size, EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus};
-use report::{asr_bar_plots, attack_curve_plots, noise_plots, report_markdown, transfer_plots};
+use report::{
+    asr_bar_plots, attack_curve_plots, human_eval_plots, noise_plots, report_markdown,
+    transfer_plots,
+};
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use sql::*;
 pub use stats::{
@@ -65,6 +69,10 @@ pub const EMBEDDED_SQL: &[(&str, &str)] = &[
     ("xie_transfer", include_str!("../../sql/xie_transfer.sql")),
     ("xie_efficient", include_str!("../../sql/xie_efficient.sql")),
     (
+        "xie_human_eval",
+        include_str!("../../sql/xie_human_eval.sql"),
+    ),
+    (
         "xie_attack_curve",
         include_str!("../../sql/xie_attack_curve.sql"),
     ),
@@ -79,6 +87,10 @@ pub const EMBEDDED_SQL: &[(&str, &str)] = &[
     (
         "arithmattack_asr",
         include_str!("../../sql/arithmattack_asr.sql"),
+    ),
+    (
+        "arithmattack_miss_rate",
+        include_str!("../../sql/arithmattack_miss_rate.sql"),
     ),
 ];
 
@@ -493,6 +505,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
             "xie_transfer" => transfer_plots(table, &plots_dir, &simulated_set)?,
             "arithmattack_accuracy" => noise_plots(table, &plots_dir, &simulated_set)?,
             "arithmattack_asr" => asr_bar_plots(table, &plots_dir, &simulated_set)?,
+            "xie_human_eval" => human_eval_plots(table, &plots_dir)?,
             _ => Vec::new(),
         };
         if !made.is_empty() {

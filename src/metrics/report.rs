@@ -264,6 +264,38 @@ pub(super) fn asr_bar_plots(
     Ok(made)
 }
 
+/// Xie et al. Figure 2: the mean human score of each method on each criterion, one bar chart
+/// per model x template x dataset (bars in method order, criteria within).
+pub(super) fn human_eval_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let mut made = Vec::new();
+    for (key, rows) in groups(table, &["model", "template", "dataset"]) {
+        if made.len() == MAX_PLOTS {
+            break;
+        }
+        let bars: Vec<(String, Option<f64>)> = rows
+            .iter()
+            .map(|&r| {
+                (
+                    format!(
+                        "{} {}",
+                        text_of(table, r, "method").to_uppercase(),
+                        text_of(table, r, "criterion")
+                    ),
+                    float_of(table, r, "mean_score"),
+                )
+            })
+            .collect();
+        let title = format!(
+            "Human evaluation of {}'s adversarial examples: {} ({})",
+            key[0], key[2], key[1]
+        );
+        let path = plot_path(dir, "xie_human_eval", &key)?;
+        plot::bar_chart(&path, &title, "method and criterion", "mean score", &bars)?;
+        made.push((title, path));
+    }
+    Ok(made)
+}
+
 /// The ArithmAttack paper's figures next to advmath's for the published models present.
 fn arithmattack_side_by_side(
     results: &[(MetricSql, ResultTable)],

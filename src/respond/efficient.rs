@@ -110,7 +110,7 @@ struct Job {
 
 /// A problem id as text and number runs, so that `x/10` sorts after `x/9` (the authors sort
 /// their problems by integer index).
-fn natural_key(s: &str) -> Vec<(bool, u128, String)> {
+pub(crate) fn natural_key(s: &str) -> Vec<(bool, u128, String)> {
     let mut out = Vec::new();
     let mut chars = s.chars().peekable();
     while let Some(&c) = chars.peek() {

@@ -7,6 +7,7 @@
 //! batches and never spell a path or a column order themselves. [`parquet`] is the one place that
 //! reads and writes Parquet (atomically) and lists part files and partitions.
 
+pub mod annotations;
 pub mod coefficients;
 mod columns;
 pub mod commit;
@@ -166,6 +167,12 @@ pub const TABLE_LAYOUTS: &[TableLayout] = &[
         pattern: "efficient_responses/<target-folder>/part-*.parquet",
         optional: Some(efficient_responses::schema),
     },
+    TableLayout {
+        name: "annotations",
+        partitions: &[],
+        pattern: "annotations/<kind>/<sheet>.parquet",
+        optional: Some(annotations::schema),
+    },
 ];
 
 #[cfg(test)]
@@ -200,6 +207,7 @@ mod tests {
             (features::xie2024_schema(), vec!["dataset", "attack"]),
             (coefficients::schema(), vec![]),
             (efficient_only(), vec![]),
+            (annotations::schema(), vec![]),
         ] {
             let mut at = 0;
             let names: Vec<String> = partition
@@ -226,6 +234,7 @@ mod tests {
             .chain(features::ADVMATH_DOC)
             .chain(coefficients::DOC)
             .chain(efficient_responses::DOC)
+            .chain(annotations::DOC)
         {
             assert!(
                 readme.contains(&format!("| {name} |")) || name.starts_with("rejected_"),

@@ -41,6 +41,10 @@ const ENGINE: &[(&str, &[&str])] = &[
     ),
     ("publish", &["error", "store", "output", "progress"]),
     (
+        "annotate",
+        &["error", "store", "output", "metrics", "respond"],
+    ),
+    (
         "pipeline",
         &[
             "error", "store", "output", "input", "progress", "ingest", "generate", "respond",

@@ -3,6 +3,7 @@
 //!
 //! One integration-test binary (`cargo test --test cli`); each module covers one part of the CLI.
 
+mod annotate;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod crash;

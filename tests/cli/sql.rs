@@ -214,6 +214,7 @@ fn metrics_duckdb_parity() {
     }
     let (dir, tables) = full_fixture();
     crate::efficient::write_table5_fixture(&tables);
+    crate::annotate::write_annotation_fixture(&tables);
     let engine = SqlEngine::open(&tables).unwrap();
     let mut results = serde_json::Map::new();
     for (name, text) in EMBEDDED_SQL {

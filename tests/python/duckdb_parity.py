@@ -16,8 +16,9 @@ Usage:
 
 The views mirror advmath::metrics::SqlEngine: responses recursed over its model folders, hive
 partitions for variants, generation_stats and features (partition values kept as text), flat
-files for problems, coefficients and efficient_responses. A table without Parquet files gets no
-view, except an optional one (efficient_responses), which gets an empty table of its schema. Then, as
+files for problems, coefficients, efficient_responses and annotations. A table without Parquet files
+gets no view, except an optional one (efficient_responses, annotations), which gets an empty table of
+its schema. Then, as
 SqlEngine does, an empty `model_order(model, position)` table (no --model-order: models by name)
 and the shared views of SQL_DIR/views/*.sql, in file order, are created when `responses` exists.
 """
@@ -41,12 +42,13 @@ TABLES = {
     "features": ("features/**/*.parquet", True),
     "coefficients": ("coefficients/**/*.parquet", False),
     "efficient_responses": ("efficient_responses/**/*.parquet", False),
+    "annotations": ("annotations/**/*.parquet", False),
 }
 
 # Tables only some runs make: SqlEngine registers them empty (their schema, src/schema.rs) when
 # absent, and so does this script, so a metric over them gives no row instead of an error.
 RESPONSES_COLUMNS = (
-    "response_key VARCHAR, model VARCHAR, template VARCHAR, variant_id VARCHAR, problem_id VARCHAR, "
+    "response_key VARCHAR, model VARCHAR, template VARCHAR, run VARCHAR, variant_id VARCHAR, problem_id VARCHAR, "
     "dataset VARCHAR, attack VARCHAR, noise_level INTEGER, question VARCHAR, response VARCHAR, "
     "extracted VARCHAR, extraction_rule VARCHAR, gold VARCHAR, correct BOOLEAN, correct_exact BOOLEAN, "
     "latency_ms DOUBLE, prompt_tokens BIGINT, completion_tokens BIGINT, finish_reason VARCHAR, "
@@ -54,9 +56,12 @@ RESPONSES_COLUMNS = (
 )
 OPTIONAL = {
     "efficient_responses": RESPONSES_COLUMNS
-    + ", cheap_model VARCHAR, efficient_compat VARCHAR, top_problems INTEGER, per_problem INTEGER, "
+    + ", cheap_model VARCHAR, efficient_protocol VARCHAR, top_problems INTEGER, per_problem INTEGER, "
     "plan_attack VARCHAR, problem_rank INTEGER, step INTEGER, candidates INTEGER, "
     "problem_variants INTEGER, attack_problems INTEGER, attack_variants INTEGER",
+    "annotations": "kind VARCHAR, sheet VARCHAR, annotator VARCHAR, item VARCHAR, model VARCHAR, "
+    "template VARCHAR, dataset VARCHAR, attack VARCHAR, problem_id VARCHAR, variant_id VARCHAR, "
+    "criterion VARCHAR, value INTEGER",
 }
 
 

@@ -1,0 +1,187 @@
+//! The sheets themselves: written as CSV for people to fill, read back (through polars, as every
+//! user's table is) into rows of the `annotations` table.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::{sheet_file, SheetKind, SheetRow};
+use crate::error::{Error, Result};
+use crate::store::annotations::{self, AnnotationRow};
+
+/// Every field quoted (replies hold commas, quotes and newlines), quotes doubled (RFC 4180).
+pub(super) fn to_csv(kind: SheetKind, rows: &[SheetRow]) -> String {
+    let columns = kind.columns();
+    let quote = |v: &str| format!("\"{}\"", v.replace('"', "\"\""));
+    let mut out = columns
+        .iter()
+        .map(|c| quote(c))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for row in rows {
+        let line: Vec<String> = columns
+            .iter()
+            .map(|c| quote(row.get(c).map(String::as_str).unwrap_or("")))
+            .collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A verdict cell: 1/0, yes/no, y/n, true/false (any case); empty is "not rated".
+fn verdict(cell: &str) -> std::result::Result<Option<i32>, ()> {
+    match cell.trim().to_ascii_lowercase().as_str() {
+        "" => Ok(None),
+        "1" | "yes" | "y" | "true" => Ok(Some(1)),
+        "0" | "no" | "n" | "false" => Ok(Some(0)),
+        _ => Err(()),
+    }
+}
+
+/// What ingesting the sheets did.
+#[derive(Debug, Default)]
+pub struct IngestSummary {
+    /// Per sheet: its file, kind, annotators, verdicts written and cells left empty.
+    pub sheets: Vec<(PathBuf, SheetKind, Vec<String>, usize, usize)>,
+    /// Cells that are no verdict, each naming file, row, column and value; their rows' other
+    /// verdicts are kept.
+    pub bad: Vec<String>,
+}
+
+/// Read filled sheets and write each one's verdicts to `annotations/<kind>/<sheet>.parquet`
+/// (replacing what an earlier ingest of the same sheet wrote). The kind is read from the
+/// header; the annotator from each row's `annotator` cell, else the file name.
+pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
+    let mut summary = IngestSummary::default();
+    for path in sheets {
+        let rows = crate::respond::outside::read_csv(path)?;
+        let header: Vec<&String> = rows.first().map(|r| r.keys().collect()).unwrap_or_default();
+        let kind = if header.iter().any(|c| *c == "correctness") {
+            SheetKind::HumanEval
+        } else if header.iter().any(|c| *c == "missed") {
+            SheetKind::MissRate
+        } else if rows.is_empty() {
+            return Err(Error::invalid(path.display(), "the sheet has no rows"));
+        } else {
+            return Err(Error::invalid(
+                path.display(),
+                "not an annotation sheet: no `correctness` column (human evaluation) and no `missed` column (miss rate); draw one with `advmath annotate sample`",
+            ));
+        };
+        let sheet = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        let mut empty = 0;
+        let mut annotators: Vec<String> = Vec::new();
+        for (i, cells) in rows.iter().enumerate() {
+            let line = i + 2;
+            let get = |c: &str| {
+                cells
+                    .get(c)
+                    .map(|v| v.trim().to_string())
+                    .unwrap_or_default()
+            };
+            let required = ["item", "model", "dataset"];
+            if let Some(c) = required.iter().find(|c| get(c).is_empty()) {
+                summary.bad.push(format!(
+                    "{}: row {line}: column `{c}` is empty; the row is left out",
+                    path.display()
+                ));
+                continue;
+            }
+            let annotator = Some(get("annotator"))
+                .filter(|a| !a.is_empty())
+                .unwrap_or_else(|| sheet.clone());
+            if !annotators.contains(&annotator) {
+                annotators.push(annotator.clone());
+            }
+            let base = base_row(kind, &sheet, &annotator, cells);
+            for criterion in kind.criteria() {
+                let cell = get(criterion);
+                match verdict(&cell) {
+                    Ok(Some(value)) => out.push(AnnotationRow {
+                        criterion: criterion.to_string(),
+                        value,
+                        ..base.clone()
+                    }),
+                    Ok(None) => empty += 1,
+                    Err(()) => summary.bad.push(format!(
+                        "{}: row {line}: column `{criterion}` holds {cell:?}, not 1/0 (yes/no); that verdict is left out",
+                        path.display()
+                    )),
+                }
+            }
+        }
+        let file = sheet_file(tables, kind, &sheet);
+        annotations::write(tables, kind.name(), &sheet, &out)?;
+        debug_assert!(file.exists());
+        summary
+            .sheets
+            .push((path.clone(), kind, annotators, out.len(), empty));
+    }
+    Ok(summary)
+}
+
+fn base_row(
+    kind: SheetKind,
+    sheet: &str,
+    annotator: &str,
+    cells: &HashMap<String, String>,
+) -> AnnotationRow {
+    let get = |c: &str| {
+        cells
+            .get(c)
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    let opt = |c: &str| Some(get(c)).filter(|v| !v.is_empty());
+    AnnotationRow {
+        kind: kind.name().to_string(),
+        sheet: sheet.to_string(),
+        annotator: annotator.to_string(),
+        item: get("item"),
+        model: get("model"),
+        template: opt("template"),
+        dataset: get("dataset"),
+        attack: match kind {
+            SheetKind::HumanEval => get("method"),
+            SheetKind::MissRate => get("attack"),
+        },
+        problem_id: opt("problem_id"),
+        variant_id: opt("variant_id"),
+        criterion: String::new(),
+        value: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_quoted_and_quotes_doubled() {
+        let mut row = SheetRow::new();
+        row.insert("item", "m00001".into());
+        row.insert("response", "He said \"12\",\nthen 13.".into());
+        let csv = to_csv(SheetKind::MissRate, &[row]);
+        let second = csv.split_once('\n').unwrap().1;
+        assert!(second.starts_with("\"m00001\","), "{csv}");
+        assert!(csv.contains("\"He said \"\"12\"\",\nthen 13.\""), "{csv}");
+    }
+
+    #[test]
+    fn verdicts_read_as_people_write_them() {
+        for (cell, want) in [
+            ("1", Some(1)),
+            (" Yes", Some(1)),
+            ("n", Some(0)),
+            ("", None),
+        ] {
+            assert_eq!(verdict(cell), Ok(want), "{cell:?}");
+        }
+        assert_eq!(verdict("maybe"), Err(()));
+    }
+}

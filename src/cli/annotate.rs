@@ -1,0 +1,113 @@
+//! `advmath annotate`: the human-judgement workflows (Xie et al. Figure 2, ArithmAttack Table 2).
+
+use std::path::PathBuf;
+
+use advmath::annotate::{HumanEvalConfig, MissRateConfig};
+use advmath::store::default_tables;
+use clap::{Args, Subcommand};
+
+#[derive(Subcommand, Debug)]
+pub enum AnnotateCommand {
+    /// Draw a sample and write the sheet annotators fill (CSV; one copy per annotator).
+    #[command(subcommand)]
+    Sample(SampleCommand),
+    /// Read filled sheets into the `annotations` table (a sheet ingested again replaces its
+    /// rows); `advmath metrics` then reports Figure 2 (`xie_human_eval`) and Table 2
+    /// (`arithmattack_miss_rate`).
+    Ingest(IngestArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SampleCommand {
+    /// Xie et al. §5 human evaluation: problems the model failed (each with enough adversarial
+    /// examples in every method), two adversarial examples each; annotators score correctness,
+    /// coherence and similarity with 1 or 0.
+    HumanEval(HumanEvalArgs),
+    /// ArithmAttack §4.1 miss rate: every reply of a MultiArith-like dataset and the first N of a
+    /// GSM8K-like one, with the answer the extraction read; annotators mark `missed` 1 where
+    /// the reply states the right answer and the extracted one is not it.
+    MissRate(MissRateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HumanEvalArgs {
+    /// Folder of the Parquet tables (reads variants and responses).
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
+    /// The model whose adversarial examples are drawn (the paper: GPT-3.5).
+    #[arg(long)]
+    pub model: String,
+    /// Prompt template of its responses (needed when it has several).
+    #[arg(long)]
+    pub template: Option<String>,
+    /// Dataset (needed when it has adversarial examples in several; the paper: GSM8K).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Methods compared, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = HumanEvalConfig::new(PathBuf::new(), "").methods)]
+    pub method: Vec<String>,
+    /// Problems drawn (the paper: 30).
+    #[arg(long, default_value_t = HumanEvalConfig::new(PathBuf::new(), "").problems)]
+    pub problems: usize,
+    /// Adversarial examples per problem and method (the paper: 2).
+    #[arg(long, default_value_t = HumanEvalConfig::new(PathBuf::new(), "").per_problem)]
+    pub per_problem: usize,
+    /// Seed of the draw: the same seed and tables give the same sheet.
+    #[arg(long, default_value_t = HumanEvalConfig::new(PathBuf::new(), "").seed)]
+    pub seed: u64,
+    /// The sheet to write.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+impl HumanEvalArgs {
+    pub fn config(&self) -> HumanEvalConfig {
+        HumanEvalConfig {
+            tables: self.tables.clone(),
+            model: self.model.clone(),
+            template: self.template.clone(),
+            dataset: self.dataset.clone(),
+            methods: self.method.clone(),
+            problems: self.problems,
+            per_problem: self.per_problem,
+            seed: self.seed,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct MissRateArgs {
+    /// Folder of the Parquet tables (reads responses).
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
+    /// Models whose replies are read, comma-separated (default: every model).
+    #[arg(long, value_delimiter = ',')]
+    pub model: Vec<String>,
+    /// Replies read from a dataset whose name contains `gsm8k` (the study: the first 100);
+    /// every reply of the other datasets is read.
+    #[arg(long, default_value_t = 100)]
+    pub first: usize,
+    /// The sheet to write.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+impl MissRateArgs {
+    pub fn config(&self) -> MissRateConfig {
+        MissRateConfig {
+            tables: self.tables.clone(),
+            models: self.model.clone(),
+            first: self.first,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct IngestArgs {
+    /// Folder of the Parquet tables (writes annotations/).
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
+    /// Filled sheets (CSV), one per annotator.
+    #[arg(required = true)]
+    pub sheets: Vec<PathBuf>,
+}
