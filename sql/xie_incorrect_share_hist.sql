@@ -1,37 +1,32 @@
 -- Xie et al. 2024, appendix F (distribution behind Table 2): histogram of the per-problem share of incorrectly answered variants.
 --
 -- One row per model x template x dataset x attack x bin, all ten bins present (zero counts
--- included). Over the problems whose original the model answers correctly and that have at least
--- one graded variant of the attack, share = variants answered wrongly / graded variants; bin b
+-- included). Over every problem with at least one graded variant of the attack, whether or not the
+-- model solves its original (as Table 2's `mean_incorrect_share_all` and the authors' per-problem
+-- accuracy), share = variants answered wrongly / graded variants; bin b
 -- (0..9) holds b/10 <= share < (b+1)/10, and bin 9 also holds share = 1. Binning compares
 -- integers (10 * wrong against b * variants), so no rounding decides a bin. `share_of_problems` =
 -- problems in the bin / problems of the group.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, no engine functions.
-WITH solved AS (
+WITH shares AS (
     SELECT
-        p.model,
-        p.template,
-        p.dataset,
-        p.attack,
+        model,
+        template,
+        dataset,
+        attack,
         CASE
-            WHEN 10 * p.n_wrong < 1 * p.n_var THEN 0
-            WHEN 10 * p.n_wrong < 2 * p.n_var THEN 1
-            WHEN 10 * p.n_wrong < 3 * p.n_var THEN 2
-            WHEN 10 * p.n_wrong < 4 * p.n_var THEN 3
-            WHEN 10 * p.n_wrong < 5 * p.n_var THEN 4
-            WHEN 10 * p.n_wrong < 6 * p.n_var THEN 5
-            WHEN 10 * p.n_wrong < 7 * p.n_var THEN 6
-            WHEN 10 * p.n_wrong < 8 * p.n_var THEN 7
-            WHEN 10 * p.n_wrong < 9 * p.n_var THEN 8
+            WHEN 10 * n_wrong < 1 * n_var THEN 0
+            WHEN 10 * n_wrong < 2 * n_var THEN 1
+            WHEN 10 * n_wrong < 3 * n_var THEN 2
+            WHEN 10 * n_wrong < 4 * n_var THEN 3
+            WHEN 10 * n_wrong < 5 * n_var THEN 4
+            WHEN 10 * n_wrong < 6 * n_var THEN 5
+            WHEN 10 * n_wrong < 7 * n_var THEN 6
+            WHEN 10 * n_wrong < 8 * n_var THEN 7
+            WHEN 10 * n_wrong < 9 * n_var THEN 8
             ELSE 9
         END AS bin
-    FROM attack_outcomes p
-    JOIN original_outcomes o
-      ON o.model = p.model
-     AND o.template = p.template
-     AND o.dataset = p.dataset
-     AND o.problem_id = p.problem_id
-    WHERE o.orig_ok = 1
+    FROM attack_outcomes
 ),
 wide AS (
     SELECT
@@ -50,7 +45,7 @@ wide AS (
         SUM(CASE WHEN bin = 8 THEN 1 ELSE 0 END) AS n8,
         SUM(CASE WHEN bin = 9 THEN 1 ELSE 0 END) AS n9,
         COUNT(*) AS problems
-    FROM solved
+    FROM shares
     GROUP BY model, template, dataset, attack
 ),
 bins AS (
