@@ -233,7 +233,7 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
         })
         .map(|(p, _)| p.clone())
         .collect();
-    eligible.sort_by_key(|p| crate::respond::efficient::natural_key(p));
+    eligible.sort_by_key(|p| crate::vocab::natural_key(p));
     if eligible.len() < config.problems {
         eprintln!(
             "warning: only {} problems of {dataset} have {} adversarial examples of {} in each of {}; all are taken",
@@ -246,7 +246,7 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(config.seed);
     eligible.shuffle(&mut rng);
     eligible.truncate(config.problems);
-    eligible.sort_by_key(|p| crate::respond::efficient::natural_key(p));
+    eligible.sort_by_key(|p| crate::vocab::natural_key(p));
     let mut out = Vec::new();
     for problem in &eligible {
         for method in &config.methods {
@@ -310,13 +310,15 @@ pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
     for ((model, template, dataset), mut rows) in groups {
         let order = |r: usize| {
             let attack = text(&pool, r, "attack");
-            let level = crate::vocab::Attack::is_original(&attack)
-                .then_some(0)
-                .unwrap_or(1);
+            let level = if crate::vocab::Attack::is_original(&attack) {
+                0
+            } else {
+                1
+            };
             (
                 level,
                 attack,
-                crate::respond::efficient::natural_key(&text(&pool, r, "variant_id")),
+                crate::vocab::natural_key(&text(&pool, r, "variant_id")),
             )
         };
         rows.sort_by_cached_key(|&r| order(r));

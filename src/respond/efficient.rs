@@ -108,29 +108,6 @@ struct Job {
     plans: Vec<Plan>,
 }
 
-/// A problem id as text and number runs, so that `x/10` sorts after `x/9` (the authors sort
-/// their problems by integer index).
-pub(crate) fn natural_key(s: &str) -> Vec<(bool, u128, String)> {
-    let mut out = Vec::new();
-    let mut chars = s.chars().peekable();
-    while let Some(&c) = chars.peek() {
-        let digit = c.is_ascii_digit();
-        let mut run = String::new();
-        while let Some(&c) = chars.peek() {
-            if c.is_ascii_digit() != digit {
-                break;
-            }
-            run.push(c);
-            chars.next();
-        }
-        match run.parse::<u128>() {
-            Ok(n) if digit => out.push((false, n, run)),
-            _ => out.push((true, 0, run)),
-        }
-    }
-    out
-}
-
 /// The plan: per (dataset, attack), the problems with at least one candidate, most candidates
 /// first (ties in problem order), the top `top_problems`, each with its candidates in variant
 /// order, at most `per_problem`.
@@ -236,7 +213,7 @@ fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
         ranked.sort_by(|a, b| {
             b.1.len()
                 .cmp(&a.1.len())
-                .then_with(|| natural_key(&a.0).cmp(&natural_key(&b.0)))
+                .then_with(|| crate::vocab::natural_key(&a.0).cmp(&crate::vocab::natural_key(&b.0)))
         });
         for (i, (pid, mut cands, total)) in ranked.into_iter().take(eff.top_problems).enumerate() {
             if let Some(k) = config.per_problem {
@@ -585,17 +562,5 @@ impl Logged for EfficientRow {
     }
     fn batch(rows: &[Self]) -> Result<arrow::array::RecordBatch> {
         efficient_batch(rows)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::natural_key;
-
-    #[test]
-    fn problem_ids_sort_by_their_numbers() {
-        let mut ids = vec!["d/test/10", "d/test/9", "d/test/100", "c/test/2"];
-        ids.sort_by_key(|s| natural_key(s));
-        assert_eq!(ids, ["c/test/2", "d/test/9", "d/test/10", "d/test/100"]);
     }
 }

@@ -340,7 +340,7 @@ pub fn write_annotation_fixture(tables: &Path) {
         write(tables, "human_eval", &format!("sheet-{annotator}"), &rows).unwrap();
         let rows: Vec<AnnotationRow> = (0..4)
             .map(|i| {
-                let v = i32::from(i < 1 + flips as usize);
+                let v = i32::from(i < 1 + flips);
                 row(
                     "miss_rate",
                     annotator,

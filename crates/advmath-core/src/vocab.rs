@@ -200,8 +200,38 @@ pub fn is_simulated(model: &str) -> bool {
     model == ORACLE || model.starts_with("sim-")
 }
 
+/// A problem id as text and number runs, so that `x/10` sorts after `x/9` (the authors sort
+/// their problems by integer index).
+pub fn natural_key(s: &str) -> Vec<(bool, u128, String)> {
+    let mut out = Vec::new();
+    let mut chars = s.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        let digit = c.is_ascii_digit();
+        let mut run = String::new();
+        while let Some(&c) = chars.peek() {
+            if c.is_ascii_digit() != digit {
+                break;
+            }
+            run.push(c);
+            chars.next();
+        }
+        match run.parse::<u128>() {
+            Ok(n) if digit => out.push((false, n, run)),
+            _ => out.push((true, 0, run)),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn problem_ids_sort_by_their_numbers() {
+        let mut ids = vec!["d/test/10", "d/test/9", "d/test/100", "c/test/2"];
+        ids.sort_by_key(|s| natural_key(s));
+        assert_eq!(ids, ["c/test/2", "d/test/9", "d/test/10", "d/test/100"]);
+    }
+
     use super::*;
 
     #[test]
