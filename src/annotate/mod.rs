@@ -256,22 +256,9 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
             examples.truncate(config.per_problem);
             examples.sort_by_key(|&r| index(r));
             for r in examples {
-                let mut row = SheetRow::new();
-                row.insert("item", format!("h{:04}", out.len() + 1));
-                row.insert("model", config.model.clone());
-                row.insert("template", template.clone());
-                row.insert("dataset", dataset.clone());
+                let item = format!("h{:04}", out.len() + 1);
+                let mut row = sheet_row(item, &config.model, &template, &dataset, &pool, r);
                 row.insert("method", method.clone());
-                for c in [
-                    "problem_id",
-                    "variant_id",
-                    "original_question",
-                    "original_answer",
-                    "question",
-                    "answer",
-                ] {
-                    row.insert(c, text(&pool, r, c));
-                }
                 out.push(row);
             }
         }
@@ -326,26 +313,37 @@ pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
             rows.truncate(config.first);
         }
         for r in rows {
-            let mut row = SheetRow::new();
-            row.insert("item", format!("m{:05}", out.len() + 1));
-            row.insert("model", model.clone());
-            row.insert("template", template.clone());
-            row.insert("dataset", dataset.clone());
-            for c in [
-                "attack",
-                "problem_id",
-                "variant_id",
-                "question",
-                "gold",
-                "response",
-                "extracted",
-            ] {
-                row.insert(c, text(&pool, r, c));
-            }
-            out.push(row);
+            let item = format!("m{:05}", out.len() + 1);
+            out.push(sheet_row(item, &model, &template, &dataset, &pool, r));
         }
     }
     Ok(out)
+}
+
+/// A sheet row for pool row `r`: the item's id and source, and every pool column the sheet shows
+/// (the columns a sheet has and the pool lacks are left to the caller).
+fn sheet_row(
+    item: String,
+    model: &str,
+    template: &str,
+    dataset: &str,
+    pool: &ResultTable,
+    r: usize,
+) -> SheetRow {
+    let mut row = SheetRow::new();
+    row.insert("item", item);
+    row.insert("model", model.to_string());
+    row.insert("template", template.to_string());
+    row.insert("dataset", dataset.to_string());
+    let shown = SheetKind::HumanEval
+        .columns()
+        .into_iter()
+        .chain(SheetKind::MissRate.columns())
+        .filter(|c| !row.contains_key(c) && pool.column(c).is_some());
+    for c in shown.collect::<Vec<_>>() {
+        row.insert(c, text(pool, r, c));
+    }
+    row
 }
 
 /// Write `rows` as a sheet of `kind` at `path` (CSV, every field quoted; criteria, annotator and

@@ -128,6 +128,18 @@ pub type GroupKey = (String, String);
 
 /// Rows of a feature table by variant_id, for the chosen attacks (empty: all); `None` when the
 /// table does not exist.
+/// The Parquet files of a table partitioned by `attack=<a>` that hold `attacks` (empty: all).
+fn files_of_attacks(root: &Path, attacks: &[String]) -> Result<Vec<PathBuf>> {
+    Ok(crate::store::parquet_files_under(root)?
+        .into_iter()
+        .filter(|(_, parts)| {
+            let attack = parts.iter().find(|(k, _)| k == "attack").map(|(_, v)| v);
+            attacks.is_empty() || attack.is_some_and(|a| attacks.contains(a))
+        })
+        .map(|(p, _)| p)
+        .collect())
+}
+
 /// Each variant's answer token count under `cl100k_base` (as a one-value row), for the variants
 /// of `attacks` (empty: all) in the variants table.
 fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<String, Vec<f64>>> {
@@ -136,14 +148,7 @@ fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<Strin
     if !root.is_dir() {
         return Ok(out);
     }
-    for (p, parts) in crate::store::parquet_files_under(&root)? {
-        let attack = parts
-            .iter()
-            .find(|(k, _)| k == "attack")
-            .map(|(_, v)| v.as_str());
-        if !attacks.is_empty() && !attack.is_some_and(|a| attacks.iter().any(|x| x == a)) {
-            continue;
-        }
+    for p in files_of_attacks(&root, attacks)? {
         for b in read_columns(&p, &["variant_id", "answer"])? {
             let ids = crate::store::text_column(&b, "variant_id", &p)?;
             let answers = crate::store::text_column(&b, "answer", &p)?;
@@ -166,14 +171,7 @@ fn read_feature_rows(
         return Ok(None);
     }
     let mut out = HashMap::new();
-    for (p, parts) in crate::store::parquet_files_under(&root)? {
-        let attack = parts
-            .iter()
-            .find(|(k, _)| k == "attack")
-            .map(|(_, v)| v.as_str());
-        if !attacks.is_empty() && !attack.is_some_and(|a| attacks.iter().any(|x| x == a)) {
-            continue;
-        }
+    for p in files_of_attacks(&root, attacks)? {
         let columns: Vec<&str> = std::iter::once("variant_id")
             .chain(set.names().iter().copied())
             .collect();

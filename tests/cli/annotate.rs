@@ -64,30 +64,23 @@ fn item_number(row: &HashMap<String, String>) -> usize {
 #[test]
 fn human_evaluation_sheets_give_figure_2() {
     let (dir, tables) = small_tables();
-    let sheet = dir.path().join("human_eval.csv");
-    let drawn = advmath()
-        .args(["annotate", "sample", "human-eval", "--model", "sim-carry"])
-        .args(["--problems", "3", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(&sheet)
-        .assert()
-        .success();
-    assert!(
-        stdout_of(&drawn).contains("human_eval\t18"),
-        "{}",
+    let draw = |out: &Path| {
+        let drawn = advmath()
+            .args(["annotate", "sample", "human-eval", "--model", "sim-carry"])
+            .args(["--problems", "3", "--tables"])
+            .arg(&tables)
+            .arg("--out")
+            .arg(out)
+            .assert()
+            .success();
         stdout_of(&drawn)
-    );
+    };
+    let sheet = dir.path().join("human_eval.csv");
+    let drawn = draw(&sheet);
+    assert!(drawn.contains("human_eval\t18"), "{drawn}");
     // The same seed draws the same sheet.
     let again = dir.path().join("again.csv");
-    advmath()
-        .args(["annotate", "sample", "human-eval", "--model", "sim-carry"])
-        .args(["--problems", "3", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(&again)
-        .assert()
-        .success();
+    draw(&again);
     assert_eq!(
         std::fs::read(&sheet).unwrap(),
         std::fs::read(&again).unwrap()

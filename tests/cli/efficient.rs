@@ -87,6 +87,21 @@ fn write_variants(tables: &Path, attack: &str, rows: &[(usize, usize, String)]) 
     advmath::store::write_batch(&path, &batch).unwrap();
 }
 
+/// The item of problem `p`'s original (`None`) or m3 variant `Some(v)`; every gold answer is 1.
+fn toy_item(p: usize, variant: Option<usize>) -> Item {
+    let (attack, index) = variant.map_or(("original", 0), |v| ("m3", v));
+    Item {
+        variant_id: Some(format!("toy/test/{p}/{attack}/{index}")),
+        problem_id: Some(format!("toy/test/{p}")),
+        dataset: Some("toy".into()),
+        attack: Some(attack.into()),
+        noise_level: Some(0),
+        question: question(p, variant),
+        gold: advmath::num::Num::parse_decimal("1"),
+        variant_index: index as i32,
+    }
+}
+
 /// The fixture's variants and the cheap model's responses.
 pub fn fixture(tables: &Path) {
     let originals: Vec<_> = (0..4).map(|p| (p, 0, question(p, None))).collect();
@@ -391,20 +406,7 @@ pub fn write_table5_fixture(tables: &Path) {
                variant: Option<usize>,
                cands: i32,
                right: bool| {
-        let (attack, index) = match variant {
-            None => ("original", 0),
-            Some(v) => ("m3", v),
-        };
-        let item = Item {
-            variant_id: Some(format!("toy/test/{p}/{attack}/{index}")),
-            problem_id: Some(format!("toy/test/{p}")),
-            dataset: Some("toy".into()),
-            attack: Some(attack.into()),
-            noise_level: Some(0),
-            question: question(p, variant),
-            gold: advmath::num::Num::parse_decimal("1"),
-            variant_index: index as i32,
-        };
+        let item = toy_item(p, variant);
         let text = if right {
             "the answer is 1"
         } else {
@@ -459,16 +461,7 @@ fn write_target_full_run(tables: &Path) {
             .chain((0..5).map(|v| (Some(v), &VARIANTS[p][v..=v])));
         for (variant, flag) in right {
             let (attack, index) = variant.map_or(("original", 0), |v| ("m3", v));
-            let item = Item {
-                variant_id: Some(format!("toy/test/{p}/{attack}/{index}")),
-                problem_id: Some(format!("toy/test/{p}")),
-                dataset: Some("toy".into()),
-                attack: Some(attack.into()),
-                noise_level: Some(0),
-                question: question(p, variant),
-                gold: advmath::num::Num::parse_decimal("1"),
-                variant_index: index as i32,
-            };
+            let item = toy_item(p, variant);
             let text = if flag == "1" {
                 "the answer is 1"
             } else {
