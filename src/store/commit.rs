@@ -217,26 +217,81 @@ pub fn commit_journal(
 /// staged path is empty).
 const REMOVE: &str = "";
 
-/// Make the moves a journal lists (those not made yet), then remove its staging folder.
-fn replay(tables: &Path, staging: &Path) -> Result<()> {
+/// `rel` under `base`, when it names a path inside it: relative, made of plain names only (no
+/// `..`, no root), and no existing step of it a symlink. A tables folder is untrusted input (people
+/// download and share them), so a journal may name nothing else.
+fn confined(base: &Path, rel: &str) -> Option<PathBuf> {
+    let path = Path::new(rel);
+    if rel.is_empty()
+        || !path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        return None;
+    }
+    let mut at = base.to_path_buf();
+    for c in path.components() {
+        at.push(c);
+        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return None;
+        }
+    }
+    Some(at)
+}
+
+/// A journal's lines as (staged, target) paths, every one checked by [`confined`] before any
+/// move is made: one line naming anything outside the staging or the tables folder refuses the
+/// whole journal, which is then never replayed.
+fn journal_moves(tables: &Path, staging: &Path) -> Result<Vec<(Option<PathBuf>, PathBuf)>> {
     let journal = staging.join(JOURNAL);
+    let refuse = |reason: String| {
+        Error::invalid(
+            journal.display(),
+            format!(
+                "{reason}; the journal is refused, nothing was moved (remove {} to clear it)",
+                staging.display()
+            ),
+        )
+    };
+    if fs::symlink_metadata(staging).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refuse("the staging folder is a symlink".into()));
+    }
     let text = fs::read_to_string(&journal).map_err(|e| Error::file(&journal, e))?;
+    let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let Some((staged, target)) = line.split_once('\t') else {
-            return Err(Error::invalid(
-                journal.display(),
-                format!("line {}: not `staged<TAB>target`", i + 1),
-            ));
+            return Err(refuse(format!("line {}: not `staged<TAB>target`", i + 1)));
         };
-        let target = tables.join(target);
-        if staged == REMOVE {
+        let Some(target) = confined(tables, target) else {
+            return Err(refuse(format!(
+                "line {}: target {target:?} is not a path inside the tables folder",
+                i + 1
+            )));
+        };
+        let staged = match staged {
+            REMOVE => None,
+            s => Some(confined(staging, s).ok_or_else(|| {
+                refuse(format!(
+                    "line {}: {s:?} is not a path inside the staging folder",
+                    i + 1
+                ))
+            })?),
+        };
+        out.push((staged, target));
+    }
+    Ok(out)
+}
+
+/// Make the moves a journal lists (those not made yet), then remove its staging folder.
+fn replay(tables: &Path, staging: &Path) -> Result<()> {
+    for (i, (staged, target)) in journal_moves(tables, staging)?.into_iter().enumerate() {
+        let Some(staged) = staged else {
             if fs::symlink_metadata(&target).is_ok() {
                 remove_path(&target)?;
                 step(&target, "removed")?;
             }
             continue;
-        }
-        let staged = staging.join(staged);
+        };
         if fs::symlink_metadata(&staged).is_err() {
             continue;
         }
@@ -414,5 +469,56 @@ mod tests {
         assert_eq!(fs::read_to_string(tables.join("b.json")).unwrap(), "new b");
         assert!(!staging.exists());
         assert_eq!(settle(tables).unwrap(), 0);
+    }
+
+    /// A planted journal naming `..`, an absolute path or a path through a symlink is refused
+    /// whole: nothing outside the tables folder changes, and nothing inside moves either.
+    #[test]
+    fn journals_that_name_anything_outside_the_tables_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let tables = dir.path().join("tables");
+        let outside = dir.path().join("victim");
+        fs::create_dir_all(outside.join("sub")).unwrap();
+        fs::write(outside.join("sub/keep.txt"), "mine").unwrap();
+        fs::create_dir_all(tables.join("problems")).unwrap();
+        fs::write(tables.join("problems/p.parquet"), "p").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&outside, tables.join("link")).unwrap();
+        let victim = outside.display().to_string();
+        for (n, journal) in [
+            "\t../victim\n".to_string(),
+            format!("payload\t{victim}/sub/keep.txt\n"),
+            "payload\tproblems/../../victim/sub/keep.txt\n".to_string(),
+            "\tlink/sub\n".to_string(),
+            "../../victim/sub\tproblems/q\n".to_string(),
+            "payload\tproblems/p.parquet\n\t../victim\n".to_string(),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let staging = tables.join(format!(".staging-x-{n}"));
+            fs::create_dir_all(&staging).unwrap();
+            fs::write(staging.join("payload"), "planted").unwrap();
+            fs::write(staging.join(JOURNAL), journal).unwrap();
+            let err = settle(&tables).unwrap_err().to_string();
+            assert!(err.contains("refused"), "{journal:?}: {err}");
+            fs::remove_dir_all(&staging).unwrap();
+        }
+        // A staging folder that is itself a symlink is never emptied.
+        #[cfg(unix)]
+        {
+            fs::write(outside.join(JOURNAL), "\tproblems\n").unwrap();
+            std::os::unix::fs::symlink(&outside, tables.join(".staging-y-1")).unwrap();
+            assert!(settle(&tables).is_err());
+            fs::remove_file(tables.join(".staging-y-1")).unwrap();
+        }
+        assert_eq!(
+            fs::read_to_string(outside.join("sub/keep.txt")).unwrap(),
+            "mine"
+        );
+        assert_eq!(
+            fs::read_to_string(tables.join("problems/p.parquet")).unwrap(),
+            "p"
+        );
     }
 }
