@@ -277,6 +277,8 @@ fn send(
             })
         }
     };
+    // Redacted whole before any of it is cut for a message: a key cut in two would survive.
+    let text = redact(text, endpoint.api_key.as_deref());
     let latency = start.elapsed().as_secs_f64() * 1000.0;
     match status {
         200..=299 => Ok((text, latency)),

@@ -22,6 +22,8 @@ pub enum Reply {
     Text(&'static str),
     /// 401 whose body echoes the request's Authorization header, as some servers do.
     EchoAuthorization,
+    /// 500 whose long body echoes the Authorization header after this many characters.
+    EchoAuthorizationAfter(usize),
 }
 
 pub struct Server {
@@ -142,6 +144,16 @@ fn serve(
                 "401 Unauthorized",
                 "",
                 &format!(r#"{{"error":"invalid credentials: {authorization}"}}"#),
+            ),
+            Reply::EchoAuthorizationAfter(n) => send(
+                &mut out,
+                "500 Internal Server Error",
+                "",
+                &format!(
+                    r#"{{"error":"{}{authorization}{}"}}"#,
+                    "x".repeat(n),
+                    "y".repeat(300)
+                ),
             ),
             Reply::Text(t) => {
                 let body = format!(
