@@ -57,9 +57,20 @@ pub fn part_name(tag: &str) -> String {
     format!("part-{ms:014}-{}-{tag}.parquet", std::process::id())
 }
 
-/// The next part of a folder written by an offline run (`part-offline-NNNNN.parquet`).
+/// The next part of a folder written by an offline run (`part-offline-NNNNN.parquet`): one past
+/// the highest number any part of the folder carries, compacted parts (`part-offline-NNNNN-compactK`)
+/// included, so that it never names an existing part, and is the same on every identical run.
 pub fn offline_part(dir: &Path) -> PathBuf {
-    dir.join(format!("part-offline-{:05}.parquet", part_files(dir).len()))
+    let next = part_files(dir)
+        .iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let digits = name.strip_prefix("part-offline-")?.get(..5)?;
+            digits.parse::<usize>().ok()
+        })
+        .max()
+        .map_or(0, |n| n + 1);
+    dir.join(format!("part-offline-{next:05}.parquet"))
 }
 
 /// The part an outside import writes (`part-outside-<tag>.parquet`).
@@ -325,4 +336,25 @@ pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After a compaction folded parts 0 and 1, two parts remain and one is numbered 2: the next
+    /// part is 3, never a second 2.
+    #[test]
+    fn offline_parts_never_take_an_existing_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = |p: PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(name(offline_part(dir.path())), "part-offline-00000.parquet");
+        for f in [
+            "part-offline-00000-compact000.parquet",
+            "part-offline-00002.parquet",
+        ] {
+            fs::write(dir.path().join(f), "").unwrap();
+        }
+        assert_eq!(name(offline_part(dir.path())), "part-offline-00003.parquet");
+    }
 }

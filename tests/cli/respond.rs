@@ -530,3 +530,39 @@ fn respond_grades_with_the_chosen_extraction() {
         "{text}"
     );
 }
+
+/// Offline runs that follow compactions never write a part over an existing one: four runs,
+/// compacting between them, keep every row, and a last run finds nothing left to ask.
+#[test]
+fn offline_runs_after_compactions_lose_no_part() {
+    // The default dataset: its m1 part outgrows 120KB, so the compaction after the third run
+    // leaves two parts, one of them numbered 2.
+    let dir = tempfile::tempdir().unwrap();
+    advmath()
+        .args(["run", "--models", "sim-careful", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let tables = dir.path().join("tables");
+    let run = |extra: &[&str]| {
+        let out = advmath()
+            .args(["respond", "--model", "sim-carry", "--tables"])
+            .arg(&tables)
+            .args(extra)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    run(&["--limit", "50", "--part-size", "1"]);
+    run(&["--limit", "100", "--part-size", "1"]);
+    run(&["--attack", "m1", "--part-size", "120KB"]);
+    run(&["--attack", "m2", "--part-size", "120KB"]);
+    let rows = stored_rows(&tables, "sim-carry").unwrap();
+    let ids: std::collections::HashSet<_> = rows.iter().map(|r| (&r.0, &r.1)).collect();
+    assert_eq!(ids.len(), rows.len(), "no row twice");
+    let last = run(&["--attack", "m1,m2"]);
+    let line = last.lines().find(|l| l.starts_with("sim-carry\t")).unwrap();
+    let fields: Vec<&str> = line.split('\t').collect();
+    assert_eq!((fields[1], fields[3]), ("0", "0"), "nothing lost: {last}");
+    assert_eq!(fields[2], rows.len().to_string(), "{last}");
+}
