@@ -110,6 +110,13 @@ pub enum Error {
         tables.display()
     )]
     OutputInsideTables { output: PathBuf, tables: PathBuf },
+    /// An output folder that a stage replaces whole holds the tables folder it reads.
+    #[error(
+        "{}: holds the tables folder {}; replacing it would destroy the tables",
+        output.display(),
+        tables.display()
+    )]
+    OutputHoldsTables { output: PathBuf, tables: PathBuf },
     /// The input as a whole cannot be used (empty file, unknown layout).
     #[error("{path}: {reason}")]
     InvalidInput { path: String, reason: String },
@@ -178,7 +185,10 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::MetricQuery { source, .. } => source.exit_code(),
-            Error::Usage(_) | Error::OutputInsideTables { .. } | Error::Locked { .. } => 2,
+            Error::Usage(_)
+            | Error::OutputInsideTables { .. }
+            | Error::OutputHoldsTables { .. }
+            | Error::Locked { .. } => 2,
             Error::InvalidInput { .. }
             | Error::MissingTable { .. }
             | Error::BadColumn { .. }

@@ -106,20 +106,7 @@ fn refuse_inside_tables(output: &Path, tables: &Path) -> Result<()> {
     let Ok(tables) = tables.canonicalize() else {
         return Ok(());
     };
-    // The output file may not exist yet: resolve its nearest existing ancestor.
-    let absolute = std::path::absolute(output).map_err(|e| Error::file(output, e))?;
-    let mut existing = absolute.as_path();
-    while !existing.exists() {
-        match existing.parent() {
-            Some(parent) => existing = parent,
-            None => return Ok(()),
-        }
-    }
-    let resolved = existing
-        .canonicalize()
-        .map_err(|e| Error::file(existing, e))?
-        .join(absolute.strip_prefix(existing).unwrap_or(Path::new("")));
-    if resolved.starts_with(&tables) {
+    if crate::store::resolved(output)?.starts_with(&tables) {
         return Err(Error::OutputInsideTables {
             output: output.to_path_buf(),
             tables,

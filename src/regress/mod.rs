@@ -367,6 +367,14 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     }
     progress.finish();
     write_coefficients(&config.tables, set, &summary, &simulated)?;
+    if let Ok(tables) = config.tables.canonicalize() {
+        if crate::store::resolved(&config.report_dir)?.starts_with(&tables) {
+            return Err(Error::OutputInsideTables {
+                output: config.report_dir.clone(),
+                tables,
+            });
+        }
+    }
     fs::create_dir_all(&config.report_dir).map_err(|e| Error::file(&config.report_dir, e))?;
     // Figure 8 reads both sets: its panels are defined on one or the other.
     let mut by_set = HashMap::new();

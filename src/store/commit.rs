@@ -116,6 +116,23 @@ pub struct StagedFolder {
 
 impl StagedFolder {
     pub fn begin(out: &Path, stage: &'static str, tables: &Path) -> Result<StagedFolder> {
+        // The folder is replaced whole: inside the tables it would be read as table data, and
+        // holding them it would take them away.
+        if let Ok(tables) = tables.canonicalize() {
+            let resolved = super::resolved(out)?;
+            if tables.starts_with(&resolved) {
+                return Err(Error::OutputHoldsTables {
+                    output: out.to_path_buf(),
+                    tables,
+                });
+            }
+            if resolved.starts_with(&tables) {
+                return Err(Error::OutputInsideTables {
+                    output: out.to_path_buf(),
+                    tables,
+                });
+            }
+        }
         let parent = out
             .parent()
             .filter(|p| !p.as_os_str().is_empty())

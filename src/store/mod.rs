@@ -26,6 +26,7 @@ pub mod responses;
 pub mod runs;
 pub mod variants;
 
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use arrow::datatypes::SchemaRef;
@@ -98,6 +99,37 @@ pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> crate::erro
 pub fn is_staging_of(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix)
         .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Where `path` will be once written: its nearest existing ancestor resolved (symlinks
+/// followed), the rest normalised as the writer's `create_dir_all` will walk it (`a/missing/../b`
+/// is `a/b`). Output guards compare these, so no missing folder, `..` or symlink slips past them.
+pub fn resolved(path: &Path) -> crate::error::Result<PathBuf> {
+    let absolute = std::path::absolute(path).map_err(|e| crate::Error::file(path, e))?;
+    let mut existing = absolute.as_path();
+    while fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(parent) => existing = parent,
+            None => break,
+        }
+    }
+    let mut out = existing
+        .canonicalize()
+        .map_err(|e| crate::Error::file(existing, e))?;
+    for c in absolute
+        .strip_prefix(existing)
+        .unwrap_or(Path::new(""))
+        .components()
+    {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::Normal(n) => out.push(n),
+            _ => {}
+        }
+    }
+    Ok(out)
 }
 
 /// `<dir>/<key>=<value>`: one hive partition folder.

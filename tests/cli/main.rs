@@ -14,6 +14,7 @@ mod feature_study;
 mod fixtures;
 mod generate;
 mod gold;
+mod hostile;
 mod ingest;
 mod layers;
 mod long_runs;

@@ -1,0 +1,79 @@
+//! A tables folder and the paths people pass are untrusted: no output may land among the tables
+//! (where it would be read as data) or replace the folder that holds them, whatever missing
+//! folders, `..` or symlinks the path goes through.
+
+use std::path::Path;
+
+use crate::util::{advmath, small_tables, stderr_of, walk};
+
+fn listing(tables: &Path) -> Vec<(std::path::PathBuf, u64)> {
+    let mut files: Vec<_> = walk(tables)
+        .into_iter()
+        .map(|f| {
+            let len = std::fs::metadata(&f).unwrap().len();
+            (f, len)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn no_output_lands_among_the_tables_or_replaces_them() {
+    let (dir, tables) = small_tables();
+    let before = listing(&tables);
+    let sneaky = dir
+        .path()
+        .join("x/nonexistent/../../tables/variants/part-9.parquet");
+    let out = advmath()
+        .args(["sql", "SELECT 1 AS one", "--format", "parquet", "--tables"])
+        .arg(&tables)
+        .arg("--output")
+        .arg(&sneaky)
+        .assert()
+        .code(2);
+    assert!(
+        stderr_of(&out).contains("inside the tables folder"),
+        "{}",
+        stderr_of(&out)
+    );
+    for replaced in [tables.clone(), dir.path().to_path_buf()] {
+        let out = advmath()
+            .args(["publish", "--force", "--tables"])
+            .arg(&tables)
+            .arg("--out")
+            .arg(&replaced)
+            .assert()
+            .code(2);
+        assert!(
+            stderr_of(&out).contains("holds the tables folder"),
+            "{}",
+            stderr_of(&out)
+        );
+    }
+    let out = advmath()
+        .args(["publish", "--force", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(tables.join("variants"))
+        .assert()
+        .code(2);
+    assert!(stderr_of(&out).contains("inside the tables folder"));
+    let out = advmath()
+        .args(["regress", "--tables"])
+        .arg(&tables)
+        .arg("--report-dir")
+        .arg(tables.join("reports"))
+        .assert()
+        .code(2);
+    assert!(stderr_of(&out).contains("inside the tables folder"));
+    let out = advmath()
+        .args(["metrics", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(dir.path().join("y/../tables/m"))
+        .assert()
+        .code(2);
+    assert!(stderr_of(&out).contains("inside the tables folder"));
+    assert_eq!(listing(&tables), before, "the tables are as they were");
+}
