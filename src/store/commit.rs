@@ -24,7 +24,7 @@ use super::{fault, lock, write_text};
 use crate::error::{Error, Result};
 
 /// The journal file of a staging folder: present only once its version is decided.
-const JOURNAL: &str = "COMMIT";
+pub(crate) const JOURNAL: &str = "COMMIT";
 
 /// Where a journal parks the versions it replaces until it is done.
 const REPLACED: &str = ".replaced";

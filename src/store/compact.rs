@@ -75,6 +75,9 @@ fn compacted_name(first: &Path, k: usize) -> String {
 /// Fold the small parts of `dir` (a folder under `tables`). Call it holding the writer lock of
 /// whatever writes the folder; [`compact_table`] takes it.
 pub fn compact_folder(tables: &Path, dir: &Path, target: u64) -> Result<Compacted> {
+    // A killed compaction may have decided its switch (its staging holds a journal): finish it
+    // before reading the parts or clearing any staging, or its rows would be written twice.
+    drop(TablesLock::exclusive(tables)?);
     let before = parts(dir)?;
     let mut report = Compacted {
         folder: dir.to_path_buf(),

@@ -71,8 +71,9 @@ pub fn sanitize(s: &str) -> String {
 }
 
 /// Remove what dead runs of a stage left directly in `dir`: staging folders named
-/// `<staging_prefix><pid>` (when a prefix is given) and half-written `*.tmp` files. Call it holding the stage's writer
-/// lock, so that no live run of the stage owns them. Returns how many were removed.
+/// `<staging_prefix><pid>` (when a prefix is given) that hold no journal, and half-written `*.tmp`
+/// files. Call it holding the stage's writer lock, so that no live run of the stage owns them.
+/// Returns how many were removed.
 pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> crate::error::Result<usize> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(0);
@@ -82,7 +83,10 @@ pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> crate::erro
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().to_string();
         let staging = staging_prefix.is_some_and(|prefix| is_staging_of(&name, prefix));
-        let result = if staging && path.is_dir() {
+        // A staging folder holding a journal is a decided switch: the next switch lock
+        // finishes it, so it is never thrown away.
+        let decided = path.join(commit::JOURNAL).is_file();
+        let result = if staging && path.is_dir() && !decided {
             std::fs::remove_dir_all(&path)
         } else if name.ends_with(".tmp") && path.is_file() {
             std::fs::remove_file(&path)
