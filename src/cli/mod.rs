@@ -66,6 +66,20 @@ pub struct Cli {
     pub quiet: bool,
 }
 
+/// The most worker threads an option accepts: more would only exhaust the machine (a thread
+/// pool of 100,000 aborts the process).
+const MAX_THREADS: usize = 1024;
+
+/// A `--threads` value: 1 to [`MAX_THREADS`].
+fn threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a number of threads from 1 to {MAX_THREADS}"
+        )),
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Read problem sources, validate their solution programs, write the `problems` table.
@@ -139,8 +153,8 @@ pub struct MetricsArgs {
     /// Bootstrap seed (each row mixes in its model, template, dataset and attack).
     #[arg(long, default_value_t = MetricsConfig::default().seed)]
     pub seed: u64,
-    /// DataFusion worker threads (default: all cores). The results do not depend on it.
-    #[arg(long)]
+    /// DataFusion worker threads, 1 to 1024 (default: all cores). The results do not depend on it.
+    #[arg(long, value_parser = threads)]
     pub threads: Option<usize>,
     #[command(flatten)]
     pub bounds: QueryBounds,
@@ -213,8 +227,8 @@ pub struct SqlArgs {
     /// File for --format parquet.
     #[arg(long)]
     pub output: Option<PathBuf>,
-    /// DataFusion worker threads (default: all cores).
-    #[arg(long)]
+    /// DataFusion worker threads, 1 to 1024 (default: all cores).
+    #[arg(long, value_parser = threads)]
     pub threads: Option<usize>,
     #[command(flatten)]
     pub bounds: QueryBounds,
@@ -389,8 +403,8 @@ pub struct GenerationArgs {
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
     #[arg(long, default_value_t = GenerateConfig::default().seed)]
     pub seed: u64,
-    /// Worker threads (default: all cores). The output does not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Worker threads, 1 to 1024 (default: all cores). The output does not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u32>,
 }
 

@@ -28,7 +28,13 @@ pub enum OutputFormat {
 impl OutputFormat {
     /// From a CLI name (`table`, `csv`, `json`, `parquet`); Parquet needs `path`.
     pub fn from_name(name: &str, path: Option<PathBuf>) -> Result<Self> {
-        match name.to_ascii_lowercase().as_str() {
+        let name = name.to_ascii_lowercase();
+        if path.is_some() && name != "parquet" {
+            return Err(Error::Usage(format!(
+                "--output is for --format parquet; {name} goes to stdout (redirect it with > FILE)"
+            )));
+        }
+        match name.as_str() {
             "table" | "pretty" => Ok(OutputFormat::Table),
             "csv" => Ok(OutputFormat::Csv),
             "json" | "jsonl" | "ndjson" => Ok(OutputFormat::Json),

@@ -217,6 +217,7 @@ fn two_template_tables(dir: &Path, n: usize, answers: &[Answers]) {
 #[test]
 fn two_templates_are_never_pooled() {
     let dir = tempfile::tempdir().unwrap();
+    let reports = tempfile::tempdir().unwrap();
     let up = |i: usize| (i % 5 >= 2) != i.is_multiple_of(7);
     let down = |i: usize| (i % 5 < 2) != i.is_multiple_of(7);
     let never = |_: usize| false;
@@ -228,7 +229,7 @@ fn two_templates_are_never_pooled() {
     let config = RegressConfig {
         tables: dir.path().to_path_buf(),
         set: FeatureSet::Advmath,
-        report_dir: dir.path().join("reports"),
+        report_dir: reports.path().to_path_buf(),
         ..RegressConfig::default()
     };
     let s = regress(&config).unwrap();

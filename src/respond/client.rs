@@ -189,8 +189,9 @@ pub(crate) fn retry_after(value: Option<&str>, unit: f64) -> Option<Duration> {
     s.parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v >= 0.0)
-        // A day bounds what is kept of an absurd value, so that it fits a Duration.
-        .map(|v| Duration::from_secs_f64((v * unit).min(86_400.0)))
+        // Kept as asked (for the message), bounded only so that an absurd value fits a Duration;
+        // what is waited is capped apart ([`honoured`]).
+        .map(|v| Duration::from_secs_f64((v * unit).min(1e12)))
 }
 
 /// The part of a server's `Retry-After` that is waited: at most [`MAX_RETRY_AFTER`], and never
@@ -352,7 +353,7 @@ mod tests {
         );
         assert_eq!(
             retry_after(Some("1e300"), 1.0),
-            Some(Duration::from_secs(86_400))
+            Some(Duration::from_secs(1_000_000_000_000))
         );
         assert_eq!(retry_after(Some("NaN"), 1.0), None);
     }

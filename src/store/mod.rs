@@ -109,7 +109,7 @@ pub fn is_staging_of(name: &str, prefix: &str) -> bool {
 /// followed), the rest normalised as the writer's `create_dir_all` will walk it (`a/missing/../b`
 /// is `a/b`). Output guards compare these, so no missing folder, `..` or symlink slips past them.
 pub fn resolved(path: &Path) -> crate::error::Result<PathBuf> {
-    let absolute = std::path::absolute(path).map_err(|e| crate::Error::file(path, e))?;
+    let absolute = std::path::absolute(path).map_err(|e| crate::error::Error::file(path, e))?;
     let mut existing = absolute.as_path();
     while fs::symlink_metadata(existing).is_err() {
         match existing.parent() {
@@ -119,7 +119,7 @@ pub fn resolved(path: &Path) -> crate::error::Result<PathBuf> {
     }
     let mut out = existing
         .canonicalize()
-        .map_err(|e| crate::Error::file(existing, e))?;
+        .map_err(|e| crate::error::Error::file(existing, e))?;
     for c in absolute
         .strip_prefix(existing)
         .unwrap_or(Path::new(""))

@@ -77,3 +77,36 @@ fn no_output_lands_among_the_tables_or_replaces_them() {
     assert!(stderr_of(&out).contains("inside the tables folder"));
     assert_eq!(listing(&tables), before, "the tables are as they were");
 }
+
+/// Options out of range are refused when parsed, and an option that would be ignored is refused
+/// instead of ignored.
+#[test]
+fn absurd_options_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["sql", "SELECT 1", "--threads", "100000"][..],
+        &["generate", "--threads", "100000"],
+        &["metrics", "--threads", "0"],
+    ] {
+        let out = advmath()
+            .args(args)
+            .arg("--tables")
+            .arg(dir.path())
+            .assert()
+            .code(2);
+        assert!(
+            stderr_of(&out).contains("from 1 to 1024") || stderr_of(&out).contains("1..=1024"),
+            "{args:?}: {}",
+            stderr_of(&out)
+        );
+    }
+    let out = advmath()
+        .args(["sql", "SELECT 1", "--format", "csv", "--output"])
+        .arg(dir.path().join("result.csv"))
+        .arg("--tables")
+        .arg(dir.path())
+        .assert()
+        .code(2);
+    assert!(stderr_of(&out).contains("--output is for --format parquet"));
+    assert!(!dir.path().join("result.csv").exists());
+}
