@@ -566,3 +566,48 @@ fn offline_runs_after_compactions_lose_no_part() {
     assert_eq!((fields[1], fields[3]), ("0", "0"), "nothing lost: {last}");
     assert_eq!(fields[2], rows.len().to_string(), "{last}");
 }
+
+/// `--attack` names an attack the tables hold or a family of them (`punct` is every noise
+/// level); a name that matches nothing is refused, never an empty selection.
+#[test]
+fn attack_families_expand_and_unknown_attacks_are_refused() {
+    let (_dir, tables) = small_tables();
+    std::fs::remove_dir_all(tables.join("responses/sim-carry")).unwrap();
+    advmath()
+        .args([
+            "respond",
+            "--model",
+            "sim-carry",
+            "--attack",
+            "punct",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    let mut attacks: Vec<String> = stored_rows(&tables, "sim-carry")
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| r.2)
+        .collect();
+    attacks.sort();
+    attacks.dedup();
+    assert_eq!(attacks, ["original", "punct10", "punct30", "punct50"]);
+    let out = advmath()
+        .args([
+            "respond",
+            "--model",
+            "sim-carry",
+            "--attack",
+            "nope",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .code(2);
+    assert!(
+        stderr_of(&out).contains("no variants of attack `nope`"),
+        "{}",
+        stderr_of(&out)
+    );
+}
