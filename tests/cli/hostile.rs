@@ -110,3 +110,27 @@ fn absurd_options_are_refused_before_anything_runs() {
     assert!(stderr_of(&out).contains("--output is for --format parquet"));
     assert!(!dir.path().join("result.csv").exists());
 }
+
+/// A part that is no Parquet file is named, file and all, with exit 1 (a data failure).
+#[test]
+fn a_corrupt_part_is_named() {
+    let (_dir, tables) = small_tables();
+    let part = walk(&tables.join("variants"))
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|x| x == "parquet"))
+        .unwrap();
+    let mut bytes = std::fs::read(&part).unwrap();
+    let n = bytes.len();
+    bytes[n - 20..n - 8].fill(0);
+    std::fs::write(&part, bytes).unwrap();
+    let out = advmath()
+        .args(["sql", "SELECT COUNT(*) FROM variants", "--tables"])
+        .arg(&tables)
+        .assert()
+        .code(1);
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(&part.display().to_string()) && err.contains("not a readable Parquet file"),
+        "{err}"
+    );
+}

@@ -146,13 +146,30 @@ pub(super) fn register(
                             .map(|p| (p.to_string(), DataType::Utf8))
                             .collect(),
                     );
-                runtime
-                    .block_on(ctx.register_listing_table(layout.name, &url, options, None, None))
-                    .map_err(|source| Error::Register {
+                let registered = runtime.block_on(ctx.register_listing_table(
+                    layout.name,
+                    &url,
+                    options,
+                    None,
+                    None,
+                ));
+                if let Err(source) = registered {
+                    // Name the part that cannot be read, when it is a local one.
+                    if let Some((file, why)) = unreadable_part(&path) {
+                        return Err(Error::invalid(
+                            file.display(),
+                            format!(
+                                "not a readable Parquet file ({why}); table `{}` cannot be read until it is replaced or removed",
+                                layout.name
+                            ),
+                        ));
+                    }
+                    return Err(Error::Register {
                         name: layout.name.to_string(),
                         dir: path.clone(),
                         source,
-                    })?;
+                    });
+                }
                 TableState::Registered { files }
             }
         };
@@ -169,4 +186,17 @@ pub(super) fn register(
         });
     }
     Ok(statuses)
+}
+
+/// The first Parquet part under `dir` whose footer cannot be read, with the reason (a local folder
+/// only: a listing error does not say which file it was).
+fn unreadable_part(dir: &std::path::Path) -> Option<(std::path::PathBuf, String)> {
+    let files = crate::store::parquet_files_under(dir).ok()?;
+    files.into_iter().find_map(|(file, _)| {
+        let f = std::fs::File::open(&file).ok()?;
+        match parquet::file::reader::SerializedFileReader::new(f) {
+            Ok(_) => None,
+            Err(e) => Some((file, e.to_string())),
+        }
+    })
 }
