@@ -140,6 +140,9 @@ fn run(command: Command) -> anyhow::Result<()> {
                     s.reused.to_string(),
                 ],
             )?;
+            if let Some(note) = s.unanswerable_note(&config.model) {
+                eprintln!("{note}");
+            }
             if s.failed > 0 {
                 return Err(advmath::Error::invalid(
                     &config.model,

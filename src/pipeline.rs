@@ -221,7 +221,11 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         if matches!(r.backend, crate::respond::Backend::Offline) && dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
         }
-        responses.push((r.model.clone(), crate::respond::respond(r)?));
+        let summary = crate::respond::respond(r)?;
+        if let Some(note) = summary.unanswerable_note(&r.model) {
+            eprintln!("{note}");
+        }
+        responses.push((r.model.clone(), summary));
     }
     eprintln!("computing features ...");
     for set in crate::features::FeatureSet::ALL {

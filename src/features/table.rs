@@ -119,9 +119,17 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
         outcome?;
     }
     progress.finish();
+    // One line per reason, not one per variant: a study's log stays readable.
+    for (reason, (n, first)) in &totals.skipped_by {
+        eprintln!(
+            "note: {}: {n} variants skipped: {reason} (first: {})",
+            set.table(),
+            first.join(", ")
+        );
+    }
     if totals.skipped > 0 {
         eprintln!(
-            "warning: {}: skipped {} of {} variants",
+            "note: {}: skipped {} of {} variants",
             set.table(),
             totals.skipped,
             totals.skipped + totals.written
@@ -134,6 +142,19 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
 struct Totals {
     written: usize,
     skipped: usize,
+    /// Skipped variants by reason: how many, and the first few names.
+    skipped_by: std::collections::BTreeMap<String, (usize, Vec<String>)>,
+}
+
+impl Totals {
+    fn skip(&mut self, reason: String, name: String) {
+        self.skipped += 1;
+        let (n, first) = self.skipped_by.entry(reason).or_default();
+        *n += 1;
+        if first.len() < 3 {
+            first.push(name);
+        }
+    }
 }
 
 fn features_of_file(
@@ -213,7 +234,7 @@ fn features_of_batch(
         let pid = problem_ids.value(i);
         let prepared = programs
             .get(pid)
-            .ok_or_else(|| format!("problem {pid} is unknown or invalid"))?;
+            .ok_or_else(|| "its problem has no valid program (unknown or invalid)".to_string())?;
         if numbers.is_null(i) {
             return Err("numbers is null".into());
         }
@@ -264,8 +285,7 @@ fn features_of_batch(
                 } else {
                     ids.value(i).to_string()
                 };
-                eprintln!("warning: {}: skipped variant {name}: {reason}", set.table());
-                totals.skipped += 1;
+                totals.skip(reason.clone(), name);
             }
         }
     }

@@ -239,6 +239,25 @@ pub struct RespondSummary {
     /// Rows answered by a reply already given to an identical question, without a new request.
     pub reused: usize,
     pub correct: usize,
+    /// Questions an offline model cannot answer by construction (their problem has no solution
+    /// tree to simulate from, e.g. noise-only variants of a problem without a valid program):
+    /// not asked, not failures, nothing to retry.
+    pub unanswerable: usize,
+    /// The first few of them.
+    pub unanswerable_first: Vec<String>,
+}
+
+impl RespondSummary {
+    /// The one line that reports the questions an offline model cannot answer, if any.
+    pub fn unanswerable_note(&self, model: &str) -> Option<String> {
+        (self.unanswerable > 0).then(|| {
+            format!(
+                "note: {} question(s) have no solution tree for {model} to answer from (their problem has no valid program): not asked, not failures (first: {})",
+                self.unanswerable,
+                self.unanswerable_first.join(", ")
+            )
+        })
+    }
 }
 
 /// Ask the model about every selected variant that has no row yet.

@@ -107,7 +107,16 @@ pub(super) fn respond_offline(
                 Some(rows)
             })
             .collect();
-        summary.failed += answered.iter().filter(|a| a.is_none()).count();
+        for ((_, items), a) in slice.iter().zip(&answered) {
+            if a.is_none() {
+                summary.unanswerable += items.len();
+                if summary.unanswerable_first.len() < 3 {
+                    summary
+                        .unanswerable_first
+                        .extend(items[0].variant_id.clone());
+                }
+            }
+        }
         for row in answered.into_iter().flatten().flatten() {
             out.push(row, summary)?;
         }

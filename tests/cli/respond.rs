@@ -611,3 +611,62 @@ fn attack_families_expand_and_unknown_attacks_are_refused() {
         stderr_of(&out)
     );
 }
+
+/// Problems without a valid program get noise variants only; an offline model cannot answer
+/// those: one note with the count, exit 0, nothing left to retry; `features` says once per
+/// reason what it skipped, not once per variant.
+#[test]
+fn questions_an_offline_model_cannot_answer_are_one_note_not_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("two.jsonl");
+    std::fs::write(
+        &input,
+        concat!(
+            r#"{"question": "Tom has 3 apples and buys 4 more. How many apples does he have now?", "answer": "Tom has 3+4=<<3+4=7>>7 apples.\n#### 7"}"#,
+            "\n",
+            r#"{"question": "A farmer has 5 cows. How many legs do they have?", "answer": "Each cow has legs.\n#### 20"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let tables = dir.path().join("tables");
+    ingest(&tables, &[&input]).success();
+    advmath()
+        .args([
+            "generate",
+            "--attack",
+            "m1,punct",
+            "--attempts",
+            "2000",
+            "--variants",
+            "5",
+        ])
+        .arg("--tables")
+        .arg(&tables)
+        .assert()
+        .success();
+    let out = advmath()
+        .args(["respond", "--model", "sim-carry", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let err = stderr_of(&out);
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("no solution tree"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("note: 4 question(s)"), "{err}");
+    assert!(!err.contains("failed for good"), "{err}");
+    let out = advmath()
+        .args(["features", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let err = stderr_of(&out);
+    assert!(
+        err.lines().filter(|l| l.contains("skipped")).count() <= 4,
+        "one line per reason and table: {err}"
+    );
+    assert!(!err.contains("skipped variant"), "{err}");
+}
