@@ -14,6 +14,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout has gone (`advmath sql ... | head`): nothing is wrong.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {}", error_chain(&err));
             if let Some(advmath::Error::MissingTable { .. }) = err.downcast_ref::<advmath::Error>()
@@ -27,6 +29,18 @@ fn main() -> ExitCode {
             ExitCode::from(code as u8)
         }
     }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        let io = cause.downcast_ref::<std::io::Error>().or_else(|| {
+            match cause.downcast_ref::<advmath::Error>() {
+                Some(advmath::Error::Io(e)) => Some(e),
+                _ => None,
+            }
+        });
+        io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The error and its causes, joined as `{:#}` joins them, minus a cause whose text is already

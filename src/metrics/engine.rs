@@ -433,37 +433,36 @@ impl SqlEngine {
         Ok(out)
     }
 
-    /// Run one read-only SQL statement (no DDL, DML or `SET`) and collect its result.
-    pub fn query(&self, sql: &str) -> Result<QueryOutput> {
-        let run = async {
-            let state = self.ctx.state();
-            let dialect = &state.config().options().sql_parser.dialect;
-            let statement = state.sql_to_statement(sql, dialect)?;
-            for reference in state.resolve_table_references(&statement)? {
-                let qualified = matches!(reference.schema(), Some(s) if s != "public");
-                if !qualified {
-                    self.require(reference.table())?;
-                }
+    /// Plan one read-only SQL statement (no DDL, DML or `SET`) over the registered tables.
+    async fn dataframe(&self, sql: &str) -> Result<datafusion::dataframe::DataFrame> {
+        let state = self.ctx.state();
+        let dialect = &state.config().options().sql_parser.dialect;
+        let statement = state.sql_to_statement(sql, dialect)?;
+        for reference in state.resolve_table_references(&statement)? {
+            let qualified = matches!(reference.schema(), Some(s) if s != "public");
+            if !qualified {
+                self.require(reference.table())?;
             }
-            let plan = state.statement_to_plan(statement).await?;
-            SQLOptions::new()
-                .with_allow_ddl(false)
-                .with_allow_dml(false)
-                .with_allow_statements(false)
-                .verify_plan(&plan)?;
-            let df = self.ctx.execute_logical_plan(plan).await?;
-            let schema: SchemaRef = Arc::clone(df.schema().inner());
-            let batches = df.collect().await?;
-            Ok::<_, Error>(QueryOutput { schema, batches })
-        };
+        }
+        let plan = state.statement_to_plan(statement).await?;
+        SQLOptions::new()
+            .with_allow_ddl(false)
+            .with_allow_dml(false)
+            .with_allow_statements(false)
+            .verify_plan(&plan)?;
+        Ok(self.ctx.execute_logical_plan(plan).await?)
+    }
+
+    /// Run `work` within the engine's bounds: the timeout, and the process's resident memory
+    /// (DataFusion's memory pool does not see every operator: a `count(DISTINCT …)` without
+    /// GROUP BY grows outside it, and neither does what the caller does with the rows). The work
+    /// is dropped, which cancels it, when a bound is passed.
+    fn bounded<T>(&self, work: impl std::future::Future<Output = Result<T>>) -> Result<T> {
         let (timeout, memory) = (self.limits.timeout, self.limits.memory);
-        // DataFusion's memory pool does not see every operator (a `count(DISTINCT …)` without
-        // GROUP BY grows outside it), so the process's resident memory is watched too: the query
-        // is dropped, which cancels it, when it grows past the limit.
         let baseline = resident_bytes().unwrap_or(0);
         let outcome = self.runtime.block_on(async {
             tokio::select! {
-                result = run => result,
+                result = work => result,
                 () = sleep_or_forever(timeout) => Err(Error::QueryTimeout {
                     limit: timeout.unwrap_or_default(),
                 }),
@@ -485,6 +484,38 @@ impl SqlEngine {
                 }
             }
             other => other,
+        })
+    }
+
+    /// Run one read-only SQL statement (no DDL, DML or `SET`) and collect its result.
+    pub fn query(&self, sql: &str) -> Result<QueryOutput> {
+        self.bounded(async {
+            let df = self.dataframe(sql).await?;
+            let schema: SchemaRef = Arc::clone(df.schema().inner());
+            let batches = df.collect().await?;
+            Ok(QueryOutput { schema, batches })
+        })
+    }
+
+    /// Run one read-only SQL statement and hand its result to `each`, a batch at a time as it is
+    /// computed: the timeout and the memory bound cover `each` too, so a printer of a huge result
+    /// stays within them. Returns the result's schema.
+    pub fn query_each(
+        &self,
+        sql: &str,
+        each: &mut dyn FnMut(&SchemaRef, RecordBatch) -> Result<()>,
+    ) -> Result<SchemaRef> {
+        use futures::StreamExt;
+        self.bounded(async {
+            let df = self.dataframe(sql).await?;
+            let schema: SchemaRef = Arc::clone(df.schema().inner());
+            let mut stream = df.execute_stream().await?;
+            while let Some(batch) = stream.next().await {
+                each(&schema, batch?)?;
+                // Let the bounds' watchers run between batches.
+                tokio::task::yield_now().await;
+            }
+            Ok(schema)
         })
     }
 

@@ -101,11 +101,53 @@ pub fn run_sql_config(config: &SqlConfig, out: &mut dyn Write) -> Result<usize> 
     }
     let query = config.query.read()?;
     let engine = SqlEngine::open_limited(&config.tables, config.limits.clone())?;
-    let output = engine.query(&query)?;
-    let rendered = render(&output, &config.format)?;
-    out.write_all(rendered.text.as_bytes())?;
-    Ok(rendered.rows)
+    if let OutputFormat::Parquet(_) = &config.format {
+        let output = engine.query(&query)?;
+        return Ok(render(&output, &config.format)?.rows);
+    }
+    // Text is printed as the rows come, a chunk at a time, within the query's bounds: a huge
+    // result neither waits whole in memory nor outlives the timeout while it prints.
+    let mut chunk = QueryOutput {
+        schema: Arc::new(Schema::empty()),
+        batches: Vec::new(),
+    };
+    let mut rows = 0;
+    let chunks = std::cell::Cell::new(0);
+    let flush = |chunk: &mut QueryOutput, out: &mut dyn Write| -> Result<()> {
+        let rendered = render(chunk, &config.format)?;
+        let text = match (&config.format, chunks.get()) {
+            // The CSV header once, with the first chunk.
+            (OutputFormat::Csv, n) if n > 0 => rendered
+                .text
+                .split_once('\n')
+                .map_or("", |(_, rest)| rest)
+                .to_string(),
+            _ => rendered.text,
+        };
+        out.write_all(text.as_bytes())?;
+        chunks.set(chunks.get() + 1);
+        chunk.batches.clear();
+        Ok(())
+    };
+    let schema = engine.query_each(&query, &mut |schema, batch| {
+        rows += batch.num_rows();
+        chunk.schema = Arc::clone(schema);
+        chunk.batches.push(batch);
+        if chunk.rows() >= PRINT_CHUNK_ROWS {
+            flush(&mut chunk, out)?;
+        }
+        Ok(())
+    })?;
+    if chunks.get() == 0 || !chunk.batches.is_empty() {
+        chunk.schema = schema;
+        flush(&mut chunk, out)?;
+    }
+    Ok(rows)
 }
+
+/// Rows printed at a time: a result that fits is one table; a longer one is printed in tables
+/// of this many rows as it is computed.
+const PRINT_CHUNK_ROWS: usize = 10_000;
 
 /// A result written among the tables would be read back as table data by the next query.
 fn refuse_inside_tables(output: &Path, tables: &Path) -> Result<()> {

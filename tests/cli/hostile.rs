@@ -134,3 +134,45 @@ fn a_corrupt_part_is_named() {
         "{err}"
     );
 }
+
+/// A result too long to print within the bounds fails within them: the printer runs under the
+/// query's timeout and memory bound (measured here with `wait4`: wall time and peak RSS).
+#[test]
+fn printing_a_huge_result_stays_within_the_bounds() {
+    use std::os::unix::process::ExitStatusExt;
+    let (_dir, tables) = small_tables();
+    let start = std::time::Instant::now();
+    // Reaped by `wait4` below, which also gives the child's peak RSS.
+    #[allow(clippy::zombie_processes)]
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("advmath"))
+        .args([
+            "sql",
+            "--memory-limit",
+            "512MiB",
+            "--timeout",
+            "5",
+            "--tables",
+        ])
+        .arg(&tables)
+        .arg("SELECT value FROM generate_series(1, 20000000)")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child once; `status` and `usage` are valid for writes.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let elapsed = start.elapsed();
+    let status = std::process::ExitStatus::from_raw(status);
+    let peak_mib = usage.ru_maxrss as f64 / 1024.0;
+    eprintln!(
+        "exit {:?} after {elapsed:?}, peak RSS {peak_mib:.0} MiB",
+        status.code()
+    );
+    assert_eq!(status.code(), Some(1));
+    assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
+    assert!(peak_mib < 1024.0, "{peak_mib} MiB");
+}
