@@ -1,9 +1,14 @@
-//! Limits every reader of users' files applies, whichever stage reads them.
+//! What every reader of users' files does before a parser sees them, whichever stage reads them:
+//! screen the rows, so that one bad row is set aside with its number and reason and the others
+//! are read.
 //!
-//! A JSON row nested thousands of levels deep overflows the stack of any recursive parser (polars'
-//! among them) and aborts the whole process. Real rows are flat records, so a JSON Lines reader
-//! first sets aside the rows nested deeper than [`MAX_JSON_DEPTH`] (to report each by number)
-//! and parses only the others.
+//! A row is bad when it is not UTF-8, when a CSV record has more or fewer fields than the header,
+//! or when a JSON Lines row is not a JSON object. A JSON row nested thousands of levels deep would
+//! also overflow the stack of any recursive parser (polars' among them) and abort the whole
+//! process, so rows nested deeper than [`MAX_JSON_DEPTH`] are bad rows too. The parser then reads
+//! only the good rows, and each keeps its number in the file.
+
+use std::path::Path;
 
 /// The deepest JSON nesting a row may have.
 pub const MAX_JSON_DEPTH: usize = 64;
@@ -34,31 +39,166 @@ pub fn json_depth(text: &str) -> usize {
     deepest
 }
 
-/// JSON Lines text split for a parser: the rows it may take (as text, one per line), their row
-/// numbers, and the numbers of the rows nested too deep. Rows are the non-blank lines, numbered
-/// from 0.
-pub struct ShallowLines {
-    pub text: String,
-    pub rows: Vec<usize>,
-    pub too_deep: Vec<usize>,
+/// A row set aside: its 0-based row number, its 1-based line in the file, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadRow {
+    pub row: usize,
+    pub line: usize,
+    pub reason: String,
 }
 
-pub fn shallow_json_lines(text: &str) -> ShallowLines {
-    let mut out = ShallowLines {
-        text: String::with_capacity(text.len()),
-        rows: Vec::new(),
-        too_deep: Vec::new(),
+impl BadRow {
+    /// The row named for a person: `file: row 3 (line 4): reason`.
+    pub fn describe(&self, file: &Path) -> String {
+        format!(
+            "{}: row {} (line {}): {}",
+            file.display(),
+            self.row + 1,
+            self.line,
+            self.reason
+        )
+    }
+}
+
+/// A file screened for a parser: the good rows as text it can parse (CSV with a comma and the
+/// header, or JSON Lines), the row number of each good row in order, and the bad rows.
+#[derive(Debug, Default)]
+pub struct Screened {
+    pub text: Vec<u8>,
+    pub rows: Vec<usize>,
+    pub bad: Vec<BadRow>,
+}
+
+/// Screen JSON Lines: rows are the non-blank lines, numbered from 0.
+pub fn screen_json_lines(bytes: &[u8]) -> Screened {
+    let mut out = Screened {
+        text: Vec::with_capacity(bytes.len()),
+        ..Screened::default()
     };
-    for (row, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        if json_depth(line) > MAX_JSON_DEPTH {
-            out.too_deep.push(row);
-        } else {
-            out.rows.push(row);
-            out.text.push_str(line);
-            out.text.push('\n');
+    let lines = bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace));
+    for (row, (i, line)) in lines.enumerate() {
+        match screen_json_line(line) {
+            Ok(text) => {
+                out.rows.push(row);
+                out.text.extend_from_slice(text.as_bytes());
+                out.text.push(b'\n');
+            }
+            Err(reason) => out.bad.push(BadRow {
+                row,
+                line: i + 1,
+                reason,
+            }),
         }
     }
     out
+}
+
+/// One JSON Lines row as text a parser can take (a UTF-8 JSON object, not nested too deep), or
+/// why not.
+pub fn screen_json_line(line: &[u8]) -> Result<&str, String> {
+    let text = std::str::from_utf8(line)
+        .map_err(|e| format!("not valid UTF-8 (byte {})", e.valid_up_to()))?
+        .trim_end_matches('\r');
+    if json_depth(text) > MAX_JSON_DEPTH {
+        return Err(format!("JSON nested deeper than {MAX_JSON_DEPTH} levels"));
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(_)) => Ok(text),
+        Ok(_) => Err("not a JSON object".into()),
+        Err(e) => Err(format!("malformed JSON: {e}")),
+    }
+}
+/// Screen a CSV file with a header row, fields separated by `separator`: rows are the records
+/// after the header (a quoted field may hold newlines), numbered from 0. The good rows are
+/// written back comma-separated. A header that cannot be read is the file's error.
+pub fn screen_csv(bytes: &[u8], separator: u8) -> Result<Screened, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(separator)
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(bytes);
+    let header = reader
+        .byte_headers()
+        .map_err(|e| format!("the header cannot be read: {e}"))?
+        .clone();
+    if let Some(f) = header.iter().position(|f| std::str::from_utf8(f).is_err()) {
+        return Err(format!("header field {} is not valid UTF-8", f + 1));
+    }
+    let mut writer = csv::Writer::from_writer(Vec::with_capacity(bytes.len()));
+    let written = |e: csv::Error| format!("cannot re-write the rows: {e}");
+    writer.write_byte_record(&header).map_err(written)?;
+    let mut out = Screened::default();
+    let mut record = csv::ByteRecord::new();
+    for row in 0.. {
+        let read = reader.read_byte_record(&mut record);
+        let line = reader.position().line() as usize;
+        let reason = match read {
+            Ok(false) => break,
+            Ok(true) if record.len() != header.len() => format!(
+                "{} field(s) where the header has {}",
+                record.len(),
+                header.len()
+            ),
+            Ok(true) => match record.iter().position(|f| std::str::from_utf8(f).is_err()) {
+                Some(f) => format!("field {} is not valid UTF-8", f + 1),
+                None => {
+                    writer.write_byte_record(&record).map_err(written)?;
+                    out.rows.push(row);
+                    continue;
+                }
+            },
+            // The csv reader only fails on I/O (none from memory) or UTF-8, checked above.
+            Err(e) => e.to_string(),
+        };
+        let line = record.position().map_or(line, |p| p.line() as usize);
+        out.bad.push(BadRow { row, line, reason });
+    }
+    out.text = writer.into_inner().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// The field separator of a delimited file, by its extension (`.tsv` tabs, anything else commas).
+pub fn separator_of(path: &Path) -> u8 {
+    if path
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("tsv"))
+    {
+        b'\t'
+    } else {
+        b','
+    }
+}
+
+/// Say on stderr, once per file, which rows were set aside: the first few by number and reason,
+/// then how many more.
+pub fn warn_skipped(file: &Path, bad: &[BadRow]) {
+    let lines: Vec<String> = bad
+        .iter()
+        .map(|b| format!("{}; row skipped", b.describe(file)))
+        .collect();
+    warn_first_few(file, &lines);
+}
+
+/// How many bad rows of one file are named one by one on stderr before the rest are counted.
+pub const NAMED_BAD_ROWS: usize = 5;
+
+/// Print the first [`NAMED_BAD_ROWS`] of `warnings` (each naming a bad row of `file`) on stderr,
+/// then one line counting the others: a file with many bad rows must not bury the log.
+pub fn warn_first_few(file: &Path, warnings: &[String]) {
+    for w in warnings.iter().take(NAMED_BAD_ROWS) {
+        eprintln!("warning: {w}");
+    }
+    if warnings.len() > NAMED_BAD_ROWS {
+        eprintln!(
+            "warning: {}: {} more bad row(s) ({} in all)",
+            file.display(),
+            warnings.len() - NAMED_BAD_ROWS,
+            warnings.len()
+        );
+    }
 }
 
 #[cfg(test)]
@@ -69,10 +209,61 @@ mod tests {
     fn deep_rows_are_set_aside_by_number_and_brackets_in_strings_do_not_count() {
         let deep = format!("{{\"a\": {}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
         let text = format!("{{\"q\": \"[[[[\"}}\n\n{deep}\n{{\"q\": 2}}\n");
-        let split = shallow_json_lines(&text);
+        let split = screen_json_lines(text.as_bytes());
         assert_eq!(split.rows, vec![0, 2]);
-        assert_eq!(split.too_deep, vec![1]);
-        assert_eq!(split.text, "{\"q\": \"[[[[\"}\n{\"q\": 2}\n");
+        assert_eq!(
+            (split.bad[0].row, split.bad[0].line),
+            (1, 3),
+            "{:?}",
+            split.bad
+        );
+        assert!(split.bad[0].reason.contains("deeper than 64"));
+        assert_eq!(split.text, b"{\"q\": \"[[[[\"}\n{\"q\": 2}\n");
         assert_eq!(json_depth("{\"q\": \"[[[[\"}"), 1);
+    }
+
+    #[test]
+    fn json_lines_that_are_not_utf8_objects_are_bad_rows_and_the_rest_parse() {
+        let text = b"{\"q\": 1}\n{\"q\": \"caf\xe9\"}\n[1, 2]\n{\"q\": \n{\"q\": 5}\r\n";
+        let split = screen_json_lines(text);
+        assert_eq!(split.rows, vec![0, 4]);
+        let reasons: Vec<(usize, &str)> = split
+            .bad
+            .iter()
+            .map(|b| (b.line, b.reason.split(' ').next().unwrap()))
+            .collect();
+        assert_eq!(reasons, vec![(2, "not"), (3, "not"), (4, "malformed")]);
+        assert!(split.bad[0].reason.contains("UTF-8 (byte 10)"));
+        assert_eq!(split.text, b"{\"q\": 1}\n{\"q\": 5}\n");
+    }
+
+    #[test]
+    fn ragged_and_non_utf8_csv_records_are_bad_rows_named_by_row_and_line() {
+        let text = b"id,question\n1,\"two\nlines\"\n2,a,b\n3,caf\xe9\n4,ok\n";
+        let split = screen_csv(text, b',').unwrap();
+        assert_eq!(split.rows, vec![0, 3]);
+        assert_eq!(
+            split.bad,
+            vec![
+                BadRow {
+                    row: 1,
+                    line: 4,
+                    reason: "3 field(s) where the header has 2".into()
+                },
+                BadRow {
+                    row: 2,
+                    line: 5,
+                    reason: "field 2 is not valid UTF-8".into()
+                },
+            ]
+        );
+        assert_eq!(split.text, b"id,question\n1,\"two\nlines\"\n4,ok\n");
+        assert_eq!(
+            split.bad[0].describe(Path::new("in.csv")),
+            "in.csv: row 2 (line 4): 3 field(s) where the header has 2"
+        );
+        let tabs = screen_csv(b"id\tq\n1\tx,y\n", b'\t').unwrap();
+        assert_eq!(tabs.text, b"id,q\n1,\"x,y\"\n");
+        assert!(screen_csv(b"i\xffd,q\n", b',').is_err());
     }
 }

@@ -83,16 +83,13 @@ pub fn ingest_source(
     config: &IngestConfig,
 ) -> Result<(Vec<ProblemRecord>, PathBuf)> {
     let records = build_records_linked(source, config.options.programs, config.options.links);
-    for r in records.iter().filter(|r| {
-        r.error
-            .as_ref()
-            .is_some_and(|e| e.kind == crate::program::ErrorKind::BadInput)
-    }) {
-        eprintln!(
-            "warning: {}",
-            r.error.as_ref().map(|e| e.detail.as_str()).unwrap_or("")
-        );
-    }
+    let bad: Vec<String> = records
+        .iter()
+        .filter_map(|r| r.error.as_ref())
+        .filter(|e| e.kind == crate::program::ErrorKind::BadInput)
+        .map(|e| e.detail.clone())
+        .collect();
+    crate::input::warn_first_few(&source.path, &bad);
     let path = problems_path(&config.tables, &source.dataset, &source.split);
     store::write_batch(&path, &records_to_batch(&records)?)?;
     Ok((records, path))

@@ -55,8 +55,11 @@ pub struct IngestSummary {
 pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
     let mut summary = IngestSummary::default();
     for path in sheets {
-        let rows = crate::respond::outside::read_csv(path)?;
-        let header: Vec<&String> = rows.first().map(|r| r.keys().collect()).unwrap_or_default();
+        let rows = crate::respond::outside::read_csv_numbered(path)?;
+        let header: Vec<&String> = rows
+            .first()
+            .map(|(_, r)| r.keys().collect())
+            .unwrap_or_default();
         let kind = if header.iter().any(|c| *c == "correctness") {
             SheetKind::HumanEval
         } else if header.iter().any(|c| *c == "missed") {
@@ -76,8 +79,9 @@ pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
         let mut out = Vec::new();
         let mut empty = 0;
         let mut annotators: Vec<String> = Vec::new();
-        for (i, cells) in rows.iter().enumerate() {
-            let line = i + 2;
+        for (row, cells) in &rows {
+            // The header is line 1.
+            let line = row + 2;
             let get = |c: &str| {
                 cells
                     .get(c)

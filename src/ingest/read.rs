@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Columns, Format, IngestOptions, RawProblem, Source, Worked};
 use crate::error::{Error, Result};
-use crate::input::{shallow_json_lines, MAX_JSON_DEPTH};
+use crate::input::{screen_csv, screen_json_lines, separator_of, BadRow, Screened};
 use crate::num::Num;
 use crate::synth;
 
@@ -337,33 +337,40 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
         file: path.to_path_buf(),
         source,
     };
-    // Rows of a JSON Lines file nested too deep would overflow the JSON reader's stack: they
-    // become bad rows, and only the others reach it. `rows[k]` is the source row of table row k.
-    let mut too_deep = Vec::new();
-    let mut rows: Vec<usize> = Vec::new();
-    let df = match format {
-        Format::Csv => CsvReadOptions::default()
-            .with_has_header(true)
-            .with_infer_schema_length(Some(0))
-            .into_reader_with_file_handle(std::io::Cursor::new(bytes))
-            .finish()
-            .map_err(unreadable)?,
-        Format::Jsonl => {
-            let text = std::str::from_utf8(&bytes)
-                .map_err(|e| Error::invalid(path.display(), format!("not UTF-8 text: {e}")))?;
-            let split = shallow_json_lines(text);
-            (rows, too_deep) = (split.rows, split.too_deep);
+    // A bad row of a CSV or JSON Lines file (ragged, not UTF-8, not a JSON object, nested too
+    // deep for the parser's stack) is set aside with its number; only the others reach polars.
+    // `rows[k]` is the source row of table row k.
+    let (df, rows, bad) = match format {
+        Format::Csv | Format::Jsonl => {
+            let Screened { text, rows, bad } = if format == Format::Csv {
+                screen_csv(&bytes, separator_of(path))
+                    .map_err(|reason| Error::invalid(path.display(), reason))?
+            } else {
+                screen_json_lines(&bytes)
+            };
             if rows.is_empty() {
-                return Ok(too_deep_rows(path, &too_deep));
+                return Ok(bad_rows(path, &bad));
             }
-            JsonReader::new(std::io::Cursor::new(split.text.into_bytes()))
-                .with_json_format(JsonFormat::JsonLines)
-                .finish()
-                .map_err(unreadable)?
+            let df = if format == Format::Csv {
+                CsvReadOptions::default()
+                    .with_has_header(true)
+                    .with_infer_schema_length(Some(0))
+                    .into_reader_with_file_handle(std::io::Cursor::new(text))
+                    .finish()
+            } else {
+                JsonReader::new(std::io::Cursor::new(text))
+                    .with_json_format(JsonFormat::JsonLines)
+                    .finish()
+            };
+            (df.map_err(unreadable)?, rows, bad)
         }
-        _ => ParquetReader::new(std::io::Cursor::new(bytes))
-            .finish()
-            .map_err(unreadable)?,
+        _ => (
+            ParquetReader::new(std::io::Cursor::new(bytes))
+                .finish()
+                .map_err(unreadable)?,
+            Vec::new(),
+            Vec::new(),
+        ),
     };
     let column = |name: &str| -> Result<Vec<Option<String>>> {
         let c = df.column(name).map_err(|_| {
@@ -430,20 +437,13 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
             }
         })
         .collect();
-    out.extend(too_deep_rows(path, &too_deep));
+    out.extend(bad_rows(path, &bad));
     out.sort_by_key(|r| r.source_index);
     Ok(out)
 }
 
-fn too_deep_rows(path: &Path, rows: &[usize]) -> Vec<RawProblem> {
-    rows.iter()
-        .map(|&row| {
-            let reason = format!(
-                "{}: row {}: JSON nested deeper than {MAX_JSON_DEPTH} levels",
-                path.display(),
-                row + 1
-            );
-            bad_row(row as i64, reason)
-        })
+fn bad_rows(path: &Path, bad: &[BadRow]) -> Vec<RawProblem> {
+    bad.iter()
+        .map(|b| bad_row(b.row as i64, b.describe(path)))
         .collect()
 }

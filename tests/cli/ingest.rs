@@ -203,10 +203,80 @@ fn a_deeply_nested_json_row_is_a_bad_row() {
     assert!(
         error
             .detail
-            .ends_with("deep.jsonl: row 2: JSON nested deeper than 64 levels"),
+            .ends_with("deep.jsonl: row 2 (line 2): JSON nested deeper than 64 levels"),
         "{}",
         error.detail
     );
+}
+
+/// A ragged CSV record, a CSV record that is not UTF-8, a JSON Lines row that is not UTF-8 and
+/// one that is not JSON are each one bad row naming file, row, line and reason; the rows around
+/// them land, and a TSV file reads by its tabs.
+#[test]
+fn ragged_and_non_utf8_rows_of_csv_and_jsonl_are_bad_rows_and_the_rest_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let tom = "Tom has 5 apples and buys 7 more. How many?";
+    let ann = "Ann has 4 pens and 9 pencils. How many?";
+    let csv = dir.path().join("ragged.csv");
+    let mut bytes =
+        format!("question,answer,program\n\"{tom}\",12,print(5 + 7)\nragged,1,2,3\n").into_bytes();
+    bytes.extend_from_slice(b"caf\xe9 has 2,3,print(3)\n");
+    bytes.extend_from_slice(format!("\"{ann}\",13,print(4 + 9)\n").as_bytes());
+    fs::write(&csv, bytes).unwrap();
+    let jsonl = dir.path().join("lines.jsonl");
+    let row = |q: &str, a: &str, p: &str| {
+        format!("{{\"question\": \"{q}\", \"answer\": \"{a}\", \"program\": \"{p}\"}}\n")
+    };
+    let mut bytes = row(tom, "12", "print(5 + 7)").into_bytes();
+    bytes.extend_from_slice(
+        b"{\"question\": \"caf\xe9\", \"answer\": \"1\"}\n{\"question\": broken\n",
+    );
+    bytes.extend_from_slice(row(ann, "13", "print(4 + 9)").as_bytes());
+    fs::write(&jsonl, bytes).unwrap();
+    let tsv = dir.path().join("tabs.tsv");
+    fs::write(
+        &tsv,
+        format!("question\tanswer\tprogram\n{tom}\t12\tprint(5 + 7)\n"),
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    ingest(&tables, &[&csv, &jsonl, &tsv]).success();
+    for (table, expected) in [
+        (
+            "ragged__test",
+            [
+                "ragged.csv: row 2 (line 3): 4 field(s) where the header has 3",
+                "ragged.csv: row 3 (line 4): field 1 is not valid UTF-8",
+            ],
+        ),
+        (
+            "lines__test",
+            [
+                "lines.jsonl: row 2 (line 2): not valid UTF-8 (byte 17)",
+                "lines.jsonl: row 3 (line 3): malformed JSON: expected value",
+            ],
+        ),
+    ] {
+        let recs = problems_in(&tables.join(format!("problems/{table}.parquet")));
+        let (bad, good): (Vec<_>, Vec<_>) = recs.iter().partition(|r| {
+            r.error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::BadInput)
+        });
+        let questions: Vec<&str> = good.iter().map(|r| r.question.as_str()).collect();
+        assert_eq!(questions, [tom, ann], "{table}");
+        let details: Vec<&str> = bad
+            .iter()
+            .map(|r| r.error.as_ref().unwrap().detail.as_str())
+            .collect();
+        assert_eq!(details.len(), 2, "{details:?}");
+        for (detail, expected) in details.iter().zip(expected) {
+            assert!(detail.contains(expected), "{detail} is not {expected}");
+        }
+    }
+    let tabs = problems_in(&tables.join("problems/tabs__test.parquet"));
+    assert_eq!(tabs.len(), 1);
+    assert_eq!((tabs[0].question.as_str(), tabs[0].is_valid()), (tom, true));
 }
 
 /// A truncated Parquet input is an error that names the file, not a library dump.
@@ -219,24 +289,6 @@ fn a_truncated_parquet_input_names_the_file() {
     let stderr = stderr_of(&out);
     assert!(
         stderr.contains("broken.parquet: cannot be read as a table"),
-        "{stderr}"
-    );
-}
-
-/// A ragged CSV (a row with more cells than the header) is an error naming the file, exit 1.
-#[test]
-fn a_ragged_csv_input_names_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("ragged.csv");
-    std::fs::write(
-        &input,
-        "question,answer\nTom has 3 apples and buys 4 more. How many?,7\nAnn has 10 pens,6,extra,cells\n",
-    )
-    .unwrap();
-    let out = ingest(&dir.path().join("t"), &[&input]).code(1);
-    let stderr = stderr_of(&out);
-    assert!(
-        stderr.contains("ragged.csv: cannot be read as a table: found more fields"),
         "{stderr}"
     );
 }
@@ -367,5 +419,31 @@ fn big_powers_are_exact_in_problems_and_variants() {
     assert_eq!(
         String::from_utf8_lossy(&out.get_output().stdout),
         format!("ungraded,right\n{wide},{}\n", rows.len() - wide)
+    );
+}
+
+/// Many bad rows in one file are a few named lines and one count, not a line per row.
+#[test]
+fn many_bad_rows_are_named_a_few_then_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("many.jsonl");
+    let mut text = String::from(
+        "{\"question\": \"Tom has 5 apples and buys 7 more. How many?\", \"answer\": \"12\", \"program\": \"print(5 + 7)\"}\n",
+    );
+    for _ in 0..40 {
+        text.push_str("{\"question\": cut\n");
+    }
+    fs::write(&input, text).unwrap();
+    let out = ingest(&dir.path().join("t"), &[&input]).success();
+    let stderr = stderr_of(&out);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning"))
+        .collect();
+    assert_eq!(warnings.len(), 6, "{stderr}");
+    assert!(warnings[0].contains("many.jsonl: row 2 (line 2): malformed JSON"));
+    assert!(
+        warnings[5].ends_with("many.jsonl: 35 more bad row(s) (40 in all)"),
+        "{stderr}"
     );
 }

@@ -77,11 +77,75 @@ fn a_deeply_nested_reply_row_is_skipped_and_the_good_rows_land() {
     .success();
     let stderr = stderr_of(&out);
     assert!(
-        stderr.contains("replies.jsonl: row 2: JSON nested deeper than 64 levels; row skipped"),
+        stderr.contains(
+            "replies.jsonl: row 2 (line 2): JSON nested deeper than 64 levels; row skipped"
+        ),
         "{stderr}"
     );
     let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "m")).unwrap();
     let mut replies: Vec<_> = rows.iter().map(|r| r.response.clone().unwrap()).collect();
     replies.sort();
     assert_eq!(replies, ["6", "The answer is 7."]);
+}
+
+/// A reply CSV with a ragged record and one that is not UTF-8, and an lm-evaluation-harness file
+/// with a line that is not JSON: each bad row is skipped, named by file, row and line; the good
+/// rows land.
+#[test]
+fn bad_rows_of_reply_csvs_and_jsonl_are_skipped_by_number_and_the_good_rows_land() {
+    let (dir, tables) = small_tables();
+    let tom = "Tom has 3 apples and buys 4 more. How many?";
+    let ann = "Ann has 10 pens and gives away 4. How many?";
+    let csv = dir.path().join("replies.csv");
+    let mut bytes = format!("q,r\n\"{tom}\",\"The answer is 7.\"\nragged,1,2\n").into_bytes();
+    bytes.extend_from_slice(b"x,\"caf\xe9\"\n");
+    bytes.extend_from_slice(format!("\"{ann}\",6\n").as_bytes());
+    std::fs::write(&csv, bytes).unwrap();
+    let args = [
+        "--format",
+        "generic",
+        "--question-col",
+        "q",
+        "--response-col",
+        "r",
+    ];
+    let stderr = stderr_of(&ingest_responses(&tables, &csv, &args).success());
+    for expected in [
+        "replies.csv: row 2 (line 3): 3 field(s) where the header has 2; row skipped",
+        "replies.csv: row 3 (line 4): field 2 is not valid UTF-8; row skipped",
+    ] {
+        assert!(stderr.contains(expected), "{expected} not in {stderr}");
+    }
+    let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "m")).unwrap();
+    let mut replies: Vec<_> = rows.iter().map(|r| r.response.clone().unwrap()).collect();
+    replies.sort();
+    assert_eq!(replies, ["6", "The answer is 7."]);
+
+    let samples = dir.path().join("samples.jsonl");
+    let sample = |q: &str, r: &str| {
+        serde_json::json!({"doc": {"question": q}, "resps": [[r]], "target": "7"}).to_string()
+    };
+    std::fs::write(
+        &samples,
+        format!(
+            "{}\n{{\"doc\": cut\n{}\n",
+            sample(tom, "7"),
+            sample(ann, "6")
+        ),
+    )
+    .unwrap();
+    let out = advmath()
+        .args(["ingest-responses", "--format", "lm-eval", "--model", "lm"])
+        .arg("--tables")
+        .arg(&tables)
+        .arg(&samples)
+        .assert()
+        .success();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("samples.jsonl: row 2 (line 2): malformed JSON"),
+        "{stderr}"
+    );
+    let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "lm")).unwrap();
+    assert_eq!(rows.len(), 2);
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::cells::read_csv;
+use super::cells::read_csv_numbered as read_csv;
 use super::{original_attack, outside_item, outside_key, Layout, OutsideConfig, Problem, Problems};
 use crate::error::{ColumnProblem, Error, Result};
 use crate::num::Num;
@@ -24,11 +24,15 @@ impl Layout for Arithmattack {
         for (dataset, model, level, path) in arithmattack_files(&config.input, config)? {
             let rows = read_csv(&path)?;
             require_columns(&rows, &path)?;
-            let match_questions = |rows: &[HashMap<String, String>]| {
+            // Keyed by row number: a bad row set aside in one file must not shift the others.
+            let match_questions = |rows: &[(usize, HashMap<String, String>)]| {
                 let mut matcher = problems.matcher();
                 rows.iter()
-                    .map(|r| matcher.find(r.get("Question").map(String::as_str).unwrap_or("")))
-                    .collect::<Vec<Option<&Problem>>>()
+                    .map(|(i, r)| {
+                        let q = r.get("Question").map(String::as_str).unwrap_or("");
+                        (*i, matcher.find(q))
+                    })
+                    .collect::<HashMap<usize, Option<&Problem>>>()
             };
             let matched = if level == 0 {
                 match_questions(&rows)
@@ -36,7 +40,7 @@ impl Layout for Arithmattack {
                 // Noised rows align by position with the clean file of the same model.
                 match_questions(&read_csv(&clean)?)
             } else {
-                Vec::new()
+                HashMap::new()
             };
             let attack = if level == 0 {
                 original_attack().to_string()
@@ -44,13 +48,13 @@ impl Layout for Arithmattack {
                 // Levels are percentages: from a file name's digits or a range-checked flag.
                 crate::vocab::Attack::Punct(level.unsigned_abs()).to_string()
             };
-            for (i, r) in rows.iter().enumerate() {
+            for &(i, ref r) in &rows {
                 let q = r.get("Question").cloned().unwrap_or_default();
                 let text = r.get("Answer - LLM").cloned().unwrap_or_default();
                 let gold = r
                     .get("Answer - Ground Truth Converted")
                     .and_then(|g| Num::parse_decimal(g.trim()));
-                let problem = matched.get(i).copied().flatten();
+                let problem = matched.get(&i).copied().flatten();
                 let mut item = outside_item(&q, Some(level), gold, &attack, problem);
                 if item.dataset.is_none() {
                     item.dataset = Some(dataset.clone());
@@ -76,13 +80,13 @@ impl Layout for Arithmattack {
 const REQUIRED: [&str; 2] = ["Question", "Answer - LLM"];
 
 /// A null cell is absent from its row's map, so a column is missing when no row has it.
-fn require_columns(rows: &[HashMap<String, String>], path: &Path) -> Result<()> {
+fn require_columns(rows: &[(usize, HashMap<String, String>)], path: &Path) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
     match REQUIRED
         .iter()
-        .find(|c| !rows.iter().any(|r| r.contains_key(**c)))
+        .find(|c| !rows.iter().any(|(_, r)| r.contains_key(**c)))
     {
         Some(column) => Err(Error::BadColumn {
             file: path.to_path_buf(),

@@ -7,22 +7,33 @@ use std::fs;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::input::{shallow_json_lines, MAX_JSON_DEPTH};
+use crate::input::{screen_csv, screen_json_lines, separator_of, warn_skipped};
 
 /// A CSV file with a header, every cell as text, one map per row (quoted fields may hold
-/// newlines, as the ArithmAttack replies do).
+/// newlines, as the ArithmAttack replies do). A bad row is reported on stderr and left out.
 pub fn read_csv(path: &Path) -> Result<Vec<HashMap<String, String>>> {
-    Ok(read_generic_with(path, true)?
+    Ok(read_csv_numbered(path)?
         .into_iter()
         .map(|(_, row)| row)
         .collect())
 }
 
-/// A CSV, Parquet or JSONL file (by extension; anything else is read as JSONL), every cell as
-/// text, one map per row with its 0-based row number. A JSON row nested too deep to parse is
-/// reported on stderr, by file and row, and left out; the other rows keep their numbers.
+/// [`read_csv`], each row with its 0-based number in the file: rows set aside keep their
+/// numbers out, so the others keep theirs.
+pub fn read_csv_numbered(path: &Path) -> Result<Vec<(usize, HashMap<String, String>)>> {
+    read_generic_with(path, true)
+}
+
+/// A CSV, TSV, Parquet or JSONL file (by extension; anything else is read as JSONL), every cell
+/// as text, one map per row with its 0-based row number. A bad row (ragged, not UTF-8, not a
+/// JSON object, nested too deep to parse) is reported on stderr, by file and row, and left out;
+/// the other rows keep their numbers.
 pub(super) fn read_generic(path: &Path) -> Result<Vec<(usize, HashMap<String, String>)>> {
-    read_generic_with(path, path.extension().is_some_and(|x| x == "csv"))
+    read_generic_with(
+        path,
+        path.extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("csv") || x.eq_ignore_ascii_case("tsv")),
+    )
 }
 
 /// Every column is cast to text so that a reader can look a value up by column name whatever
@@ -31,35 +42,34 @@ fn read_generic_with(path: &Path, csv: bool) -> Result<Vec<(usize, HashMap<Strin
     use polars::prelude::{
         CsvReadOptions, DataType as PlType, JsonFormat, JsonReader, ParquetReader, SerReader,
     };
-    let file = || fs::File::open(path).map_err(|e| Error::file(path, e));
     let mut numbers: Option<Vec<usize>> = None;
-    let df = if csv {
-        CsvReadOptions::default()
-            .with_has_header(true)
-            .with_infer_schema_length(Some(0))
-            .try_into_reader_with_file_path(Some(path.to_path_buf()))?
-            .finish()?
-    } else if path.extension().is_some_and(|x| x == "parquet") {
-        ParquetReader::new(file()?).finish()?
+    let df = if path.extension().is_some_and(|x| x == "parquet") && !csv {
+        ParquetReader::new(fs::File::open(path).map_err(|e| Error::file(path, e))?).finish()?
     } else {
         let bytes = fs::read(path).map_err(|e| Error::file(path, e))?;
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|e| Error::invalid(path.display(), format!("not UTF-8 text: {e}")))?;
-        let split = shallow_json_lines(text);
-        for row in &split.too_deep {
-            eprintln!(
-                "warning: {}: row {}: JSON nested deeper than {MAX_JSON_DEPTH} levels; row skipped",
-                path.display(),
-                row + 1
-            );
-        }
-        if split.rows.is_empty() {
+        let screened = if csv {
+            screen_csv(&bytes, separator_of(path))
+                .map_err(|reason| Error::invalid(path.display(), reason))?
+        } else {
+            screen_json_lines(&bytes)
+        };
+        warn_skipped(path, &screened.bad);
+        if screened.rows.is_empty() {
             return Ok(Vec::new());
         }
-        numbers = Some(split.rows);
-        JsonReader::new(std::io::Cursor::new(split.text.into_bytes()))
-            .with_json_format(JsonFormat::JsonLines)
-            .finish()?
+        numbers = Some(screened.rows);
+        let text = std::io::Cursor::new(screened.text);
+        if csv {
+            CsvReadOptions::default()
+                .with_has_header(true)
+                .with_infer_schema_length(Some(0))
+                .into_reader_with_file_handle(text)
+                .finish()?
+        } else {
+            JsonReader::new(text)
+                .with_json_format(JsonFormat::JsonLines)
+                .finish()?
+        }
     };
     let mut rows = vec![HashMap::new(); df.height()];
     for c in df.columns() {

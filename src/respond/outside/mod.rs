@@ -31,7 +31,7 @@ mod lm_eval;
 mod openai_batch;
 
 pub use arithmattack::arithmattack_authors_value;
-pub use cells::read_csv;
+pub use cells::{read_csv, read_csv_numbered};
 pub use openai_batch::export_batch;
 
 /// Outside layouts.
@@ -244,21 +244,30 @@ fn parse_gold(text: &str) -> Option<Num> {
     Num::parse_decimal(&t.trim().replace([',', '$'], ""))
 }
 
-/// The JSON value of every non-blank line, with its 0-based line index; a malformed line is an
-/// error naming the file and line (outside results are all-or-nothing per file).
+/// The JSON value of every non-blank line, with its 0-based line index. A bad line (not UTF-8,
+/// not a JSON object, nested too deep) is reported on stderr by file and line and left out, as a
+/// bad row of any other input is.
 fn jsonl_values(path: &Path) -> Result<Vec<(usize, Value)>> {
-    let text = fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    text.lines()
+    let bytes = fs::read(path).map_err(|e| Error::file(path, e))?;
+    let mut values = Vec::new();
+    let mut bad = Vec::new();
+    let lines = bytes
+        .split(|&b| b == b'\n')
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, line)| {
-            serde_json::from_str(line)
-                .map(|v| (i, v))
-                .map_err(|source| Error::JsonLine {
-                    file: path.to_path_buf(),
-                    line: i + 1,
-                    source,
-                })
-        })
-        .collect()
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace));
+    for (row, (i, line)) in lines.enumerate() {
+        let value = crate::input::screen_json_line(line).and_then(|text| {
+            serde_json::from_str::<Value>(text).map_err(|e| format!("malformed JSON: {e}"))
+        });
+        match value {
+            Ok(v) => values.push((i, v)),
+            Err(reason) => bad.push(crate::input::BadRow {
+                row,
+                line: i + 1,
+                reason,
+            }),
+        }
+    }
+    crate::input::warn_skipped(path, &bad);
+    Ok(values)
 }
