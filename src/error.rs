@@ -117,6 +117,18 @@ pub enum Error {
         tables.display()
     )]
     OutputHoldsTables { output: PathBuf, tables: PathBuf },
+    /// A table folder holds a symbolic link. A tables folder is untrusted input: a link could
+    /// lead a reader outside it or round in a loop, so every reader refuses it the same way.
+    #[error(
+        "{}: a symbolic link inside table `{table}` (to {}); tables are read only through real folders and files: replace the link with what it points to",
+        link.display(),
+        target.display()
+    )]
+    LinkInTable {
+        table: String,
+        link: PathBuf,
+        target: PathBuf,
+    },
     /// The input as a whole cannot be used (empty file, unknown layout).
     #[error("{path}: {reason}")]
     InvalidInput { path: String, reason: String },
@@ -194,6 +206,7 @@ impl Error {
             | Error::BadColumn { .. }
             | Error::JsonLine { .. }
             | Error::ReadTable { .. }
+            | Error::LinkInTable { .. }
             | Error::QueryTimeout { .. }
             | Error::QueryMemory { .. }
             | Error::Register { .. }

@@ -112,13 +112,10 @@ pub fn config_name(attack: &str) -> String {
 }
 
 fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::file(dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    Ok(crate::store::table_entries(dir)?
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect();
-    files.sort();
-    Ok(files)
+        .collect())
 }
 
 /// Shards of one (config, split), named once the count is known.

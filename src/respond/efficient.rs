@@ -437,7 +437,7 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
             summary.written = rows.len();
             if !rows.is_empty() {
                 fs::create_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
-                let path = crate::store::responses::offline_part(&dir);
+                let path = crate::store::responses::offline_part(&dir)?;
                 write_batch(&path, &efficient_batch(&rows)?)?;
             }
         }

@@ -75,7 +75,7 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
         if !attacks.is_empty() && !wanted.contains(&attack) && !Attack::is_original(&attack) {
             continue;
         }
-        for f in part_files(&adir) {
+        for f in part_files(&adir)? {
             let columns = [
                 "variant_id",
                 "problem_id",

@@ -79,7 +79,7 @@ pub(super) fn respond_offline(
     let run = config.run();
     fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     // Deterministic name and content: offline runs are reproducible byte for byte.
-    let path = crate::store::responses::offline_part(dir);
+    let path = crate::store::responses::offline_part(dir)?;
     let mut out = RowStream::create(&path)?;
     // Rows are made and written a slice of questions at a time, so memory holds one slice of
     // replies, not the whole table's.

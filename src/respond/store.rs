@@ -50,7 +50,7 @@ pub type StoredRow = (
 /// Read the [`StoredRow`] of every stored response of a model.
 pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
     let mut out = Vec::new();
-    for f in part_files(&model_dir(tables, model)) {
+    for f in part_files(&model_dir(tables, model))? {
         let columns = [
             "response_key",
             "variant_id",
@@ -90,7 +90,7 @@ pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
 /// Every stored row of a model folder, in part order.
 pub fn read_rows(dir: &Path) -> Result<Vec<ResponseRow>> {
     let mut out = Vec::new();
-    for f in part_files(dir) {
+    for f in part_files(dir)? {
         for b in read_batches(&f)? {
             out.extend(batch_to_rows(&b, &f)?);
         }

@@ -116,7 +116,7 @@ pub fn efficient_batch(rows: &[EfficientRow]) -> Result<RecordBatch> {
 /// Every stored row of a target's efficient attacks.
 pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRow>> {
     let mut out = Vec::new();
-    for f in part_files(&efficient_dir(tables, model)) {
+    for f in part_files(&efficient_dir(tables, model))? {
         for b in read_batches(&f)? {
             let base = batch_to_rows(&b, &f)?;
             let text = |n: &str| super::text_column(&b, n, &f);

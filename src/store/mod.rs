@@ -33,8 +33,8 @@ use arrow::datatypes::SchemaRef;
 
 pub use parquet::{
     is_parquet, numbered_parts, parquet_files_under, partitions, read_batches, read_columns,
-    swap_in, text_column, tmp_path, write_batch, write_text, writer_properties, AtomicParquet,
-    TableFile, PARQUET_EXT, ROW_GROUP_ROWS,
+    swap_in, table_entries, text_column, tmp_path, write_batch, write_text, writer_properties,
+    AtomicParquet, TableFile, PARQUET_EXT, ROW_GROUP_ROWS,
 };
 
 /// The output folder of every command left to its defaults: `run --out`, and the parent of every

@@ -243,8 +243,7 @@ pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
         return Ok(out);
     }
     let prefix = format!("{key}=");
-    for e in fs::read_dir(dir).map_err(|e| Error::file(dir, e))? {
-        let p = e.map_err(|e| Error::file(dir, e))?.path();
+    for p in table_entries(dir)? {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if let Some(v) = name.strip_prefix(&prefix) {
             if p.is_dir() {
@@ -263,52 +262,109 @@ pub type TableFile = (PathBuf, Vec<(String, String)>);
 /// Every Parquet file below `dir`, in path order. Folders named `key=value` contribute a
 /// partition value; other folders (`responses/<model>/`) are descended into as they are. Names
 /// starting with `.` or `_` are skipped, as the SQL engine's listing skips them.
+///
+/// A symbolic link in the table (its folder itself, or any entry the walk would read) is
+/// refused with [`Error::LinkInTable`]: followed, it could read files outside the tables or
+/// list one folder many times over (a loop). Every reader of a local table walks it here, the
+/// SQL engine included, so every command refuses a link the same way.
 pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
-    fn walk(dir: &Path, parts: &mut Vec<(String, String)>, out: &mut Vec<TableFile>) -> Result<()> {
-        let mut entries: Vec<PathBuf> = fs::read_dir(dir)
-            .map_err(|e| Error::file(dir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for p in entries {
-            let name = p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("")
-                .to_string();
-            if name.starts_with('.') || name.starts_with('_') {
-                continue;
-            }
-            if p.is_dir() {
-                let part = name
-                    .split_once('=')
-                    .map(|(k, v)| (k.to_string(), v.to_string()));
-                let pushed = part.is_some();
-                parts.extend(part);
-                walk(&p, parts, out)?;
-                if pushed {
-                    parts.pop();
-                }
-            } else if is_parquet(&name) {
-                out.push((p, parts.clone()));
-            }
-        }
-        Ok(())
-    }
+    let table = table_of(dir);
+    refuse_link(&table, dir)?;
     let mut out = Vec::new();
-    walk(dir, &mut Vec::new(), &mut out)?;
+    walk_table(&table, dir, &mut Vec::new(), &mut out)?;
     Ok(out)
+}
+
+/// The entries of a folder of a table (`variants/dataset=x`, `responses/<model>`), sorted, with a
+/// symbolic link among them refused ([`Error::LinkInTable`]) as [`parquet_files_under`] refuses
+/// it; an absent folder has none.
+pub fn table_entries(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::file(dir, e)),
+    };
+    let table = table_of(dir);
+    let mut out: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    out.sort();
+    for p in &out {
+        refuse_link(&table, p)?;
+    }
+    Ok(out)
+}
+
+/// The table a folder belongs to: the nearest ancestor named as a table is (`responses` for
+/// `tables/responses/m`), else the folder's own name.
+fn table_of(dir: &Path) -> String {
+    dir.ancestors()
+        .filter_map(|a| a.file_name()?.to_str())
+        .find(|n| super::TABLE_LAYOUTS.iter().any(|t| t.name == *n))
+        .or_else(|| dir.file_name()?.to_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn refuse_link(table: &str, p: &Path) -> Result<()> {
+    match fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => Err(Error::LinkInTable {
+            table: table.to_string(),
+            link: p.to_path_buf(),
+            target: fs::read_link(p).unwrap_or_default(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn walk_table(
+    table: &str,
+    dir: &Path,
+    parts: &mut Vec<(String, String)>,
+    out: &mut Vec<TableFile>,
+) -> Result<()> {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| Error::file(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        if name.starts_with('.') || name.starts_with('_') {
+            continue;
+        }
+        refuse_link(table, &p)?;
+        if p.is_dir() {
+            let part = name
+                .split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()));
+            let pushed = part.is_some();
+            parts.extend(part);
+            walk_table(table, &p, parts, out)?;
+            if pushed {
+                parts.pop();
+            }
+        } else if is_parquet(&name) {
+            out.push((p, parts.clone()));
+        }
+    }
+    Ok(())
 }
 
 /// `part-N.parquet` files of `dir`, in increasing N (then name): `part-2` before `part-10`.
 pub fn numbered_parts(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut out: Vec<(u64, String, PathBuf)> = fs::read_dir(dir)
-        .map_err(|e| Error::file(dir, e))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_str()?.to_string();
+    if !dir.is_dir() {
+        // An absent folder is an error here, as reading it is.
+        fs::read_dir(dir).map_err(|e| Error::file(dir, e))?;
+    }
+    let mut out: Vec<(u64, String, PathBuf)> = table_entries(dir)?
+        .into_iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
             let n = name.strip_prefix("part-")?.strip_suffix(PARQUET_EXT)?;
-            Some((n.parse().unwrap_or(u64::MAX), name, e.path()))
+            Some((n.parse().unwrap_or(u64::MAX), name, p))
         })
         .collect();
     out.sort();

@@ -122,17 +122,17 @@ pub const MADE_BY: &str = "ingest";
 /// The table's files, one per (dataset, split), in name order.
 pub fn files(tables: &Path) -> Result<Vec<PathBuf>> {
     let dir = tables.join(TABLE);
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .map_err(|e| Error::file(&dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    if !dir.is_dir() {
+        fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))?;
+    }
+    Ok(super::table_entries(&dir)?
+        .into_iter()
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(super::is_parquet)
         })
-        .collect();
-    files.sort();
-    Ok(files)
+        .collect())
 }
 
 /// The records of one file of the table.

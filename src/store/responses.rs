@@ -1,7 +1,6 @@
 //! The `responses` table: one row per (model, prompt, variant), in one folder per model of
 //! Parquet parts, `responses/<model>/part-*.parquet`.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -30,21 +29,17 @@ pub fn model_dir(tables: &Path, model: &str) -> PathBuf {
     dir(tables).join(sanitize(model))
 }
 
-/// The Parquet parts of a model's folder, in name order (none when the folder is absent).
-pub fn part_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(is_parquet)
-                })
-                .collect()
+/// The Parquet parts of a model's folder, in name order (none when the folder is absent); a
+/// symbolic link among them is refused.
+pub fn part_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    Ok(super::table_entries(dir)?
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_parquet)
         })
-        .unwrap_or_default();
-    v.sort();
-    v
+        .collect())
 }
 
 /// The name of a new part written by a live run: the time and process make it unique, and name
@@ -60,8 +55,8 @@ pub fn part_name(tag: &str) -> String {
 /// The next part of a folder written by an offline run (`part-offline-NNNNN.parquet`): one past
 /// the highest number any part of the folder carries, compacted parts (`part-offline-NNNNN-compactK`)
 /// included, so that it never names an existing part, and is the same on every identical run.
-pub fn offline_part(dir: &Path) -> PathBuf {
-    let next = part_files(dir)
+pub fn offline_part(dir: &Path) -> Result<PathBuf> {
+    let next = part_files(dir)?
         .iter()
         .filter_map(|p| {
             let name = p.file_name()?.to_str()?;
@@ -70,7 +65,7 @@ pub fn offline_part(dir: &Path) -> PathBuf {
         })
         .max()
         .map_or(0, |n| n + 1);
-    dir.join(format!("part-offline-{next:05}.parquet"))
+    Ok(dir.join(format!("part-offline-{next:05}.parquet")))
 }
 
 /// The part an outside import writes (`part-outside-<tag>.parquet`).
@@ -348,13 +343,19 @@ mod tests {
     fn offline_parts_never_take_an_existing_name() {
         let dir = tempfile::tempdir().unwrap();
         let name = |p: PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
-        assert_eq!(name(offline_part(dir.path())), "part-offline-00000.parquet");
+        assert_eq!(
+            name(offline_part(dir.path()).unwrap()),
+            "part-offline-00000.parquet"
+        );
         for f in [
             "part-offline-00000-compact000.parquet",
             "part-offline-00002.parquet",
         ] {
-            fs::write(dir.path().join(f), "").unwrap();
+            std::fs::write(dir.path().join(f), "").unwrap();
         }
-        assert_eq!(name(offline_part(dir.path())), "part-offline-00003.parquet");
+        assert_eq!(
+            name(offline_part(dir.path()).unwrap()),
+            "part-offline-00003.parquet"
+        );
     }
 }

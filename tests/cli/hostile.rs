@@ -183,3 +183,82 @@ fn printing_a_huge_result_stays_within_the_bounds() {
     assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
     assert!(peak_mib > 0.0 && peak_mib < 1024.0, "{peak_mib} MiB");
 }
+
+/// A symbolic link inside a table, whether a loop (`responses/<model>/loop -> ..`) or a part
+/// pointing outside the tables, is refused by every command that reads the table, naming the
+/// link, exit 1: nothing is published or computed from it, and nothing outside changes.
+#[test]
+fn links_inside_a_table_are_refused_by_every_reader() {
+    let (dir, tables) = small_tables();
+    let model = std::fs::read_dir(tables.join("responses"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    let model_name = model.file_name().unwrap().to_str().unwrap().to_string();
+    let loop_link = model.join("loop");
+    std::os::unix::fs::symlink("..", &loop_link).unwrap();
+    let t = tables.to_str().unwrap().to_string();
+    let hub = dir.path().join("hub-links");
+    let metrics = dir.path().join("metrics-links");
+    let reports = dir.path().join("reports-links");
+    let refused = |args: &[&str], link: &Path| {
+        let out = advmath().args(args).assert().code(1);
+        let err = stderr_of(&out);
+        assert!(
+            err.contains(&format!("{}: a symbolic link inside table", link.display())),
+            "advmath {args:?}: {err}"
+        );
+    };
+    let hub_s = hub.to_str().unwrap();
+    for args in [
+        vec!["sql", "--tables", &t, "SELECT COUNT(*) FROM responses"],
+        vec![
+            "publish",
+            "--tables",
+            &t,
+            "--include",
+            "responses",
+            "--out",
+            hub_s,
+        ],
+        vec![
+            "metrics",
+            "--tables",
+            &t,
+            "--out",
+            metrics.to_str().unwrap(),
+        ],
+        vec!["compact", "--tables", &t],
+        vec!["respond", "--tables", &t, "--model", &model_name],
+        vec![
+            "regress",
+            "--tables",
+            &t,
+            "--report-dir",
+            reports.to_str().unwrap(),
+        ],
+    ] {
+        refused(&args, &loop_link);
+    }
+    std::fs::remove_file(&loop_link).unwrap();
+
+    let outside = dir.path().join("outside.parquet");
+    let part = walk(&tables.join("variants"))
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|x| x == "parquet"))
+        .unwrap();
+    std::fs::copy(&part, &outside).unwrap();
+    let outside_before = std::fs::read(&outside).unwrap();
+    let planted = part.with_file_name("part-99.parquet");
+    std::os::unix::fs::symlink(&outside, &planted).unwrap();
+    for args in [
+        vec!["sql", "--tables", &t, "SELECT COUNT(*) FROM variants"],
+        vec!["publish", "--tables", &t, "--out", hub_s],
+        vec!["features", "--tables", &t],
+    ] {
+        refused(&args, &planted);
+    }
+    assert!(!hub.exists() && !metrics.exists() && !reports.exists());
+    assert_eq!(std::fs::read(&outside).unwrap(), outside_before);
+}

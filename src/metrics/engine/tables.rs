@@ -84,9 +84,9 @@ impl Source {
                 if !path.is_dir() {
                     return Ok(None);
                 }
-                let files = crate::store::parquet_files_under(&path)
-                    .map(|files| files.len())
-                    .unwrap_or(0);
+                // Walked before the engine lists it, so that a link in the table is refused here
+                // as every other reader refuses it (the engine's listing would follow it).
+                let files = crate::store::parquet_files_under(&path)?.len();
                 Ok(Some((format!("{}/", path.display()), files)))
             }
             Source::Remote { url, store } => {
