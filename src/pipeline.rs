@@ -122,6 +122,9 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
     }
     // One ingest at a time writes a tables folder's problems; what a dead one half-wrote goes.
     let _lock = crate::store::lock::WriterLock::acquire(&config.tables, "ingest", "problems")?;
+    // Every writer finishes the switches dead writers decided (and refuses a journal naming
+    // anything outside the tables) before it writes.
+    drop(crate::store::commit::TablesLock::exclusive(&config.tables)?);
     store::remove_leftovers(&store::problems::dir(&config.tables), None)?;
     for source in &sources {
         let (records, path) = ingest_source(source, config)?;

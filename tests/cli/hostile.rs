@@ -262,3 +262,65 @@ fn links_inside_a_table_are_refused_by_every_reader() {
     assert!(!hub.exists() && !metrics.exists() && !reports.exists());
     assert_eq!(std::fs::read(&outside).unwrap(), outside_before);
 }
+
+/// Journals planted in a tables folder that name a path outside it (`..`, an absolute path, a
+/// path through a symlink) are refused by every command that reads or writes the tables, exit 1,
+/// naming the journal; no file outside the tables changes and the journal is never replayed.
+#[test]
+fn planted_journals_are_refused_by_every_command() {
+    let (dir, tables) = small_tables();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("victim");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::os::unix::fs::symlink(&outside, tables.join("link")).unwrap();
+    let t = tables.to_str().unwrap().to_string();
+    let scratch = dir.path().join("scratch");
+    let s = scratch.to_str().unwrap().to_string();
+    let model = std::fs::read_dir(tables.join("responses"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .next()
+        .unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["sql", "--tables", &t, "SELECT COUNT(*) FROM variants"],
+        vec!["metrics", "--tables", &t, "--out", &s],
+        vec![
+            "generate",
+            "--tables",
+            &t,
+            "--attack",
+            "m1",
+            "--variants",
+            "2",
+        ],
+        vec!["features", "--tables", &t],
+        vec!["publish", "--tables", &t, "--out", &s],
+        vec!["compact", "--tables", &t],
+        vec!["respond", "--tables", &t, "--model", &model],
+        vec!["regress", "--tables", &t, "--report-dir", &s],
+        vec!["ingest", "--tables", &t],
+    ];
+    let staging = tables.join(".staging-x-1");
+    for journal in [
+        "\t../../outside/victim\n".to_string(),
+        format!("payload\t{}\n", victim.display()),
+        "payload\tlink/victim\n".to_string(),
+    ] {
+        std::fs::create_dir_all(&staging).unwrap();
+        std::fs::write(staging.join("payload"), "overwritten").unwrap();
+        std::fs::write(staging.join("COMMIT"), &journal).unwrap();
+        for args in &commands {
+            let out = advmath().args(args).assert().code(1);
+            let err = stderr_of(&out);
+            assert!(
+                err.contains(".staging-x-1/COMMIT") && err.contains("the journal is refused"),
+                "{journal:?} advmath {args:?}: {err}"
+            );
+            assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+            assert!(staging.join("COMMIT").exists(), "never replayed");
+            assert!(!scratch.exists());
+        }
+        std::fs::remove_dir_all(&staging).unwrap();
+    }
+}

@@ -409,3 +409,93 @@ fn a_kill_during_generate_to_s3_leaves_no_partial_object() {
         assert_same_files(&under(&expected, table), &under(&objects, table));
     }
 }
+
+/// A manifest is untrusted input: one naming an absolute path, a `..` key or a staging
+/// folder's journal (each with a real object behind it, so a download would succeed) makes every
+/// command refuse the store, naming the keys, and no file outside the copy changes; a folder
+/// read by listing never takes a planted journal either.
+#[test]
+fn keys_a_bucket_plants_never_reach_outside_the_copy() {
+    let Some(moto) = Moto::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let url = format!("s3://{BUCKET}/planted");
+    moto.advmath(&cache)
+        .args(["ingest", "--tables", &url])
+        .assert()
+        .success();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep me").unwrap();
+    let journal = "payload\t../../victim\n";
+    let store = moto.store();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let put = |key: &str, bytes: &[u8]| {
+        let result = runtime
+            .block_on(store.put(&ObjectPath::from(key), bytes.to_vec().into()))
+            .unwrap();
+        serde_json::json!({"size": bytes.len(), "e_tag": result.e_tag})
+    };
+    let manifest_key = "planted/_advmath/manifest.json";
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &runtime
+            .block_on(async {
+                store
+                    .get(&ObjectPath::from(manifest_key))
+                    .await?
+                    .bytes()
+                    .await
+            })
+            .unwrap(),
+    )
+    .unwrap();
+    let absolute = victim.to_str().unwrap().to_string();
+    for key in [
+        absolute.clone(),
+        "problems/../../../victim".to_string(),
+        ".staging-x-1/COMMIT".to_string(),
+    ] {
+        let mut planted = manifest.clone();
+        let entry = put(&format!("planted/{key}"), journal.as_bytes());
+        planted["objects"][&key] = entry;
+        put(manifest_key, planted.to_string().as_bytes());
+        for args in [
+            vec!["sql", "--tables", &url, "SELECT COUNT(*) FROM problems"],
+            vec!["generate", "--tables", &url],
+        ] {
+            let out = moto.advmath(&cache).args(&args).assert().code(1);
+            let err = crate::util::stderr_of(&out);
+            assert!(
+                err.contains("key(s) a copy may not take") && err.contains(&format!("{key:?}")),
+                "{key} {args:?}: {err}"
+            );
+        }
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    }
+    put(manifest_key, manifest.to_string().as_bytes());
+    moto.advmath(&cache)
+        .args(["sql", "--tables", &url, "SELECT COUNT(*) FROM problems"])
+        .assert()
+        .success();
+
+    // Tables uploaded by hand (no manifest): a planted journal is not taken into the copy.
+    let by_hand = format!("s3://{BUCKET}/by-hand");
+    let problems = moto.objects("planted/problems");
+    for (name, bytes) in problems.iter().filter(|(n, _)| n.ends_with(".parquet")) {
+        put(&format!("by-hand/problems/{name}"), bytes);
+    }
+    put("by-hand/.staging-x-1/COMMIT", journal.as_bytes());
+    let hand_cache = dir.path().join("cache-hand");
+    moto.advmath(&hand_cache)
+        .args(["sql", "--tables", &by_hand, "SELECT COUNT(*) FROM problems"])
+        .assert()
+        .success();
+    let copied: Vec<_> = crate::util::walk(&hand_cache)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".staging"))
+        .collect();
+    assert!(copied.is_empty(), "{copied:?}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+}

@@ -20,12 +20,12 @@
 //! s3://b/study` commits `study/_advmath/manifest.json`, which `--tables s3://b/study/tables`
 //! then follows. A prefix without any manifest (tables uploaded by hand) is read by listing.
 //! Hidden files (locks, staging folders, temporary files) and write-ahead logs (`*.wal`) stay
-//! local. One command at a time uses a copy (a second one is refused).
+//! local: never sent, and never taken from a store, whose manifest or listing may name anything
+//! (`copy` keeps those rules). One command at a time uses a copy (a second one is refused).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::UNIX_EPOCH;
 
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
@@ -34,9 +34,14 @@ use object_store::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::location::{join_key, object_store, RemoteUrl};
-use super::lock::WriterLock;
 use crate::error::{Error, Result};
+use crate::store::location::{join_key, object_store, RemoteUrl};
+use crate::store::lock::WriterLock;
+use copy::{
+    local_only, read_index, refused_key, same_content, scan, stamp, write_index, Stamp, Synced,
+};
+
+mod copy;
 
 /// The manifest's key under its folder.
 pub const MANIFEST: &str = "_advmath/manifest.json";
@@ -58,17 +63,6 @@ struct Entry {
 struct Manifest {
     objects: BTreeMap<String, Entry>,
 }
-
-/// What the copy last exchanged with the store, per file (keys relative to the copy).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct Synced {
-    size: u64,
-    modified_ns: u128,
-    e_tag: Option<String>,
-}
-
-/// A local file's size and modification time.
-type Stamp = (u64, u128);
 
 /// A remote folder's local copy, held by this process until dropped.
 pub struct Mirror {
@@ -97,22 +91,17 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
-/// Is a copy's file local only: hidden (locks, staging, temporary files) or a write-ahead log?
-fn local_only(relative: &str) -> bool {
-    relative.split('/').any(|part| part.starts_with('.')) || relative.ends_with(".wal")
-}
-
 impl Mirror {
     /// The local copy of `url`, brought up to date with the store.
     pub fn open(url: &RemoteUrl) -> Result<Mirror> {
         let name = format!(
             "{}-{:016x}",
-            super::sanitize(&url.prefix),
+            crate::store::sanitize(&url.prefix),
             crate::seed::fnv1a(url.prefix.as_bytes())
         );
         let bucket_dir = cache_dir()
             .join("mirrors")
-            .join(super::sanitize(&url.bucket));
+            .join(crate::store::sanitize(&url.bucket));
         // The copy's lock and index live beside it, not in it: a stage that replaces its
         // output folder whole (metrics, publish) swaps the copy's folder, and an output folder
         // the store does not have yet must not exist locally either (`publish` refuses an
@@ -136,8 +125,12 @@ impl Mirror {
         mirror.find_root()?;
         // Switches a killed command decided are finished before anything is compared.
         for dir in [mirror.local.clone(), mirror.local.join("tables")] {
-            if dir.join(super::lock::FOLDER).join("tables.lock").exists() {
-                drop(super::commit::TablesLock::exclusive(&dir)?);
+            if dir
+                .join(crate::store::lock::FOLDER)
+                .join("tables.lock")
+                .exists()
+            {
+                drop(crate::store::commit::TablesLock::exclusive(&dir)?);
             }
         }
         mirror.pull()?;
@@ -269,68 +262,41 @@ impl Mirror {
             .and_then(|k| k.strip_prefix('/'))
     }
 
-    fn index_path(&self) -> PathBuf {
-        let mut name = self.local.file_name().unwrap_or_default().to_os_string();
-        name.push(".index.json");
-        self.local.with_file_name(name)
-    }
-
-    fn read_index(&self) -> Result<BTreeMap<String, Synced>> {
-        let path = self.index_path();
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                Error::invalid(path.display(), format!("unreadable mirror index: {e}"))
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-            Err(e) => Err(Error::file(&path, e)),
-        }
-    }
-
-    fn write_index(&self, index: &BTreeMap<String, Synced>) -> Result<()> {
-        let text = serde_json::to_string(index).expect("the index serialises");
-        super::write_text(&self.index_path(), &text)
-    }
-
-    /// Every file of the copy that goes to the store, with its stamp.
-    fn scan(&self) -> Result<BTreeMap<String, Stamp>> {
-        let mut out = BTreeMap::new();
-        if !self.local.is_dir() {
-            return Ok(out);
-        }
-        let mut stack = vec![self.local.clone()];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))? {
-                let entry = entry.map_err(|e| Error::file(&dir, e))?;
-                let path = entry.path();
-                let relative = path
-                    .strip_prefix(&self.local)
-                    .expect("below the copy")
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                if local_only(&relative) {
-                    continue;
-                }
-                let meta = entry.metadata().map_err(|e| Error::file(&path, e))?;
-                if meta.is_dir() {
-                    stack.push(path);
-                } else if meta.is_file() {
-                    out.insert(relative, stamp(&meta));
-                }
-            }
-        }
-        Ok(out)
-    }
-
     /// Bring the copy up to date with the store's manifest (see the module documentation).
     fn pull(&self) -> Result<()> {
         let (manifest, _) = self.read_manifest()?;
-        let remote: BTreeMap<&str, &Entry> = manifest
-            .objects
-            .iter()
-            .filter_map(|(k, e)| self.copy_relative(k).map(|k| (k, e)))
-            .collect();
-        let mut index = self.read_index()?;
-        let local = self.scan()?;
+        let mut remote: BTreeMap<&str, &Entry> = BTreeMap::new();
+        let mut refused = Vec::new();
+        for (key, entry) in &manifest.objects {
+            let Some(relative) = self.copy_relative(key) else {
+                continue;
+            };
+            match refused_key(relative) {
+                None => {
+                    remote.insert(relative, entry);
+                }
+                Some(why) => refused.push(format!("{key:?}: {why}")),
+            }
+        }
+        if !refused.is_empty() {
+            // Nothing is downloaded from a store that names such keys: it is not one advmath
+            // wrote, or someone planted them.
+            return Err(Error::invalid(
+                self.url.to_string(),
+                format!(
+                    "the store names {} key(s) a copy may not take, so nothing is read from it: {}",
+                    refused.len(),
+                    refused
+                        .iter()
+                        .take(3)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ));
+        }
+        let mut index = read_index(&self.local)?;
+        let local = scan(&self.local)?;
         let mut wanted = Vec::new();
         for (&relative, &entry) in &remote {
             let synced = index.get(relative);
@@ -358,7 +324,7 @@ impl Mirror {
         for (relative, synced) in downloaded {
             index.insert(relative, synced);
         }
-        self.write_index(&index)
+        write_index(&self.local, &index)
     }
 
     fn download(&self, wanted: Vec<(String, Entry)>) -> Result<Vec<(String, Synced)>> {
@@ -397,7 +363,7 @@ impl Mirror {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
                 }
-                let tmp = super::tmp_path(&path);
+                let tmp = crate::store::tmp_path(&path);
                 std::fs::write(&tmp, &bytes).map_err(|e| Error::file(&tmp, e))?;
                 std::fs::rename(&tmp, &path).map_err(|e| Error::file(&path, e))?;
                 let meta = std::fs::metadata(&path).map_err(|e| Error::file(&path, e))?;
@@ -422,8 +388,8 @@ impl Mirror {
     /// Send the copy's changes to the store and commit them to the manifest. Returns how many
     /// objects were uploaded and removed.
     pub fn push(&self) -> Result<usize> {
-        let mut index = self.read_index()?;
-        let local = self.scan()?;
+        let mut index = read_index(&self.local)?;
+        let local = scan(&self.local)?;
         let mut changed = Vec::new();
         let mut restamped = false;
         for (relative, stamp) in &local {
@@ -449,13 +415,13 @@ impl Mirror {
             .collect();
         if changed.is_empty() && removed.is_empty() {
             if restamped {
-                self.write_index(&index)?;
+                write_index(&self.local, &index)?;
             }
             return Ok(0);
         }
         let uploaded = self.upload(changed)?;
-        super::fault::point(|| format!("commit manifest of {}", self.url))
-            .map_err(|e| Error::file(self.index_path(), e))?;
+        crate::store::fault::point(|| format!("commit manifest of {}", self.url))
+            .map_err(|e| Error::file(copy::index_path(&self.local), e))?;
         self.commit(&uploaded, &removed)?;
         for relative in &removed {
             let key = join_key(&self.root, &self.root_relative(relative));
@@ -472,7 +438,7 @@ impl Mirror {
         for (relative, synced) in uploaded {
             index.insert(relative, synced);
         }
-        self.write_index(&index)?;
+        write_index(&self.local, &index)?;
         Ok(count)
     }
 
@@ -481,7 +447,7 @@ impl Mirror {
             let key = join_key(&self.root, &self.root_relative(&relative));
             let path = self.local.join(&relative);
             async move {
-                super::fault::point(|| format!("upload {key}"))
+                crate::store::fault::point(|| format!("upload {key}"))
                     .map_err(|e| Error::file(&path, e))?;
                 let bytes = std::fs::read(&path).map_err(|e| Error::file(&path, e))?;
                 let location = ObjectPath::from(key.as_str());
@@ -564,59 +530,5 @@ impl Mirror {
             action: "commit the manifest",
             source: "other writers kept committing first (50 tries)".into(),
         })
-    }
-}
-
-/// Does the file at `path` hold what the store has as `synced`? A single-part upload's ETag is
-/// the MD5 of its bytes; a multipart one's is not, and counts as different.
-fn same_content(path: &Path, synced: &Synced) -> Result<bool> {
-    use md5::Digest;
-    let Some(e_tag) = synced.e_tag.as_deref().map(|t| t.trim_matches('"')) else {
-        return Ok(false);
-    };
-    if e_tag.contains('-') {
-        return Ok(false);
-    }
-    let mut file = std::fs::File::open(path).map_err(|e| Error::file(path, e))?;
-    let mut hasher = md5::Md5::new();
-    std::io::copy(&mut file, &mut hasher).map_err(|e| Error::file(path, e))?;
-    let digest: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok(digest.eq_ignore_ascii_case(e_tag))
-}
-
-fn stamp(meta: &std::fs::Metadata) -> Stamp {
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    (meta.len(), modified)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn locks_staging_and_logs_stay_local() {
-        for local in [
-            ".locks/tables.lock",
-            "variants/.staging-d-1/x.parquet",
-            "responses/m/.part-0.parquet.7.tmp",
-            "responses/m/log-1-2.wal",
-        ] {
-            assert!(local_only(local), "{local}");
-        }
-        for shared in [
-            "variants/dataset=d/attack=m1/part-0.parquet",
-            "runs/generate__d.json",
-            "_shards/generate/1-of-2/variants/dataset=d/attack=m1/part-0.parquet",
-        ] {
-            assert!(!local_only(shared), "{shared}");
-        }
     }
 }
