@@ -19,8 +19,11 @@ use crate::store::commit::TablesLock;
 use crate::store::TableLayout;
 use crate::vocab::is_simulated;
 
+mod bounds;
 mod materialise;
 mod tables;
+
+use bounds::{physical_memory, resident_bytes, Passed, Watchdog};
 
 /// Whether a known table could be registered.
 #[derive(Debug, Clone, PartialEq)]
@@ -124,7 +127,9 @@ fn create_views(runtime: &tokio::runtime::Runtime, ctx: &SessionContext, dir: &P
 
 /// A DataFusion session over one `tables/` folder, with its own tokio runtime.
 pub struct SqlEngine {
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until dropped: the drop shuts it down without waiting for a cancelled
+    /// query's operators (see `Drop`).
+    runtime: Option<tokio::runtime::Runtime>,
     ctx: SessionContext,
     tables_dir: PathBuf,
     tables: Vec<TableStatus>,
@@ -161,43 +166,6 @@ pub struct EngineLimits {
 pub fn default_operator_memory() -> usize {
     const CAP: usize = 2 << 30;
     physical_memory().map_or(CAP, |bytes| (bytes / 2).min(CAP))
-}
-
-async fn sleep_or_forever(limit: Option<std::time::Duration>) {
-    match limit {
-        Some(limit) => tokio::time::sleep(limit).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Returns once the process holds more than `limit` bytes (never without a limit, or where the
-/// resident size cannot be read).
-async fn memory_watch(limit: Option<usize>) {
-    let Some(limit) = limit.filter(|_| resident_bytes().is_some()) else {
-        return std::future::pending().await;
-    };
-    loop {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        if resident_bytes().is_some_and(|rss| rss > limit) {
-            return;
-        }
-    }
-}
-
-/// The process's resident memory, from `/proc/self/status` where there is one.
-fn resident_bytes() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// Total memory from `/proc/meminfo`, where there is one.
-fn physical_memory() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
 }
 
 /// `4GiB`, `512MiB`, `300MB`, `1000000` (bytes): a memory size as people write it.
@@ -305,7 +273,7 @@ impl SqlEngine {
             create_views(&runtime, &ctx, &tables_dir)?;
         }
         Ok(SqlEngine {
-            runtime,
+            runtime: Some(runtime),
             ctx,
             tables_dir,
             tables: statuses,
@@ -313,6 +281,12 @@ impl SqlEngine {
             held_files: Default::default(),
             _read: read,
         })
+    }
+
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime
+            .as_ref()
+            .expect("the runtime lives as long as the engine")
     }
 
     pub fn tables_dir(&self) -> &Path {
@@ -413,7 +387,7 @@ impl SqlEngine {
         for (name, _) in EMBEDDED_VIEWS {
             self.ctx.deregister_table(*name)?;
         }
-        create_views(&self.runtime, &self.ctx, &self.tables_dir)
+        create_views(self.runtime(), &self.ctx, &self.tables_dir)
     }
 
     /// The known tables that `sql` reads but that are missing or empty (the views count as
@@ -460,17 +434,17 @@ impl SqlEngine {
     fn bounded<T>(&self, work: impl std::future::Future<Output = Result<T>>) -> Result<T> {
         let (timeout, memory) = (self.limits.timeout, self.limits.memory);
         let baseline = resident_bytes().unwrap_or(0);
-        let outcome = self.runtime.block_on(async {
+        let watchdog = Watchdog::start(timeout, memory.map(|m| m.saturating_add(baseline)));
+        let outcome = self.runtime().block_on(async {
             tokio::select! {
                 result = work => result,
-                () = sleep_or_forever(timeout) => Err(Error::QueryTimeout {
-                    limit: timeout.unwrap_or_default(),
+                passed = watchdog.passed() => Err(match passed {
+                    Passed::Time => Error::QueryTimeout { limit: timeout.unwrap_or_default() },
+                    Passed::Memory => Error::QueryMemory { limit: memory.unwrap_or(0), source: None },
                 }),
-                () = memory_watch(memory.map(|m| m.saturating_add(baseline))) => {
-                    Err(Error::QueryMemory { limit: memory.unwrap_or(0), source: None })
-                }
             }
         });
+        drop(watchdog);
         outcome.map_err(|e| match e {
             Error::DataFusion(source)
                 if matches!(
@@ -546,6 +520,17 @@ impl SqlEngine {
                 flagged.then(|| model.to_string())
             })
             .collect())
+    }
+}
+
+impl Drop for SqlEngine {
+    /// A query cancelled at a bound may leave operators mid-computation on the workers, and they
+    /// stop only at their next yield: a plain drop of the runtime would wait for them, keeping the
+    /// process (and its memory) alive past the bound. Shut down in the background instead.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 

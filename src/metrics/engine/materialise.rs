@@ -128,7 +128,7 @@ impl SqlEngine {
                 Ok::<_, datafusion::error::DataFusionError>(true)
             };
             let materialised =
-                self.runtime
+                self.runtime()
                     .block_on(register)
                     .map_err(|source| Error::Register {
                         name: name.to_string(),
