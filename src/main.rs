@@ -218,6 +218,15 @@ fn run(command: Command) -> anyhow::Result<()> {
                 )?;
             }
         }
+        Command::Settle(args) => {
+            let finished = advmath::store::commit::settle_tables(&args.tables)?;
+            let mut out = stdout.lock();
+            tsv_row(&mut out, ["tables", "switches_finished"])?;
+            tsv_row(
+                &mut out,
+                [args.tables.display().to_string(), finished.to_string()],
+            )?;
+        }
         Command::Sql(args) => {
             advmath::metrics::run_sql_config(&args.config()?, &mut stdout.lock())?;
         }

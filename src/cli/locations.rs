@@ -66,6 +66,7 @@ pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<(
         Command::Programs(a) => folder(places, &mut a.tables)?,
         Command::Features(a) => folder(places, &mut a.tables)?,
         Command::Compact(a) => folder(places, &mut a.tables)?,
+        Command::Settle(a) => folder(places, &mut a.tables)?,
         Command::ExportBatch(a) => {
             folder(places, &mut a.tables)?;
             output_file(places, &mut a.out)?;

@@ -115,6 +115,10 @@ pub enum Command {
     /// Fold each table folder's small Parquet parts into few large ones (rows and their order
     /// kept; `respond` does it for its model at the end of every run).
     Compact(CompactArgs),
+    /// Finish the stage switches that killed commands decided, so that a tables folder reads
+    /// consistently to other tools too (DuckDB, pyarrow); every advmath command does this first.
+    /// A journal naming anything outside the tables is refused, not replayed.
+    Settle(SettleArgs),
     /// Run the default pipeline (on the embedded default dataset when no input is given).
     Run(RunArgs),
     /// Run a process of a Ballista cluster for `metrics --cluster` and `sql --cluster`: one
@@ -134,6 +138,13 @@ pub struct CompactArgs {
     /// Parts smaller than this are folded into parts of up to this size (e.g. 128MiB, 1GiB).
     #[arg(long, default_value = "128MiB", value_parser = advmath::metrics::parse_size)]
     pub part_size: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct SettleArgs {
+    /// Folder of the Parquet tables.
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
 }
 
 #[derive(Args, Debug)]

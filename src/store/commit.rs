@@ -361,6 +361,21 @@ pub fn settle(tables: &Path) -> Result<usize> {
     Ok(found.len())
 }
 
+/// Finish every switch a killed command decided in `tables`, as `advmath settle` does: waits
+/// for the folder's readers, then replays each journal (refusing one that names anything outside
+/// the tables). Returns how many were finished.
+pub fn settle_tables(tables: &Path) -> Result<usize> {
+    if !tables.is_dir() {
+        return Err(Error::file(
+            tables,
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no tables folder"),
+        ));
+    }
+    let pending = journals(tables).len();
+    drop(TablesLock::exclusive(tables)?);
+    Ok(pending)
+}
+
 /// The tables folder's switch lock: shared by readers, exclusive for a switch.
 #[derive(Debug)]
 pub struct TablesLock {
