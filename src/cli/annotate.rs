@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use advmath::annotate::{HumanEvalConfig, MissRateConfig};
+use advmath::output::tsv_row;
 use advmath::store::default_tables;
 use clap::{Args, Subcommand};
 
@@ -110,4 +111,70 @@ pub struct IngestArgs {
     /// Filled sheets (CSV), one per annotator.
     #[arg(required = true)]
     pub sheets: Vec<PathBuf>,
+}
+
+/// `advmath annotate ...`: a sheet written (its items on stdout as a count), or sheets ingested
+/// (one line per sheet; cells that are no verdict listed on stderr, exit 1).
+pub fn run(command: AnnotateCommand, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    use advmath::annotate::{self, SheetKind};
+    match command {
+        AnnotateCommand::Sample(sample) => {
+            let (kind, rows, path) = match &sample {
+                SampleCommand::HumanEval(a) => (
+                    SheetKind::HumanEval,
+                    annotate::sample_human_eval(&a.config())?,
+                    &a.out,
+                ),
+                SampleCommand::MissRate(a) => (
+                    SheetKind::MissRate,
+                    annotate::sample_miss_rate(&a.config())?,
+                    &a.out,
+                ),
+            };
+            annotate::write_sheet(path, kind, &rows)?;
+            tsv_row(out, ["sheet", "kind", "items"])?;
+            tsv_row(
+                out,
+                [
+                    path.display().to_string(),
+                    kind.name().to_string(),
+                    rows.len().to_string(),
+                ],
+            )?;
+            eprintln!(
+                "give each annotator a copy: fill {} with 1 or 0 (yes/no), `annotator` with a name; then `advmath annotate ingest` the copies",
+                kind.criteria().join(", ")
+            );
+        }
+        AnnotateCommand::Ingest(a) => {
+            let summary = annotate::ingest(&a.tables, &a.sheets)?;
+            tsv_row(out, ["sheet", "kind", "annotators", "verdicts", "empty"])?;
+            for (path, kind, annotators, verdicts, empty) in &summary.sheets {
+                tsv_row(
+                    out,
+                    [
+                        path.display().to_string(),
+                        kind.name().to_string(),
+                        annotators.join(","),
+                        verdicts.to_string(),
+                        empty.to_string(),
+                    ],
+                )?;
+            }
+            if !summary.bad.is_empty() {
+                for line in &summary.bad {
+                    eprintln!("{line}");
+                }
+                return Err(advmath::Error::invalid(
+                    "annotation sheets",
+                    format!(
+                        "{} cells hold no verdict (listed above); the other verdicts were written",
+                        summary.bad.len()
+                    ),
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
 }

@@ -42,3 +42,36 @@ pub enum ClusterCommand {
         heartbeat: u64,
     },
 }
+
+pub fn run(process: ClusterCommand) -> anyhow::Result<()> {
+    match process {
+        ClusterCommand::Scheduler {
+            bind,
+            executor_timeout,
+        } => advmath::cluster::run_scheduler(&advmath::cluster::SchedulerOptions {
+            bind,
+            executor_timeout: std::time::Duration::from_secs(executor_timeout),
+        })?,
+        ClusterCommand::Executor {
+            scheduler,
+            host,
+            port,
+            slots,
+            work_dir,
+            memory,
+            heartbeat,
+        } => advmath::cluster::run_executor(&advmath::cluster::ExecutorOptions {
+            scheduler,
+            host,
+            flight_port: port,
+            grpc_port: port
+                .checked_add(1)
+                .ok_or_else(|| advmath::Error::Usage("--port must be below 65535".into()))?,
+            slots,
+            work_dir,
+            memory: memory.map(|m| m as u64),
+            heartbeat: std::time::Duration::from_secs(heartbeat),
+        })?,
+    };
+    Ok(())
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use advmath::ingest::programs::ProgramsConfig;
+use advmath::output::tsv_row;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
 use advmath::respond::prompt::Template;
 use advmath::respond::{
@@ -336,4 +337,88 @@ impl ProgramsArgs {
             links: self.link,
         })
     }
+}
+
+pub fn respond(args: RespondArgs) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let config = args.config()?;
+    let s = advmath::respond::respond(&config)?;
+    let mut out = stdout.lock();
+    tsv_row(
+        &mut out,
+        [
+            "model",
+            "asked",
+            "skipped_done",
+            "written",
+            "failed",
+            "correct",
+            "reused",
+        ],
+    )?;
+    tsv_row(
+        &mut out,
+        [
+            config.model.clone(),
+            s.asked.to_string(),
+            s.skipped_done.to_string(),
+            s.written.to_string(),
+            s.failed.to_string(),
+            s.correct.to_string(),
+            s.reused.to_string(),
+        ],
+    )?;
+    if let Some(note) = s.unanswerable_note(&config.model) {
+        eprintln!("{note}");
+    }
+    if s.failed > 0 {
+        return Err(advmath::Error::invalid(
+            &config.model,
+            format!(
+                "{} request(s) failed for good; rerun the same command to retry them",
+                s.failed
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+pub fn export_batch(args: ExportBatchArgs) -> anyhow::Result<()> {
+    let n = advmath::respond::outside::export_batch(
+        &args.tables,
+        &args.out,
+        &args.model,
+        &args.prompt.template()?,
+        &args.prompt.decoding(),
+        &args.attack,
+        args.completions,
+    )?;
+    eprintln!("{n} requests -> {}", args.out.display());
+    Ok(())
+}
+
+pub fn ingest_responses(args: IngestResponsesArgs) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let written = advmath::respond::outside::ingest_responses(&args.config()?)?;
+    let mut models: Vec<_> = written.into_iter().collect();
+    models.sort();
+    let mut out = stdout.lock();
+    tsv_row(&mut out, ["model", "rows"])?;
+    for (m, n) in models {
+        tsv_row(&mut out, [m, n.to_string()])?;
+    }
+    Ok(())
+}
+
+pub fn programs(args: ProgramsArgs) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let s = advmath::ingest::programs::write_programs(&args.config()?)?;
+    let mut out = stdout.lock();
+    tsv_row(&mut out, ["asked", "now_valid", "rejected", "failed"])?;
+    tsv_row(
+        &mut out,
+        [s.asked, s.now_valid, s.rejected, s.failed].map(|n| n.to_string()),
+    )?;
+    Ok(())
 }

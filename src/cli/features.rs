@@ -1,0 +1,39 @@
+//! `advmath features`: the feature tables of every variant's solution tree.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use advmath::output::tsv_row;
+use advmath::store::default_tables;
+
+use super::comma_list;
+use advmath::features::FeatureSet;
+
+#[derive(Args, Debug)]
+pub struct FeaturesArgs {
+    /// Folder of the Parquet tables (reads problems and variants, writes the feature tables).
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
+    /// Feature sets to compute, comma-separated: `xie2024` (the authors' feature family, table
+    /// `features_xie2024`), `advmath` (advmath's own 51, table `features`).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = comma_list(&FeatureSet::ALL)
+    )]
+    pub set: Vec<FeatureSet>,
+}
+
+pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut sets = args.set.clone();
+    sets.sort();
+    sets.dedup();
+    for set in sets {
+        let rows = advmath::features::build_feature_set_table(&args.tables, set)?;
+        tsv_row(&mut stdout.lock(), [set.table(), &rows.to_string()])?;
+    }
+    Ok(())
+}

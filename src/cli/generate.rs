@@ -1,0 +1,138 @@
+//! `advmath generate`: the generation settings `generate` and `run` share, and sharded runs.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use advmath::output::tsv_row;
+use advmath::store::default_tables;
+
+use super::{comma_list, MAX_THREADS};
+use advmath::generate::noise::NoiseCount;
+use advmath::generate::{AttackSpec, GenerateConfig};
+
+fn parse_attack(s: &str) -> Result<AttackSpec, String> {
+    AttackSpec::parse(s)
+}
+
+/// Generation settings shared by `generate` and `run`; every default is
+/// [`GenerateConfig::default`]'s.
+#[derive(Args, Debug, Clone)]
+pub struct GenerationArgs {
+    /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
+    /// punct (ArithmAttack noise on the originals), or a composition such as m3+punct.
+    #[arg(long, value_delimiter = ',', value_parser = parse_attack, default_value = comma_list(&GenerateConfig::default().attacks))]
+    pub attack: Vec<AttackSpec>,
+    /// Attempts per problem and numeric attack (the paper's N).
+    #[arg(long, default_value_t = GenerateConfig::default().attempts, value_parser = clap::value_parser!(u64).range(1..))]
+    pub attempts: u64,
+    /// Variants per problem and attack (m); a problem that does not reach m distinct valid
+    /// variants gets none for that attack.
+    #[arg(long, default_value_t = GenerateConfig::default().variants as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub variants: u32,
+    /// At most this many problems per attack (default: all that reach m variants).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub problems: Option<u32>,
+    /// Attack n problems per dataset, each with m variants in every requested attack (the paper
+    /// attacks 100 randomly selected problems with 100 variants each): problems are taken in the
+    /// order of a hash of (--seed, problem id), skipping those that fall short of m (the log says
+    /// how many, and any shortfall); originals are written for them only.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub sample_problems: Option<u32>,
+    /// Significant digits for M1 draws (the paper's c).
+    #[arg(long, default_value_t = GenerateConfig::default().digits,
+          value_parser = clap::value_parser!(u32).range(1..=15))]
+    pub digits: u32,
+    /// Punctuation noise levels, percent of the word count.
+    #[arg(long, value_delimiter = ',', default_value = comma_list(&GenerateConfig::default().noise_levels),
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub noise: Vec<u32>,
+    /// Noised copies per problem and noise level (ArithmAttack makes one).
+    #[arg(long, default_value_t = GenerateConfig::default().noise_variants as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub noise_variants: u32,
+    /// Punctuation marks per question, words being the question split on single spaces:
+    /// `floor`: floor(p x words), the count of every noised question the ArithmAttack study
+    /// released; `round`: round(p x words), half to even; `randint`: the study's published
+    /// script, randint(1, int(p x words + 1)).
+    #[arg(long, value_enum, default_value_t = GenerateConfig::default().noise_count)]
+    pub noise_count: NoiseCount,
+    /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
+    #[arg(long, default_value_t = GenerateConfig::default().seed)]
+    pub seed: u64,
+    /// Worker threads, 1 to 1024 (default: all cores). The output does not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS as i64))]
+    pub threads: Option<u32>,
+}
+
+impl GenerationArgs {
+    pub fn config(&self, tables: PathBuf) -> GenerateConfig {
+        GenerateConfig {
+            tables,
+            attacks: self.attack.clone(),
+            attempts: self.attempts,
+            variants: self.variants as usize,
+            problems: self.problems.map(|p| p as usize),
+            sample_problems: self.sample_problems.map(|p| p as usize),
+            digits: self.digits,
+            noise_levels: self.noise.clone(),
+            noise_variants: self.noise_variants as usize,
+            noise_count: self.noise_count,
+            seed: self.seed,
+            threads: self.threads.map(|t| t as usize),
+            shard: None,
+            progress: true,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Folder of the Parquet tables: reads `problems/`, writes `variants/` and `generation_stats/`.
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
+    /// Make only the K-th of N contiguous slices of each dataset's problems (K counts from 1),
+    /// into `<tables>/_shards/generate/K-of-N/`, so that N machines or jobs (a Slurm array, a
+    /// Kubernetes indexed job) share a run; then `--merge-shards N` joins them. The merged
+    /// tables equal a single run with the same options, byte for byte.
+    #[arg(long, value_name = "K/N", conflicts_with_all = ["merge_shards", "problems"])]
+    pub shard: Option<advmath::generate::shard::Shard>,
+    /// Join the outputs of `--shard 1/N` .. `N/N` into the tables (every shard must be done,
+    /// with the same options) and remove the shard folders. Generation options are not used.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub merge_shards: Option<u32>,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
+}
+
+pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    if let Some(count) = args.merge_shards {
+        let merged = advmath::generate::shard::merge_shards(&args.tables, count as usize)?;
+        let mut out = stdout.lock();
+        tsv_row(&mut out, ["dataset", "variant_rows"])?;
+        for (dataset, rows) in &merged.datasets {
+            tsv_row(&mut out, [dataset.clone(), rows.to_string()])?;
+        }
+        return Ok(());
+    }
+    let mut config = args.generation.config(args.tables.clone());
+    config.shard = args.shard;
+    let summary = advmath::generate::generate(&config)?;
+    eprintln!(
+        "{} attempts; {} invalid problems skipped",
+        summary.attempts, summary.skipped_invalid
+    );
+    for sample in &summary.samples {
+        eprintln!("{}", sample.summary());
+    }
+    if summary.noise_only > 0 {
+        eprintln!(
+            "{} problems without a valid program got punctuation noise only",
+            summary.noise_only
+        );
+    }
+    summary.write_table(&mut stdout.lock())?;
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! `advmath ingest`: problem sources (and the RobustMath release, written as an attack) into the
+//! `problems` table.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use advmath::store::default_tables;
+
+use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
+use advmath::pipeline::IngestConfig;
+use advmath::program::Links;
+
+#[derive(Args, Debug, Clone)]
+pub struct SourceArgs {
+    /// Input layout; detected from the file name and content when omitted.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Dataset name used in problem ids (default: from the format or the file name).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Split name used in problem ids (default: from the file name, else `test`).
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Generic tables: column holding a problem id [default: `id`, when the table has one;
+    /// otherwise the row number].
+    #[arg(long)]
+    pub id_col: Option<String>,
+    /// Generic tables: column holding the question.
+    #[arg(long, default_value_t = Columns::default().question)]
+    pub question_col: String,
+    /// Generic tables: column holding the final answer (a GSM8K-style worked solution works too).
+    #[arg(long, default_value_t = Columns::default().answer)]
+    pub answer_col: String,
+    /// Generic tables: column holding a Python solution program [default: `program`, when the
+    /// table has one].
+    #[arg(long)]
+    pub program_col: Option<String>,
+    /// Which programs to use: given ones, ones synthesised from worked solutions, or given
+    /// with a synthesised fallback.
+    #[arg(long, value_enum, default_value_t = ProgramSource::default())]
+    pub programs: ProgramSource,
+    /// A problem source (e.g. MultiArith.json) whose program or worked solution a problem
+    /// without one takes when their questions match, e.g. for the ArithmAttack study's MultiArith
+    /// test questions.
+    #[arg(long)]
+    pub programs_from: Option<PathBuf>,
+    /// What a program's literals may link to beyond the numbers written in digits (the paper's
+    /// alignment, the default): a comma-separated list of `number-words` ("four friends"),
+    /// `percentages` (`0.4` for "40%"), `fractions` ("1/6 of" divided by 6), or `all`. Links
+    /// are made only where they are unambiguous; see reports/gold_audit.md for what each gives.
+    #[arg(long, value_name = "LIST", default_value = "digits", value_parser = Links::parse)]
+    pub link: Links,
+}
+
+impl SourceArgs {
+    pub(crate) fn options(&self) -> IngestOptions {
+        IngestOptions {
+            format: self.format,
+            dataset: self.dataset.clone(),
+            split: self.split.clone(),
+            columns: Columns {
+                id: self.id_col.clone(),
+                question: self.question_col.clone(),
+                answer: self.answer_col.clone(),
+                program: self.program_col.clone(),
+            },
+            programs: self.programs,
+            programs_from: self.programs_from.clone(),
+            links: self.link,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct IngestArgs {
+    /// Problem files (GSM8K .jsonl, MultiArith .json, a Xie release folder, or a generic
+    /// .jsonl/.csv/.parquet); none means the embedded default dataset.
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Folder of the Parquet tables (problems go to `<tables>/problems/`).
+    #[arg(long, default_value_os_t = default_tables())]
+    pub tables: PathBuf,
+    /// Also write a Markdown coverage report listing every rejected problem with its reason.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+impl IngestArgs {
+    pub fn config(&self) -> IngestConfig {
+        IngestConfig {
+            inputs: self.inputs.clone(),
+            options: self.source.options(),
+            tables: self.tables.clone(),
+            report: self.report.clone(),
+        }
+    }
+}
+
+pub fn run(args: IngestArgs) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut config = args.config();
+    // The RobustMath release is an attack (variants of dataset `robustmath`), not a
+    // problem source: it is written apart from the problems.
+    let forced = config.options.format == Some(advmath::ingest::Format::Robustmath);
+    let (rephrasing, sources): (Vec<_>, Vec<_>) = config.inputs.iter().cloned().partition(|p| {
+        forced || (config.options.format.is_none() && advmath::ingest::is_robustmath(p))
+    });
+    for dir in &rephrasing {
+        let s = advmath::ingest::ingest_robustmath(dir, &config.tables)?;
+        for f in &s.written {
+            eprintln!("{} -> {}", dir.display(), f.display());
+        }
+        s.write_table(&mut stdout.lock())?;
+    }
+    if !sources.is_empty() || rephrasing.is_empty() {
+        config.inputs = sources;
+        let summary = advmath::pipeline::ingest(&config)?;
+        summary.write_table(&mut stdout.lock())?;
+    }
+    Ok(())
+}
