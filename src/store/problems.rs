@@ -39,7 +39,7 @@ pub fn schema() -> SchemaRef {
 
 /// Column descriptions, in schema order, for the README and the dataset card.
 pub const DOC: &[(&str, &str)] = &[
-    ("problem_id", "stable id `<dataset>/<split>/<source_index>`"),
+    ("problem_id", "stable id `<dataset>/<split>/<id>`: the source's id (`--id-col`, an `id` column, the Xie index) or the row index; a repeated id is kept as an invalid row `<id>#<row>`"),
     ("dataset", "source dataset (`gsm8k`, `multiarith`, `xie2024-gsm8k`, `default`, ...)"),
     ("split", "source split (`train`, `test`)"),
     ("source_index", "row or index in the source file"),

@@ -119,7 +119,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("extracted", "the answer read from the response (null: nothing found, never zero)"),
     ("extraction_rule", "which rule found it: answer_is, final_answer_is, boxed, hashes, answer_colon, last_number, miss"),
     ("gold", "the exact gold answer"),
-    ("correct", "extracted equals gold after rounding both to 2 decimals (the paper's rule)"),
+    ("correct", "extracted equals gold after rounding both to 2 decimals (Xie et al.'s matching rule)"),
     ("correct_exact", "extracted equals gold exactly"),
     ("latency_ms", "request latency, milliseconds"),
     ("prompt_tokens", "prompt tokens reported by the server"),

@@ -1,5 +1,5 @@
 //! The library's modules import downwards only: no loop, no stage reaching up into the pipeline.
-//! The allowed edges are the map in the README's layout section; a new `crate::` import that is
+//! The allowed edges are the map in docs/contributing.md's layout section; a new `crate::` import that is
 //! not on it fails here, naming the file.
 
 use std::collections::BTreeMap;
@@ -209,4 +209,76 @@ fn the_core_crate_has_no_engine_dependency() {
             "advmath-core depends on {engine}"
         );
     }
+}
+
+/// The layout map in docs/contributing.md, as (module, imports besides `error`) rows: the `src/`
+/// rows name the engine's modules, the `crates/advmath-core/` rows the core's.
+fn documented_map(crate_heading: &str) -> BTreeMap<String, Vec<String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/contributing.md");
+    let text = fs::read_to_string(&path).unwrap();
+    let mut out = BTreeMap::new();
+    let mut inside = false;
+    for line in text.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line
+            .split(" | ")
+            .map(|c| c.trim_matches(['|', ' ']))
+            .collect();
+        if cells[0].starts_with("**") {
+            inside = cells[0].contains(crate_heading);
+            continue;
+        }
+        // One module per row: the binary's row (`cli/`, `main.rs`) is no library module.
+        let Some(module) = cells[0]
+            .strip_prefix('`')
+            .and_then(|m| m.strip_suffix('`'))
+            .filter(|m| !m.contains('`'))
+        else {
+            continue;
+        };
+        if !inside || cells.len() < 3 {
+            continue;
+        }
+        let imports = cells[2]
+            .split(", ")
+            .filter_map(|m| m.strip_prefix('`').and_then(|m| m.strip_suffix('`')))
+            .filter(|m| *m != "error")
+            .map(str::to_string)
+            .collect();
+        out.insert(module.to_string(), imports);
+    }
+    out
+}
+
+/// The map the docs show is the map this file enforces, row for row: a module added, removed or
+/// given a new import changes both or fails here.
+#[test]
+fn the_documented_map_is_the_enforced_one() {
+    let enforced = |rules: &[(&str, &[&str])]| -> BTreeMap<String, Vec<String>> {
+        rules
+            .iter()
+            .map(|(m, imports)| {
+                let mut imports: Vec<String> = imports
+                    .iter()
+                    .filter(|i| **i != "error")
+                    .map(|i| i.to_string())
+                    .collect();
+                // `pipeline` imports every stage: the docs say so in words.
+                if *m == "pipeline" {
+                    imports.clear();
+                }
+                imports.sort();
+                (m.to_string(), imports)
+            })
+            .collect()
+    };
+    let mut documented = documented_map("src/");
+    documented.values_mut().for_each(|v| v.sort());
+    assert_eq!(
+        documented,
+        enforced(ENGINE),
+        "docs/contributing.md's layout map"
+    );
+    let mut core = documented_map("advmath-core");
+    core.values_mut().for_each(|v| v.sort());
+    assert_eq!(core, enforced(CORE_EDGES), "the core crate's rows");
 }
