@@ -266,30 +266,26 @@ fn noise_usable(r: &ProblemRecord) -> bool {
             .is_none_or(|e| e.kind != ErrorKind::BadInput)
 }
 
-/// The settings that made one attack of a dataset's variants, as JSON (no timestamp: reruns stay
-/// identical); `attacks` lists everything the same run made.
+/// The record of the settings that made one attack of a dataset's variants; `attacks` lists
+/// everything the same run made.
 fn run_record(config: &GenerateConfig, dataset: &str, attack: &AttackSpec) -> String {
-    let attacks: Vec<String> = config.attacks.iter().map(|a| a.to_string()).collect();
-    let value = serde_json::json!({
-        "dataset": dataset,
-        "attack": attack.to_string(),
-        "advmath_version": env!("CARGO_PKG_VERSION"),
-        "attacks": attacks,
-        "attempts": config.attempts,
-        "variants": config.variants,
-        "problems": config.problems,
-        "sample_problems": config.sample_problems,
-        "digits": config.digits,
-        "noise_levels": config.noise_levels,
-        "noise_variants": config.noise_variants,
-        "noise_count": config.noise_count.name(),
-        "seed": config.seed,
-    });
-    let mut value = value;
-    if let Some(shard) = config.shard {
-        value["shard"] = serde_json::json!(shard.to_string());
+    crate::store::runs::RunRecord {
+        advmath_version: env!("CARGO_PKG_VERSION").to_string(),
+        attack: Some(attack.to_string()),
+        attacks: config.attacks.iter().map(|a| a.to_string()).collect(),
+        attempts: config.attempts,
+        dataset: dataset.to_string(),
+        digits: config.digits,
+        noise_count: Some(config.noise_count.name().to_string()),
+        noise_levels: config.noise_levels.clone(),
+        noise_variants: config.noise_variants,
+        problems: config.problems,
+        sample_problems: config.sample_problems,
+        seed: config.seed,
+        shard: config.shard.map(|s| s.to_string()),
+        variants: config.variants,
     }
-    serde_json::to_string_pretty(&value).expect("JSON values serialise")
+    .to_json()
 }
 
 /// Run the generation stage over every valid problem in `config.tables`.

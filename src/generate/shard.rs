@@ -73,13 +73,11 @@ pub struct MergeSummary {
 
 /// A shard's run record without its `shard` field: what the single-machine run records.
 fn unsharded_record(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    let mut value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::invalid(path.display(), format!("not a run record: {e}")))?;
-    if let Some(fields) = value.as_object_mut() {
-        fields.remove("shard");
-    }
-    Ok(serde_json::to_string_pretty(&value).expect("JSON values serialise"))
+    let record = runs::RunRecord {
+        shard: None,
+        ..runs::RunRecord::read(path)?
+    };
+    Ok(record.to_json())
 }
 
 /// Join the outputs of `generate --shard 1/N` .. `N/N` into `tables`' `variants`,

@@ -3,13 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::fs;
 use std::path::Path;
 
 use arrow::datatypes::{DataType, Field, SchemaRef};
 
 use super::{published_variants_schema, PublishConfig, PublishSummary};
 use crate::store::hub;
+use crate::store::runs::RunRecord;
 
 /// Source datasets: licence id, how the card names the source, its citation key.
 pub(super) fn source_info(dataset: &str) -> (&'static str, &'static str) {
@@ -83,16 +83,11 @@ fn dtype(t: &DataType) -> &'static str {
 pub(super) fn read_runs(
     tables: &Path,
     sources: &BTreeSet<String>,
-) -> crate::error::Result<Vec<serde_json::Value>> {
+) -> crate::error::Result<Vec<RunRecord>> {
     let mut out = Vec::new();
     for d in sources {
         for (_, path) in crate::store::runs::generate_records(tables, d)? {
-            let text =
-                fs::read_to_string(&path).map_err(|e| crate::error::Error::file(&path, e))?;
-            let value = serde_json::from_str(&text).map_err(|e| {
-                crate::error::Error::invalid(path.display(), format!("not a run record: {e}"))
-            })?;
-            out.push(value);
+            out.push(RunRecord::read(&path)?);
         }
     }
     Ok(out)
@@ -107,7 +102,7 @@ pub(super) fn dataset_card(
     summary: &PublishSummary,
     schemas: &BTreeMap<String, SchemaRef>,
     sources: &BTreeSet<String>,
-    runs: &[serde_json::Value],
+    runs: &[RunRecord],
 ) -> String {
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
     let total: usize = summary.configs.values().flat_map(|s| s.values()).sum();
@@ -208,30 +203,19 @@ pub(super) fn dataset_card(
     } else {
         b.push_str("| source | attack | attempts per problem (N) | variants per problem (m) | digits (c) | noise levels | seed | advmath |\n|---|---|---:|---:|---:|---|---:|---|\n");
         for r in runs {
-            let list = |k: &str| {
-                r[k].as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|v| v.to_string().trim_matches('"').to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    })
-                    .unwrap_or_default()
-            };
+            let list = |items: &[String]| items.join(", ");
+            let levels: Vec<String> = r.noise_levels.iter().map(u32::to_string).collect();
             let _ = writeln!(
                 b,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                r["dataset"].as_str().unwrap_or(""),
-                r["attack"]
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| list("attacks")),
-                r["attempts"],
-                r["variants"],
-                r["digits"],
-                list("noise_levels"),
-                r["seed"],
-                r["advmath_version"].as_str().unwrap_or("")
+                r.dataset,
+                r.attack.clone().unwrap_or_else(|| list(&r.attacks)),
+                r.attempts,
+                r.variants,
+                r.digits,
+                list(&levels),
+                r.seed,
+                r.advmath_version
             );
         }
         b.push('\n');

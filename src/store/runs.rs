@@ -1,11 +1,58 @@
 //! `runs/`: the settings of the generation run that made each attack of each dataset, as JSON
-//! (read by `publish` for the dataset card). A run rewrites the records of the attacks it made
-//! and leaves the others'.
+//! (read by `publish` for the dataset card, compared by the shard merge). A run rewrites the
+//! records of the attacks it made and leaves the others'. [`RunRecord`] is the one type every
+//! writer and reader uses; a record that does not read as one is an error naming its file.
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 use super::sanitize;
 use crate::error::{Error, Result};
+
+/// The settings that made one attack of a dataset's variants (no timestamp: reruns stay
+/// identical). Fields in name order: the file's keys are in that order, as they always were.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub advmath_version: String,
+    /// The attack this record is for (`m3`, `punct`, `m3+punct`); absent from the one
+    /// per-dataset record earlier versions wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<String>,
+    /// Every attack the same run made.
+    pub attacks: Vec<String>,
+    pub attempts: u64,
+    pub dataset: String,
+    pub digits: u32,
+    /// How many punctuation marks a question gets (`floor`, `round`, `randint`); absent from
+    /// records of versions that had one rule only.
+    #[serde(default)]
+    pub noise_count: Option<String>,
+    pub noise_levels: Vec<u32>,
+    pub noise_variants: usize,
+    pub problems: Option<usize>,
+    #[serde(default)]
+    pub sample_problems: Option<usize>,
+    pub seed: u64,
+    /// `K/N` for a shard's own record; the merged record has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    pub variants: usize,
+}
+
+impl RunRecord {
+    /// The record as its file holds it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a run record serialises")
+    }
+
+    /// Read a record file; one that is not a record is an error naming it.
+    pub fn read(path: &Path) -> Result<RunRecord> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+        serde_json::from_str(&text)
+            .map_err(|e| Error::invalid(path.display(), format!("not a run record: {e}")))
+    }
+}
 
 /// The folder name under the tables root.
 pub const FOLDER: &str = "runs";
