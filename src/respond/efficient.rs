@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::store::{recover_logs, Logged, Sink};
+use super::log::{recover_logs, Logged, Sink};
 use super::{
     ask_endpoint, model_dir, progress_bar, read_rows, response_key, variant_items, Backend,
     Failures, Item, Offline, RespondConfig, RespondSummary, ResponseRow,

@@ -4,7 +4,7 @@
 //! A request is keyed by a hash of (model, template, decoding settings, question); a row by that
 //! key and its variant, so two variants with the same question each get their own graded row
 //! from one reply, asked once. Finished rows go to a write-ahead log at once and into atomically
-//! written Parquet parts (`respond::store`); a rerun folds a killed run's log first, then asks only what
+//! written Parquet parts (`respond::log`); a rerun folds a killed run's log first, then asks only what
 //! has no row yet, reusing a stored reply when an identical question was already answered. A kill
 //! loses only the requests in flight and never duplicates a row.
 //!
@@ -18,7 +18,7 @@ pub mod prompt;
 mod rows;
 pub mod servers;
 pub mod sim;
-mod store;
+mod log;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -46,8 +46,8 @@ pub use rows::{
     batch_to_rows, response_key, rows_to_batch, Extraction, Item, ResponseKeys, ResponseRow,
 };
 use servers::Servers;
-pub use store::{model_dir, read_rows, stored_rows, StoredRow};
-use store::{part_files, recover_logs, Sink};
+pub use self::log::{model_dir, read_rows, stored_rows, StoredRow};
+use self::log::{part_files, recover_logs, Sink};
 
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {

@@ -1,4 +1,4 @@
-//! Where responses are kept: each model's folder of Parquet parts, read back for resume, and the
+//! A run's resume log: each model's folder of Parquet parts, read back for resume, and the
 //! write-ahead log that makes a run crash-safe. A finished response goes to the log at once (one
 //! JSON line, flushed), then every K responses or T seconds into an atomically written part,
 //! after which the log is emptied; a rerun folds a killed run's log into a part first.
