@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use advmath::store::location::Places;
+use advmath::store::places::Places;
 
 use crate::cli::{AnnotateCommand, Command, SampleCommand};
 

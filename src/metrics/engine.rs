@@ -316,7 +316,7 @@ impl SqlEngine {
         let Some(t) = self.tables.iter().find(|t| t.layout.name == name) else {
             return Ok(());
         };
-        if t.layout.optional.is_some() {
+        if t.layout.optional {
             return Ok(());
         }
         let available = {

@@ -168,7 +168,7 @@ impl ShardWriter {
         for (i, p) in self.shards.iter().enumerate() {
             let target = hub::shard(&self.dir, &self.split, i, total);
             fs::rename(p, &target).map_err(|e| Error::file(&target, e))?;
-            crate::store::commit::step(&target, "renamed in")?;
+            crate::store::atomic::step(&target, "renamed in")?;
             bytes += fs::metadata(&target)
                 .map_err(|e| Error::file(&target, e))?
                 .len();

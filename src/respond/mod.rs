@@ -12,13 +12,13 @@
 
 pub mod client;
 pub mod efficient;
+mod log;
 mod offline;
 pub mod outside;
 pub mod prompt;
 mod rows;
 pub mod servers;
 pub mod sim;
-mod log;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -37,6 +37,8 @@ use crate::store::lock::WriterLock;
 use crate::store::{read_columns, variants};
 use crate::vocab::Attack;
 
+pub use self::log::{model_dir, read_rows, stored_rows, StoredRow};
+use self::log::{part_files, recover_logs, Sink};
 use crate::store::responses::RowId;
 pub use client::{Decoding, Endpoint};
 pub use efficient::{EfficientConfig, EfficientProtocol};
@@ -46,8 +48,6 @@ pub use rows::{
     batch_to_rows, response_key, rows_to_batch, Extraction, Item, ResponseKeys, ResponseRow,
 };
 use servers::Servers;
-pub use self::log::{model_dir, read_rows, stored_rows, StoredRow};
-use self::log::{part_files, recover_logs, Sink};
 
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {

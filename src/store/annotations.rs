@@ -9,7 +9,7 @@ use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
-use super::{sanitize, write_batch};
+use super::{parquet::write_batch, paths::sanitize};
 use crate::error::Result;
 
 /// The table's folder name under the tables root.
@@ -23,7 +23,7 @@ pub fn file(tables: &Path, kind: &str, sheet: &str) -> PathBuf {
     tables.join(TABLE).join(sanitize(kind)).join(format!(
         "{}{}",
         sanitize(sheet),
-        super::PARQUET_EXT
+        super::paths::PARQUET_EXT
     ))
 }
 

@@ -20,7 +20,9 @@
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use super::{fault, lock, write_text};
+use super::atomic::{step, write_text};
+use super::lock;
+use super::paths::{is_staging_of, resolved};
 use crate::error::{Error, Result};
 
 /// The journal file of a staging folder: present only once its version is decided.
@@ -28,11 +30,6 @@ pub(crate) const JOURNAL: &str = "COMMIT";
 
 /// Where a journal parks the versions it replaces until it is done.
 const REPLACED: &str = ".replaced";
-
-/// A durable step for the fault rig; an injected failure is reported with `path`.
-pub(crate) fn step(path: &Path, what: &str) -> Result<()> {
-    fault::point(|| format!("{what} {}", path.display())).map_err(|e| Error::file(path, e))
-}
 
 /// Swap two existing paths in one atomic step; false when the filesystem cannot.
 #[cfg(target_os = "linux")]
@@ -119,7 +116,7 @@ impl StagedFolder {
         // The folder is replaced whole: inside the tables it would be read as table data, and
         // holding them it would take them away.
         if let Ok(tables) = tables.canonicalize() {
-            let resolved = super::resolved(out)?;
+            let resolved = resolved(out)?;
             if tables.starts_with(&resolved) {
                 return Err(Error::OutputHoldsTables {
                     output: out.to_path_buf(),
@@ -156,7 +153,7 @@ impl StagedFolder {
             .map_err(|e| Error::file(parent, e))?
             .flatten()
         {
-            if super::is_staging_of(&entry.file_name().to_string_lossy(), &prefix) {
+            if is_staging_of(&entry.file_name().to_string_lossy(), &prefix) {
                 remove_path(&entry.path())?;
             }
         }
@@ -359,6 +356,45 @@ pub fn settle(tables: &Path) -> Result<usize> {
         replay(tables, staging)?;
     }
     Ok(found.len())
+}
+
+/// Replace `target` with the folder `staged` (when one was written) in one atomic step: the last
+/// step of a stage that rewrites a partition whole.
+pub fn swap_in(staged: &Path, target: &Path) -> Result<()> {
+    if staged.exists() {
+        replace(staged, target)
+    } else {
+        remove_path(target)
+    }
+}
+
+/// Remove what dead runs of a stage left directly in `dir`: staging folders named
+/// `<staging_prefix><pid>` (when a prefix is given) that hold no journal, and half-written `*.tmp`
+/// files. Call it holding the stage's writer lock, so that no live run of the stage owns them.
+/// Returns how many were removed.
+pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> Result<usize> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(0);
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        let staging = staging_prefix.is_some_and(|prefix| is_staging_of(&name, prefix));
+        // A staging folder holding a journal is a decided switch: the next switch lock
+        // finishes it, so it is never thrown away.
+        let decided = path.join(JOURNAL).is_file();
+        let result = if staging && path.is_dir() && !decided {
+            std::fs::remove_dir_all(&path)
+        } else if name.ends_with(".tmp") && path.is_file() {
+            std::fs::remove_file(&path)
+        } else {
+            continue;
+        };
+        result.map_err(|e| Error::file(&path, e))?;
+        removed += 1;
+    }
+    Ok(removed)
 }
 
 /// Finish every switch a killed command decided in `tables`, as `advmath settle` does: waits

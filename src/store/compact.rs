@@ -15,8 +15,8 @@ use arrow::datatypes::SchemaRef;
 
 use super::commit::{commit_journal, Move, TablesLock};
 use super::{
-    lock::WriterLock, parquet_files_under, read_batches, sanitize, AtomicParquet, PARQUET_EXT,
-    TABLE_LAYOUTS,
+    layout::TABLE_LAYOUTS, lock::WriterLock, parquet::parquet_files_under, parquet::read_batches,
+    parquet::AtomicParquet, paths::sanitize, paths::PARQUET_EXT,
 };
 use crate::error::{Error, Result};
 
@@ -93,7 +93,7 @@ pub fn compact_folder(tables: &Path, dir: &Path, target: u64) -> Result<Compacte
         ".staging-compact-{}-",
         sanitize(&relative.to_string_lossy())
     );
-    super::remove_leftovers(tables, Some(&prefix))?;
+    super::commit::remove_leftovers(tables, Some(&prefix))?;
     for run in small_runs(&before, target) {
         let staging = tables.join(format!("{prefix}{}", std::process::id()));
         let _ = fs::remove_dir_all(&staging);

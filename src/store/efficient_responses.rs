@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::columns::utf8;
 use super::responses::{batch_to_rows, part_files, rows_to_batch, ResponseRow};
-use super::{read_batches, sanitize};
+use super::{parquet::read_batches, paths::sanitize};
 use crate::error::{Error, Result};
 
 /// The table's folder name under the tables root.
@@ -119,7 +119,7 @@ pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRo
     for f in part_files(&efficient_dir(tables, model))? {
         for b in read_batches(&f)? {
             let base = batch_to_rows(&b, &f)?;
-            let text = |n: &str| super::text_column(&b, n, &f);
+            let text = |n: &str| super::parquet::text_column(&b, n, &f);
             let int = |n: &str| {
                 b.column_by_name(n)
                     .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int32Type>().cloned())

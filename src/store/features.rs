@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
-use super::{hive_dir, part_file};
+use super::{paths::hive_dir, paths::part_file};
 use advmath_core::features::FeatureSet;
 
 /// `features`: one row per variant, hive-partitioned like `variants` as
@@ -157,7 +157,7 @@ pub fn remove_dead_staging(
     set: FeatureSet,
     dataset: &str,
 ) -> crate::error::Result<usize> {
-    super::remove_leftovers(tables, Some(&staging_prefix(set, dataset)))
+    super::commit::remove_leftovers(tables, Some(&staging_prefix(set, dataset)))
 }
 
 /// The one part of an attack inside a staged dataset partition.

@@ -11,7 +11,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::sanitize;
+use super::paths::sanitize;
 use crate::error::{Error, Result};
 
 /// The folder of the lock files, hidden from every table lister.

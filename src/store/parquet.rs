@@ -10,7 +10,8 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
-use super::commit::step;
+use super::atomic::{step, tmp_path};
+use super::paths::PARQUET_EXT;
 use crate::error::{ColumnProblem, Error, Result};
 
 /// Column `name` of a batch read from `file` as text, or an error naming the file and the column
@@ -177,15 +178,6 @@ fn written(file: &Path, e: parquet::errors::ParquetError) -> Error {
     Error::file(file, std::io::Error::other(e))
 }
 
-/// `.<name>.<pid>.tmp` beside `path`: hidden, so no table lister (ours, DataFusion's, DuckDB's
-/// globs) ever takes a half-written file for a part.
-pub fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = std::ffi::OsString::from(".");
-    name.push(path.file_name().unwrap_or_default());
-    name.push(format!(".{}.tmp", std::process::id()));
-    path.with_file_name(name)
-}
-
 /// Write one batch as a whole file, atomically.
 pub fn write_batch(path: &Path, batch: &RecordBatch) -> Result<PathBuf> {
     let mut w = AtomicParquet::create(path, batch.schema())?;
@@ -218,22 +210,6 @@ pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<RecordBatch>> {
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
     let reader = builder.with_projection(mask).build()?;
     Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
-}
-
-/// Write a text file atomically.
-pub fn write_text(path: &Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
-    }
-    let tmp = tmp_path(path);
-    let done = step(&tmp, "write")
-        .and_then(|()| fs::write(&tmp, text).map_err(|e| Error::file(&tmp, e)))
-        .and_then(|()| fs::rename(&tmp, path).map_err(|e| Error::file(path, e)));
-    if done.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    done?;
-    step(path, "renamed in")
 }
 
 /// `<dir>/<key>=<value>` hive partitions directly under `dir`, sorted; none when `dir` is absent.
@@ -298,7 +274,7 @@ pub fn table_entries(dir: &Path) -> Result<Vec<PathBuf>> {
 fn table_of(dir: &Path) -> String {
     dir.ancestors()
         .filter_map(|a| a.file_name()?.to_str())
-        .find(|n| super::TABLE_LAYOUTS.iter().any(|t| t.name == *n))
+        .find(|n| super::layout::TABLE_LAYOUTS.iter().any(|t| t.name == *n))
         .or_else(|| dir.file_name()?.to_str())
         .unwrap_or_default()
         .to_string()
@@ -370,19 +346,6 @@ pub fn numbered_parts(dir: &Path) -> Result<Vec<PathBuf>> {
     out.sort();
     Ok(out.into_iter().map(|(_, _, p)| p).collect())
 }
-
-/// Replace `target` with the folder `staged` (when one was written) in one atomic step: the last
-/// step of a stage that rewrites a partition whole.
-pub fn swap_in(staged: &Path, target: &Path) -> Result<()> {
-    if staged.exists() {
-        super::commit::replace(staged, target)
-    } else {
-        super::commit::remove_path(target)
-    }
-}
-
-/// The file extension of every table part.
-pub const PARQUET_EXT: &str = ".parquet";
 
 /// Whether a file name is a Parquet part.
 pub fn is_parquet(name: &str) -> bool {

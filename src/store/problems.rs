@@ -9,7 +9,7 @@ use arrow::array::{ArrayRef, Int64Array, ListBuilder, RecordBatch, StringArray, 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::{utf8, utf8_list};
-use super::sanitize;
+use super::paths::sanitize;
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::{ErrorKind, Program, ProgramError};
@@ -125,12 +125,12 @@ pub fn files(tables: &Path) -> Result<Vec<PathBuf>> {
     if !dir.is_dir() {
         fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))?;
     }
-    Ok(super::table_entries(&dir)?
+    Ok(super::parquet::table_entries(&dir)?
         .into_iter()
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(super::is_parquet)
+                .is_some_and(super::parquet::is_parquet)
         })
         .collect())
 }
@@ -138,7 +138,7 @@ pub fn files(tables: &Path) -> Result<Vec<PathBuf>> {
 /// The records of one file of the table.
 pub fn read_file(file: &Path) -> Result<Vec<ProblemRecord>> {
     let mut out = Vec::new();
-    for b in super::read_batches(file)? {
+    for b in super::parquet::read_batches(file)? {
         out.extend(batch_to_records(&b)?);
     }
     Ok(out)

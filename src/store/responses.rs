@@ -12,7 +12,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
 use super::columns::utf8;
-use super::{is_parquet, sanitize};
+use super::{parquet::is_parquet, paths::sanitize};
 use crate::error::Result;
 use crate::vocab::is_simulated;
 
@@ -32,7 +32,7 @@ pub fn model_dir(tables: &Path, model: &str) -> PathBuf {
 /// The Parquet parts of a model's folder, in name order (none when the folder is absent); a
 /// symbolic link among them is refused.
 pub fn part_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(super::table_entries(dir)?
+    Ok(super::parquet::table_entries(dir)?
         .into_iter()
         .filter(|p| {
             p.file_name()
@@ -242,7 +242,7 @@ pub fn rows_to_batch(rows: &[ResponseRow]) -> Result<RecordBatch> {
 /// The rows of a `responses` batch read from `file` (columns by name, so extra columns are
 /// ignored); a missing required column is an error naming the file.
 pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
-    let text = |n: &str| super::text_column(b, n, file);
+    let text = |n: &str| super::parquet::text_column(b, n, file);
     let opt_text = |n: &str| {
         b.column_by_name(n)
             .and_then(|c| c.as_string_opt::<i32>().cloned())

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::sanitize;
+use super::paths::sanitize;
 use crate::error::{Error, Result};
 
 /// The settings that made one attack of a dataset's variants (no timestamp: reruns stay

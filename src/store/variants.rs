@@ -13,8 +13,9 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use super::columns::{utf8, utf8_list};
 use super::commit::{commit_journal, Move, TablesLock};
 use super::{
-    generation_stats, hive_dir, numbered_parts, part_file, partitions, read_batches, runs,
-    sanitize, text_column, write_text, AtomicParquet,
+    atomic::write_text, generation_stats, parquet::numbered_parts, parquet::partitions,
+    parquet::read_batches, parquet::text_column, parquet::AtomicParquet, paths::hive_dir,
+    paths::part_file, paths::sanitize, runs,
 };
 use crate::error::Result;
 
@@ -132,7 +133,7 @@ fn staging_prefix(dataset: &str) -> String {
 /// of those that died before deciding (hold its writer lock).
 pub fn remove_dead_staging(tables: &Path, dataset: &str) -> Result<usize> {
     drop(TablesLock::exclusive(tables)?);
-    super::remove_leftovers(tables, Some(&staging_prefix(dataset)))
+    super::commit::remove_leftovers(tables, Some(&staging_prefix(dataset)))
 }
 
 /// `<tables>/.staging-<dataset>-<pid>`: where this process stages a dataset's partitions.

@@ -282,3 +282,134 @@ fn the_documented_map_is_the_enforced_one() {
     core.values_mut().for_each(|v| v.sort());
     assert_eq!(core, enforced(CORE_EDGES), "the core crate's rows");
 }
+
+/// The first segment of every path after `prefix` in `code` (`super::paths::sanitize` gives
+/// `paths`), brace groups expanded (`super::{paths::sanitize, commit}` gives both).
+fn first_segments(code: &str, prefix: &str) -> Vec<String> {
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices(prefix) {
+        let rest = &code[i + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let (mut depth, mut start) = (0usize, 0usize);
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        out.push(word(group[start..j].trim()));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(word(group[start..j].trim()));
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            out.push(word(rest));
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// The modules of `src/<folder>` and what each imports of its siblings; an import of an item
+/// through the folder's front (`super::sanitize` instead of `super::paths::sanitize`) is listed
+/// apart, since it hides which sibling it reaches.
+fn sibling_imports(folder: &str) -> (BTreeMap<String, Vec<String>>, Vec<String>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(folder);
+    let mut modules = Vec::new();
+    for entry in fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if name != "mod" {
+            modules.push((name, path));
+        }
+    }
+    let names: Vec<String> = modules.iter().map(|(n, _)| n.clone()).collect();
+    let (mut edges, mut through_front) = (BTreeMap::new(), Vec::new());
+    for (module, path) in &modules {
+        let mut files = Vec::new();
+        if path.is_dir() {
+            rust_files(path, &mut files);
+        } else {
+            files.push(path.clone());
+        }
+        let mut used: Vec<String> = Vec::new();
+        for file in files {
+            let text = fs::read_to_string(&file).unwrap();
+            let code = text.split("#[cfg(test)]\nmod tests {").next().unwrap();
+            // In a folder module, `super::` of a file below is that folder, not this one's.
+            let top = file == *path || file.ends_with("mod.rs") && file.parent() == Some(path);
+            let mut segments = first_segments(code, &format!("crate::{folder}::"));
+            if top {
+                segments.extend(first_segments(code, "super::"));
+            }
+            for s in segments {
+                if names.contains(&s) {
+                    if s != *module {
+                        used.push(s);
+                    }
+                } else {
+                    through_front.push(format!("{}: `{s}` through the front", file.display()));
+                }
+            }
+        }
+        used.sort();
+        used.dedup();
+        edges.insert(module.clone(), used);
+    }
+    (edges, through_front)
+}
+
+/// The cycles of a module graph, each as the path that closes it.
+fn cycles(edges: &BTreeMap<String, Vec<String>>) -> Vec<String> {
+    fn reaches(
+        edges: &BTreeMap<String, Vec<String>>,
+        from: &str,
+        to: &str,
+        seen: &mut Vec<String>,
+    ) -> bool {
+        for next in edges.get(from).into_iter().flatten() {
+            if next == to {
+                return true;
+            }
+            if !seen.contains(next) {
+                seen.push(next.clone());
+                if reaches(edges, next, to, seen) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let mut out = Vec::new();
+    for (module, imports) in edges {
+        for import in imports {
+            if reaches(edges, import, module, &mut Vec::new()) {
+                out.push(format!("{module} -> {import} -> ... -> {module}"));
+            }
+        }
+    }
+    out
+}
+
+/// Inside `store/`, modules import their siblings by name and none reaches back to itself: the
+/// atomic file steps, names and layout at the bottom, the tables' files above them, the front
+/// (`mod.rs`) only re-exporting.
+#[test]
+fn the_store_has_no_import_loop() {
+    let (edges, through_front) = sibling_imports("store");
+    assert!(through_front.is_empty(), "{through_front:#?}");
+    assert!(edges.len() > 20, "{edges:?}");
+    assert!(edges["parquet"].contains(&"paths".to_string()), "{edges:?}");
+    assert_eq!(cycles(&edges), Vec::<String>::new());
+}

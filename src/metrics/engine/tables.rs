@@ -38,7 +38,7 @@ impl Source {
             }),
             Location::Remote(url) => Err(Error::Usage(format!(
                 "{url}: the SQL engine reads a remote folder through its local copy; open it with \
-                 store::location::Places (as the advmath command does), or run on a cluster"
+                 store::places::Places (as the advmath command does), or run on a cluster"
             ))),
             Location::Local(dir) => {
                 if !dir.is_dir() {
@@ -174,10 +174,10 @@ pub(super) fn register(
             }
         };
         if let (Some(schema), false) = (
-            layout.optional,
+            crate::store::optional_schema(layout),
             matches!(state, TableState::Registered { .. }),
         ) {
-            ctx.register_table(layout.name, empty_table(schema())?)?;
+            ctx.register_table(layout.name, empty_table(schema)?)?;
         }
         statuses.push(TableStatus {
             layout: *layout,

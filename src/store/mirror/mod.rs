@@ -96,12 +96,12 @@ impl Mirror {
     pub fn open(url: &RemoteUrl) -> Result<Mirror> {
         let name = format!(
             "{}-{:016x}",
-            crate::store::sanitize(&url.prefix),
+            crate::store::paths::sanitize(&url.prefix),
             crate::seed::fnv1a(url.prefix.as_bytes())
         );
         let bucket_dir = cache_dir()
             .join("mirrors")
-            .join(crate::store::sanitize(&url.bucket));
+            .join(crate::store::paths::sanitize(&url.bucket));
         // The copy's lock and index live beside it, not in it: a stage that replaces its
         // output folder whole (metrics, publish) swaps the copy's folder, and an output folder
         // the store does not have yet must not exist locally either (`publish` refuses an
@@ -363,7 +363,7 @@ impl Mirror {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
                 }
-                let tmp = crate::store::tmp_path(&path);
+                let tmp = crate::store::atomic::tmp_path(&path);
                 std::fs::write(&tmp, &bytes).map_err(|e| Error::file(&tmp, e))?;
                 std::fs::rename(&tmp, &path).map_err(|e| Error::file(&path, e))?;
                 let meta = std::fs::metadata(&path).map_err(|e| Error::file(&path, e))?;

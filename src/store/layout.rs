@@ -1,0 +1,68 @@
+//! Every table advmath knows: its name, hive partition columns, file pattern, and whether only
+//! some runs make it. Plain data, at the bottom of the store: the schemas are the tables' own
+//! files' (the store's `optional_schema` for the optional ones).
+
+/// How a table is laid out under `tables/`.
+#[derive(Debug, Clone, Copy)]
+pub struct TableLayout {
+    pub name: &'static str,
+    /// Hive partition columns, outermost first (they are in the path, not in the files).
+    pub partitions: &'static [&'static str],
+    /// The expected file layout, for messages.
+    pub pattern: &'static str,
+    /// Made only by some runs: when absent it is registered empty (its schema, no row), so a
+    /// metric over it gives no row instead of an error.
+    pub optional: bool,
+}
+
+/// Every table advmath knows.
+pub const TABLE_LAYOUTS: &[TableLayout] = &[
+    TableLayout {
+        name: "problems",
+        partitions: &[],
+        pattern: "problems/<dataset>__<split>.parquet",
+        optional: false,
+    },
+    TableLayout {
+        name: "variants",
+        partitions: &["dataset", "attack"],
+        pattern: "variants/dataset=<d>/attack=<a>/part-N.parquet",
+        optional: false,
+    },
+    TableLayout {
+        name: "generation_stats",
+        partitions: &["dataset"],
+        pattern: "generation_stats/dataset=<d>/part-0.parquet",
+        optional: false,
+    },
+    TableLayout {
+        name: "responses",
+        partitions: &[],
+        pattern: "responses/<model-folder>/part-*.parquet",
+        optional: false,
+    },
+    TableLayout {
+        name: "features",
+        partitions: &["dataset", "attack"],
+        pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
+        optional: false,
+    },
+    TableLayout {
+        name: "coefficients",
+        partitions: &[],
+        pattern: "coefficients/part-0.parquet",
+        optional: false,
+    },
+    TableLayout {
+        name: "efficient_responses",
+        partitions: &[],
+        pattern: "efficient_responses/<target-folder>/part-*.parquet",
+        optional: true,
+    },
+    TableLayout {
+        name: "annotations",
+        partitions: &[],
+        pattern: "annotations/<kind>/<sheet>.parquet",
+        optional: true,
+    },
+];
