@@ -134,6 +134,33 @@ pub fn object_store(url: &RemoteUrl) -> Result<Arc<dyn ObjectStore>> {
     Ok(Arc::new(store))
 }
 
+/// Local copies made by this process, and the URLs they stand for.
+static ALIASES: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// `path` as the user named it: a path inside a local copy of a remote folder is shown as the
+/// remote URL (a report names `s3://bucket/study/tables`, not the cache folder).
+pub fn display(path: &Path) -> String {
+    let aliases = ALIASES.lock().expect("aliases lock");
+    for (local, url) in aliases.iter() {
+        if let Ok(rest) = path.strip_prefix(local) {
+            let rest = rest.to_string_lossy();
+            return match rest.is_empty() {
+                true => url.clone(),
+                false => format!("{url}/{rest}"),
+            };
+        }
+    }
+    path.display().to_string()
+}
+
+/// Show paths under `local` as under `url` from now on (a copy of a remote folder).
+pub(super) fn alias(local: &Path, url: &RemoteUrl) {
+    ALIASES
+        .lock()
+        .expect("aliases lock")
+        .push((local.to_path_buf(), url.to_string()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,31 +211,4 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }
-}
-
-/// Local copies made by this process, and the URLs they stand for.
-static ALIASES: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
-
-/// `path` as the user named it: a path inside a local copy of a remote folder is shown as the
-/// remote URL (a report names `s3://bucket/study/tables`, not the cache folder).
-pub fn display(path: &Path) -> String {
-    let aliases = ALIASES.lock().expect("aliases lock");
-    for (local, url) in aliases.iter() {
-        if let Ok(rest) = path.strip_prefix(local) {
-            let rest = rest.to_string_lossy();
-            return match rest.is_empty() {
-                true => url.clone(),
-                false => format!("{url}/{rest}"),
-            };
-        }
-    }
-    path.display().to_string()
-}
-
-/// Show paths under `local` as under `url` from now on (a copy of a remote folder).
-pub(super) fn alias(local: &Path, url: &RemoteUrl) {
-    ALIASES
-        .lock()
-        .expect("aliases lock")
-        .push((local.to_path_buf(), url.to_string()));
 }
