@@ -25,70 +25,19 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
+use super::ask::{ask_endpoint, progress_bar, Failures};
+use super::config::{Backend, EfficientConfig, EfficientProtocol, RespondConfig, RespondSummary};
+use super::items::variant_items;
+use super::log::{model_dir, read_rows};
 use super::log::{recover_logs, Logged, Sink};
-use super::{
-    ask_endpoint, model_dir, progress_bar, read_rows, response_key, variant_items, Backend,
-    Failures, Item, Offline, RespondConfig, RespondSummary, ResponseRow,
-};
+use super::offline::Offline;
+use super::rows::{response_key, Item, ResponseRow};
 use crate::error::{Error, Result};
 pub use crate::store::efficient_responses::{
     efficient_batch, efficient_dir, read_efficient_rows, EfficientRow,
 };
 use crate::store::write_batch;
 use crate::vocab::Attack;
-
-/// Which problems and candidates the cheap model offers, and whether the target's original is
-/// asked first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum EfficientProtocol {
-    /// The paper's text ("attacking GPT-4 using 50 adversarial examples from a cheaper model",
-    /// an adversarial example being a variation the model answers wrongly), which is also what
-    /// the authors' `attack/efficient_attack.py` does: candidates are every variant the cheap
-    /// model answers wrongly, the target's original is not asked, every selected problem is
-    /// attacked.
-    #[default]
-    WrongVariants,
-    /// Stricter than the paper: only problems whose original the cheap model solves, and the
-    /// target is asked the original first and attacked only where it solves it (so a success
-    /// is a flip from right to wrong, as in Eq. 6).
-    SolvedOriginals,
-}
-
-impl EfficientProtocol {
-    pub fn name(self) -> &'static str {
-        match self {
-            EfficientProtocol::WrongVariants => "wrong-variants",
-            EfficientProtocol::SolvedOriginals => "solved-originals",
-        }
-    }
-}
-
-/// The efficient attack's settings (`respond --efficient-from`).
-#[derive(Clone, Debug)]
-pub struct EfficientConfig {
-    /// The cheap model whose stored responses rank the problems and supply the candidates.
-    pub cheap: String,
-    /// Problems attacked per (dataset, attack): the paper takes 50.
-    pub top_problems: usize,
-    pub protocol: EfficientProtocol,
-    /// Which of the cheap model's runs ranks the problems (see the `responses` table's `run`);
-    /// needed only when it has several under the template.
-    pub cheap_run: Option<String>,
-}
-
-impl EfficientConfig {
-    /// The paper's setup: 50 problems per (dataset, attack), every wrong variant of the cheap
-    /// model a candidate.
-    pub fn new(cheap: impl Into<String>) -> Self {
-        EfficientConfig {
-            cheap: cheap.into(),
-            top_problems: 50,
-            protocol: EfficientProtocol::WrongVariants,
-            cheap_run: None,
-        }
-    }
-}
 
 /// One attack's plan for a problem.
 #[derive(Clone, Debug)]
@@ -460,7 +409,7 @@ enum Message {
 
 fn run_endpoint(
     config: &RespondConfig,
-    endpoint: &super::Endpoint,
+    endpoint: &super::client::Endpoint,
     walk: &Walk<'_>,
     jobs: Vec<Job>,
     dir: &Path,
@@ -468,7 +417,7 @@ fn run_endpoint(
 ) -> Result<()> {
     let total = jobs.len();
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
-    let servers = super::Servers::new(endpoint, config.concurrency);
+    let servers = super::servers::Servers::new(endpoint, config.concurrency);
     let bar = progress_bar(config, total, "problems");
     let mut sink: Sink<EfficientRow> = Sink::new(dir)?;
     let mut failures = Failures::default();
@@ -519,7 +468,7 @@ fn run_endpoint(
     summary.written = sink.close()?;
     bar.finish();
     failures.report();
-    super::report_servers(&servers);
+    super::ask::report_servers(&servers);
     Ok(())
 }
 

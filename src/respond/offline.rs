@@ -8,7 +8,9 @@ use std::path::Path;
 use arrow::array::AsArray;
 use rayon::prelude::*;
 
-use super::{rows_to_batch, sim, Item, RespondConfig, RespondSummary, ResponseRow};
+use super::config::{RespondConfig, RespondSummary};
+use super::rows::{rows_to_batch, Item, ResponseRow};
+use super::sim;
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;

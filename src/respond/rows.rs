@@ -1,7 +1,8 @@
 //! One response: the question asked ([`Item`]), the scored answer (a `responses` row, whose type
 //! and codec are the store's) and its resume key.
 
-use super::{client::Decoding, sim};
+use super::client::Decoding;
+use super::sim;
 use crate::extract::{extract, is_correct, is_correct_exact};
 use crate::num::Num;
 use crate::program::tree::num_text;
@@ -141,7 +142,7 @@ impl ResponseRow {
         }
     }
 
-    /// The row as part of `run` (see [`super::RespondConfig::run`]).
+    /// The row as part of `run` (see `RespondConfig::run`).
     pub fn in_run(mut self, run: &str) -> ResponseRow {
         self.run = run.to_string();
         self

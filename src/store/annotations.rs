@@ -9,7 +9,8 @@ use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
-use super::{parquet::write_batch, paths::sanitize};
+use super::parquet::write_batch;
+use super::paths::sanitize;
 use crate::error::Result;
 
 /// The table's folder name under the tables root.

@@ -7,7 +7,8 @@ use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
-use super::{parquet::write_batch, paths::part_file};
+use super::parquet::write_batch;
+use super::paths::part_file;
 use crate::error::Result;
 
 /// The table's folder name under the tables root.

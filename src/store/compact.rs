@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use arrow::datatypes::SchemaRef;
 
 use super::commit::{commit_journal, Move, TablesLock};
-use super::{
-    layout::TABLE_LAYOUTS, lock::WriterLock, parquet::parquet_files_under, parquet::read_batches,
-    parquet::AtomicParquet, paths::sanitize, paths::PARQUET_EXT,
-};
+use super::layout::TABLE_LAYOUTS;
+use super::lock::WriterLock;
+use super::parquet::{parquet_files_under, read_batches, AtomicParquet};
+use super::paths::{sanitize, PARQUET_EXT};
 use crate::error::{Error, Result};
 
 /// The default size a compacted part grows to.

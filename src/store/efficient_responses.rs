@@ -9,8 +9,9 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
 use super::columns::utf8;
+use super::parquet::read_batches;
+use super::paths::sanitize;
 use super::responses::{batch_to_rows, part_files, rows_to_batch, ResponseRow};
-use super::{parquet::read_batches, paths::sanitize};
 use crate::error::{Error, Result};
 
 /// The table's folder name under the tables root.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
-use super::{paths::hive_dir, paths::part_file};
+use super::paths::{hive_dir, part_file};
 use advmath_core::features::FeatureSet;
 
 /// `features`: one row per variant, hive-partitioned like `variants` as

@@ -12,7 +12,8 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
 use super::columns::utf8;
-use super::{parquet::is_parquet, paths::sanitize};
+use super::parquet::is_parquet;
+use super::paths::sanitize;
 use crate::error::Result;
 use crate::vocab::is_simulated;
 

@@ -10,13 +10,12 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
+use super::atomic::write_text;
 use super::columns::{utf8, utf8_list};
 use super::commit::{commit_journal, Move, TablesLock};
-use super::{
-    atomic::write_text, generation_stats, parquet::numbered_parts, parquet::partitions,
-    parquet::read_batches, parquet::text_column, parquet::AtomicParquet, paths::hive_dir,
-    paths::part_file, paths::sanitize, runs,
-};
+use super::parquet::{numbered_parts, partitions, read_batches, text_column, AtomicParquet};
+use super::paths::{hive_dir, part_file, sanitize};
+use super::{generation_stats, runs};
 use crate::error::Result;
 
 /// The table's folder name under the tables root.

@@ -8,7 +8,7 @@ use super::{
     Problems,
 };
 use crate::error::{Error, Result};
-use crate::respond::ResponseRow;
+use crate::respond::rows::ResponseRow;
 
 pub(super) struct Generic;
 

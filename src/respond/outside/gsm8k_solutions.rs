@@ -10,7 +10,7 @@ use super::{
     Problems,
 };
 use crate::error::Result;
-use crate::respond::ResponseRow;
+use crate::respond::rows::ResponseRow;
 
 pub(super) struct Gsm8kSolutions;
 

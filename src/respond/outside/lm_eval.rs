@@ -8,7 +8,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::num::Num;
-use crate::respond::ResponseRow;
+use crate::respond::rows::ResponseRow;
 
 pub(super) struct LmEval;
 

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{model_dir, rows_to_batch, Decoding, Extraction, Item, ResponseRow};
+use super::client::Decoding;
+use super::log::model_dir;
+use super::rows::{rows_to_batch, Extraction, Item, ResponseRow};
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::respond::prompt::Template;
@@ -225,7 +227,7 @@ fn outside_item(
 }
 
 /// The response key of an outside row. An outside input does not record the request settings
-/// [`super::response_key`] hashes, so the row is keyed by where it came from; the position keeps
+/// [`super::rows::response_key`] hashes, so the row is keyed by where it came from; the position keeps
 /// two rows asking the same question apart.
 fn outside_key(model: &str, source: &str, position: usize, question: &str) -> String {
     let a = fnv1a(format!("{model}\u{0}{source}\u{0}{position}\u{0}{question}").as_bytes());

@@ -11,8 +11,10 @@ use serde_json::json;
 use super::{jsonl_values, required_model, Layout, OutsideConfig};
 use crate::error::Result;
 use crate::respond::client::parse_completion;
+use crate::respond::client::{Decoding, Endpoint};
+use crate::respond::items::variant_items;
 use crate::respond::prompt::Template;
-use crate::respond::{response_key, variant_items, Decoding, Endpoint, Item, ResponseRow};
+use crate::respond::rows::{response_key, Item, ResponseRow};
 use crate::store::write_text;
 
 /// Write the OpenAI Batch API request file for every selected variant.

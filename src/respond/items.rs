@@ -1,0 +1,114 @@
+//! The questions a run asks: every variant of the tables (the attacks and datasets asked for) as
+//! an item.
+
+use std::path::Path;
+
+use arrow::array::AsArray;
+
+use crate::error::{Error, Result};
+use crate::program::tree::num_text;
+use crate::store::{read_columns, variants};
+use crate::vocab::Attack;
+
+use super::log::part_files;
+use super::rows::Item;
+
+/// Every variant in the tables, as items, in table order.
+pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {
+    let _read = crate::store::commit::TablesLock::shared(tables)?;
+    let root = variants::dir(tables);
+    if !root.is_dir() {
+        return Err(Error::missing_table(
+            variants::TABLE,
+            root,
+            variants::MADE_BY,
+        ));
+    }
+    let mut chosen = Vec::new();
+    for (dataset, ddir) in crate::store::partitions(&root, "dataset")? {
+        if !datasets.is_empty() && !datasets.contains(&dataset) {
+            continue;
+        }
+        for (attack, adir) in crate::store::partitions(&ddir, "attack")? {
+            chosen.push((dataset.clone(), attack, adir));
+        }
+    }
+    let wanted = resolve_attacks(attacks, chosen.iter().map(|(_, a, _)| a.as_str()))?;
+    let mut items = Vec::new();
+    for (dataset, attack, adir) in chosen {
+        if !attacks.is_empty() && !wanted.contains(&attack) && !Attack::is_original(&attack) {
+            continue;
+        }
+        for f in part_files(&adir)? {
+            let columns = [
+                "variant_id",
+                "problem_id",
+                "question",
+                "answer_exact",
+                "noise_level",
+                "variant_index",
+            ];
+            for b in read_columns(&f, &columns)? {
+                let col = |n: &str| crate::store::text_column(&b, n, &f);
+                let (vid, pid, q, gold) = (
+                    col("variant_id")?,
+                    col("problem_id")?,
+                    col("question")?,
+                    col("answer_exact")?,
+                );
+                let noise = b
+                    .column_by_name("noise_level")
+                    .map(|c| c.as_primitive::<arrow::datatypes::Int32Type>().clone());
+                let index = b
+                    .column_by_name("variant_index")
+                    .map(|c| c.as_primitive::<arrow::datatypes::Int32Type>().clone());
+                for i in 0..b.num_rows() {
+                    items.push(Item {
+                        variant_id: Some(vid.value(i).to_string()),
+                        problem_id: Some(pid.value(i).to_string()),
+                        dataset: Some(dataset.clone()),
+                        attack: Some(attack.clone()),
+                        noise_level: noise.as_ref().map(|n| n.value(i)),
+                        question: q.value(i).to_string(),
+                        gold: num_text::from_text(gold.value(i)),
+                        variant_index: index.as_ref().map(|n| n.value(i)).unwrap_or(0),
+                    });
+                }
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// The attacks `requested` names among those the tables hold: a name held as is, or a family
+/// whose levels the tables hold (`punct` is `punct10`, `punct30`, `punct50`; `m3+punct` likewise).
+/// A name that matches nothing is an error listing what there is, never an empty selection.
+pub(super) fn resolve_attacks<'a>(
+    requested: &[String],
+    held: impl Iterator<Item = &'a str>,
+) -> Result<Vec<String>> {
+    let mut held: Vec<&str> = held.collect();
+    held.sort();
+    held.dedup();
+    let mut out = Vec::new();
+    for name in requested {
+        let family: Vec<&str> = held
+            .iter()
+            .copied()
+            .filter(|a| {
+                *a == name
+                    || a.strip_prefix(name.as_str()).is_some_and(|level| {
+                        !level.is_empty() && level.bytes().all(|b| b.is_ascii_digit())
+                    })
+            })
+            .collect();
+        if family.is_empty() && !Attack::is_original(name) {
+            return Err(Error::Usage(format!(
+                "no variants of attack `{name}` in the tables (attacks held: {})",
+                held.join(", ")
+            )));
+        }
+        out.extend(family.into_iter().map(String::from));
+    }
+    Ok(out)
+}
