@@ -194,7 +194,7 @@ fn memory_worker() {
     let data = common::shared_data().expect("worker runs only with shared data");
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("tables");
-    let config = advmath::pipeline::IngestConfig {
+    let config = advmath::ingest::IngestConfig {
         inputs: vec![
             data.join("gsm8k/train.jsonl"),
             data.join("gsm8k/test.jsonl"),
@@ -203,7 +203,7 @@ fn memory_worker() {
         tables: tables.clone(),
         report: None,
     };
-    let ingest = advmath::pipeline::ingest(&config).unwrap();
+    let ingest = advmath::ingest::ingest(&config).unwrap();
     let start = Instant::now();
     let summary = advmath::generate::generate(&GenerateConfig {
         attempts: ATTEMPTS,

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use advmath::generate::{AttackSpec, GenerateConfig, Method};
 use advmath::ingest::IngestOptions;
-use advmath::pipeline::{ingest, IngestConfig};
+use advmath::ingest::{ingest, IngestConfig};
 use advmath::publish::{publish, PublishConfig};
 
 fn main() {

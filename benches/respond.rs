@@ -17,7 +17,7 @@ use advmath::respond::{respond, Backend, Decoding, Endpoint, RespondConfig};
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("tables");
-    advmath::pipeline::ingest(&advmath::pipeline::IngestConfig {
+    advmath::ingest::ingest(&advmath::ingest::IngestConfig {
         inputs: Vec::new(),
         options: Default::default(),
         tables: tables.clone(),

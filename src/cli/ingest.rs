@@ -7,8 +7,8 @@ use clap::Args;
 
 use advmath::store::default_tables;
 
+use advmath::ingest::IngestConfig;
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
-use advmath::pipeline::IngestConfig;
 use advmath::program::Links;
 
 #[derive(Args, Debug, Clone)]
@@ -101,12 +101,7 @@ impl IngestArgs {
 pub fn run(args: IngestArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut config = args.config();
-    // The RobustMath release is an attack (variants of dataset `robustmath`), not a
-    // problem source: it is written apart from the problems.
-    let forced = config.options.format == Some(advmath::ingest::Format::Robustmath);
-    let (rephrasing, sources): (Vec<_>, Vec<_>) = config.inputs.iter().cloned().partition(|p| {
-        forced || (config.options.format.is_none() && advmath::ingest::is_robustmath(p))
-    });
+    let (rephrasing, sources) = advmath::ingest::split_rephrasings(&config);
     for dir in &rephrasing {
         let s = advmath::ingest::ingest_robustmath(dir, &config.tables)?;
         for f in &s.written {
@@ -116,7 +111,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
     }
     if !sources.is_empty() || rephrasing.is_empty() {
         config.inputs = sources;
-        let summary = advmath::pipeline::ingest(&config)?;
+        let summary = advmath::ingest::ingest(&config)?;
         summary.write_table(&mut stdout.lock())?;
     }
     Ok(())

@@ -17,6 +17,9 @@ pub mod shard;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use std::io::Write;
+
+use crate::output::tsv_row;
 use crate::progress::Progress;
 use rayon::prelude::*;
 
@@ -546,4 +549,23 @@ fn write_chunk(
         writers.stats()?.write(&stats_to_batch(&stat_rows)?)?;
     }
     Ok(())
+}
+
+impl GenerateSummary {
+    /// One line per (dataset, attack), tab-separated, for stdout.
+    pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        tsv_row(out, ["dataset", "attack", "problems", "variants"])?;
+        for ((dataset, attack), (problems, rows)) in &self.rows {
+            tsv_row(
+                out,
+                [
+                    dataset.clone(),
+                    attack.clone(),
+                    problems.to_string(),
+                    rows.to_string(),
+                ],
+            )?;
+        }
+        Ok(())
+    }
 }

@@ -21,6 +21,7 @@ pub mod default_dataset;
 pub mod programs;
 mod read;
 pub mod robustmath;
+mod run;
 
 pub use crate::store::problems::{
     batch_to_records, problems_path, read_problems, records_to_batch, ProblemRecord,
@@ -29,6 +30,7 @@ pub use crate::store::sanitize;
 pub use borrow::borrow_programs;
 pub use read::{detect_format, read_source};
 pub use robustmath::{ingest_robustmath, is_robustmath, RobustMathSummary};
+pub use run::{ingest, ingest_source, split_rephrasings, IngestConfig, IngestSummary};
 
 /// Source layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,170 @@
+//! The ingest stage as one call: read every source, validate its programs, write one problems
+//! file per (dataset, split), and report the coverage.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::output::tsv_row;
+use crate::store;
+
+use super::coverage;
+use super::default_dataset::default_source;
+use super::{
+    borrow_programs, build_records_linked, problems_path, read_source, records_to_batch, Coverage,
+    IngestOptions, ProblemRecord, Source,
+};
+
+/// `advmath ingest`: the inputs, how to read them, where the tables go.
+#[derive(Clone, Debug)]
+pub struct IngestConfig {
+    pub inputs: Vec<PathBuf>,
+    pub options: IngestOptions,
+    pub tables: PathBuf,
+    pub report: Option<PathBuf>,
+}
+
+/// What an ingest produced.
+pub struct IngestSummary {
+    pub sources: Vec<Vec<ProblemRecord>>,
+    pub written: Vec<PathBuf>,
+}
+
+impl IngestSummary {
+    pub fn total_valid(&self) -> usize {
+        self.sources
+            .iter()
+            .flatten()
+            .filter(|r| r.is_valid())
+            .count()
+    }
+
+    /// One line per source, tab-separated, for stdout.
+    pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        tsv_row(
+            out,
+            [
+                "dataset",
+                "split",
+                "problems",
+                "valid",
+                "valid_pct",
+                "rejected",
+            ],
+        )?;
+        for records in &self.sources {
+            let c = Coverage::of(records);
+            let kinds: Vec<String> = c.by_kind.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            tsv_row(
+                out,
+                [
+                    c.dataset.clone(),
+                    c.split.clone(),
+                    c.total.to_string(),
+                    c.valid.to_string(),
+                    format!("{:.1}", 100.0 * c.valid_share()),
+                    kinds.join(","),
+                ],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Validate and write one source's problems table.
+pub fn ingest_source(
+    source: &Source,
+    config: &IngestConfig,
+) -> Result<(Vec<ProblemRecord>, PathBuf)> {
+    let records = build_records_linked(source, config.options.programs, config.options.links);
+    let bad: Vec<String> = records
+        .iter()
+        .filter_map(|r| r.error.as_ref())
+        .filter(|e| e.kind == crate::program::ErrorKind::BadInput)
+        .map(|e| e.detail.clone())
+        .collect();
+    crate::input::warn_first_few(&source.path, &bad);
+    let path = problems_path(&config.tables, &source.dataset, &source.split);
+    store::write_batch(&path, &records_to_batch(&records)?)?;
+    Ok((records, path))
+}
+
+pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
+    let mut summary = IngestSummary {
+        sources: Vec::new(),
+        written: Vec::new(),
+    };
+    let mut sources: Vec<Source> = if config.inputs.is_empty() {
+        vec![default_source()?]
+    } else {
+        config
+            .inputs
+            .iter()
+            .map(|p| read_source(p, &config.options))
+            .collect::<Result<_>>()?
+    };
+    if let Some(from) = &config.options.programs_from {
+        let donor = read_source(from, &IngestOptions::default())?;
+        for source in &mut sources {
+            let n = borrow_programs(source, &donor);
+            eprintln!(
+                "{}: {n} problems took a program or worked solution from {}",
+                source.path.display(),
+                from.display()
+            );
+        }
+    }
+    // One ingest at a time writes a tables folder's problems; what a dead one half-wrote goes.
+    let _lock = crate::store::lock::WriterLock::acquire(&config.tables, "ingest", "problems")?;
+    // Every writer finishes the switches dead writers decided (and refuses a journal naming
+    // anything outside the tables) before it writes.
+    drop(crate::store::commit::TablesLock::exclusive(&config.tables)?);
+    store::remove_leftovers(&store::problems::dir(&config.tables), None)?;
+    for source in &sources {
+        let (records, path) = ingest_source(source, config)?;
+        let c = Coverage::of(&records);
+        eprintln!(
+            "{}: {} problems, {} valid ({:.1}%) -> {}",
+            source.path.display(),
+            c.total,
+            c.valid,
+            100.0 * c.valid_share(),
+            path.display()
+        );
+        summary.sources.push(records);
+        summary.written.push(path);
+    }
+    if let Some(report) = &config.report {
+        store::write_text(report, &coverage::markdown(&summary.sources))?;
+        eprintln!("coverage report -> {}", report.display());
+    }
+    if summary.total_valid() == 0 {
+        return Err(Error::invalid(
+            inputs_label(&config.inputs),
+            "no problem has a valid solution program (see error_kind in the problems table)",
+        ));
+    }
+    Ok(summary)
+}
+
+fn inputs_label(inputs: &[PathBuf]) -> String {
+    if inputs.is_empty() {
+        return "default dataset".into();
+    }
+    inputs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The inputs of an ingest by what they are: RobustMath releases (a rephrasing attack, written as
+/// variants of dataset `robustmath`, not as problems) and problem sources.
+pub fn split_rephrasings(config: &IngestConfig) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let forced = config.options.format == Some(super::Format::Robustmath);
+    config
+        .inputs
+        .iter()
+        .cloned()
+        .partition(|p| forced || (config.options.format.is_none() && super::is_robustmath(p)))
+}
