@@ -249,5 +249,5 @@ pub fn remote_context(
         .build();
     runtime
         .block_on(SessionContext::remote_with_state(url, state))
-        .map_err(|e| Error::Usage(format!("--cluster {url}: {e}")))
+        .map_err(|e| Error::setting("cluster", format!("{url}: {e}")))
 }

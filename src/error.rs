@@ -129,6 +129,13 @@ pub enum Error {
         link: PathBuf,
         target: PathBuf,
     },
+    /// A setting of a config is out of its range or conflicts with another, named as the config
+    /// field (`variants`, `top_problems`); the command line shows it as its flag.
+    #[error("setting `{setting}` {problem}")]
+    Setting {
+        setting: &'static str,
+        problem: String,
+    },
     /// The input as a whole cannot be used (empty file, unknown layout).
     #[error("{path}: {reason}")]
     InvalidInput { path: String, reason: String },
@@ -193,11 +200,20 @@ impl Error {
         }
     }
 
+    /// A [`Error::Setting`].
+    pub fn setting(setting: &'static str, problem: impl Into<String>) -> Error {
+        Error::Setting {
+            setting,
+            problem: problem.into(),
+        }
+    }
+
     /// Exit code convention: 1 for data or validation failures, 2 for usage and internal errors.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::MetricQuery { source, .. } => source.exit_code(),
             Error::Usage(_)
+            | Error::Setting { .. }
             | Error::OutputInsideTables { .. }
             | Error::OutputHoldsTables { .. }
             | Error::Locked { .. } => 2,

@@ -47,7 +47,13 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn error_chain(err: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in err.chain() {
-        let text = cause.to_string();
+        // The library names a setting by its config field; here it is the flag people typed.
+        let text = match cause.downcast_ref::<advmath::Error>() {
+            Some(advmath::Error::Setting { setting, problem }) => {
+                format!("{} {problem}", cli::flag_of(setting))
+            }
+            _ => cause.to_string(),
+        };
         if out.contains(&text) {
             continue;
         }

@@ -149,8 +149,7 @@ fn text(t: &ResultTable, r: usize, c: &str) -> String {
 /// The one value of `what` among `seen`, or `wanted` when given and present; an error naming
 /// the choices otherwise.
 fn pick_one(
-    what: &str,
-    flag: &str,
+    what: &'static str,
     wanted: &Option<String>,
     seen: &[String],
     model: &str,
@@ -165,19 +164,25 @@ fn pick_one(
         None if seen.is_empty() => Err(Error::Usage(format!(
             "{model} has no adversarial example (a variant answered wrongly whose original it solves): run `advmath respond --model {model}` first"
         ))),
-        None => Err(Error::Usage(format!(
-            "{model} has adversarial examples under several {what}s ({}): choose one with {flag}",
-            seen.join(", ")
-        ))),
+        None => Err(Error::setting(
+            what,
+            format!(
+                "must choose: {model} has adversarial examples under several {what}s ({})",
+                seen.join(", ")
+            ),
+        )),
     }
 }
 
 /// Draw Xie et al.'s human-evaluation sample: the sheet's rows, in item order.
 pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
     if config.problems == 0 || config.per_problem == 0 {
-        return Err(Error::Usage(
-            "--problems and --per-problem must be at least 1".into(),
-        ));
+        let setting = if config.problems == 0 {
+            "problems"
+        } else {
+            "per_problem"
+        };
+        return Err(Error::setting(setting, "must be at least 1"));
     }
     let engine = SqlEngine::open(&config.tables)?;
     let pool = engine.query_table(include_str!("../../sql/annotate/human_eval_pool.sql"))?;
@@ -192,7 +197,6 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
     };
     let template = pick_one(
         "template",
-        "--template",
         &config.template,
         &distinct("template", &rows),
         &config.model,
@@ -203,7 +207,6 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
         .collect();
     let dataset = pick_one(
         "dataset",
-        "--dataset",
         &config.dataset,
         &distinct("dataset", &rows),
         &config.model,

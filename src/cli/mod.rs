@@ -134,6 +134,17 @@ pub enum Command {
     Cluster(ClusterCommand),
 }
 
+/// The flag that sets a library config field named in an error: `--` and the field's name with
+/// dashes, where the flag is not named otherwise (`attacks` is `--attack`).
+pub fn flag_of(setting: &str) -> String {
+    let name = match setting {
+        "attacks" => "attack",
+        "noise_levels" => "noise",
+        other => other,
+    };
+    format!("--{}", name.replace('_', "-"))
+}
+
 /// Run one parsed command.
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {

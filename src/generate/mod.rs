@@ -108,36 +108,37 @@ impl GenerateConfig {
 
     pub fn check(&self) -> Result<()> {
         if self.attacks.is_empty() {
-            return Err(Error::Usage("--attack needs at least one attack".into()));
+            return Err(Error::setting("attacks", "needs at least one attack"));
         }
         if self.variants == 0 {
-            return Err(Error::Usage("--variants must be at least 1".into()));
+            return Err(Error::setting("variants", "must be at least 1"));
         }
         if self.attempts == 0 {
-            return Err(Error::Usage("--attempts must be at least 1".into()));
+            return Err(Error::setting("attempts", "must be at least 1"));
         }
         if !(1..=15).contains(&self.digits) {
-            return Err(Error::Usage("--digits must be between 1 and 15".into()));
+            return Err(Error::setting("digits", "must be between 1 and 15"));
         }
         if self.noise_levels.iter().any(|&p| p == 0 || p > 100) {
-            return Err(Error::Usage(
-                "--noise levels must be percentages between 1 and 100".into(),
+            return Err(Error::setting(
+                "noise_levels",
+                "must be percentages between 1 and 100",
             ));
         }
         if self.sample_problems == Some(0) {
-            return Err(Error::Usage("--sample-problems must be at least 1".into()));
+            return Err(Error::setting("sample_problems", "must be at least 1"));
         }
         if self.threads == Some(0) {
-            return Err(Error::Usage("--threads must be at least 1".into()));
+            return Err(Error::setting("threads", "must be at least 1"));
         }
         if self.shard.is_some() && (self.problems.is_some() || self.sample_problems.is_some()) {
             // Both take the first n problems that reach m variants, which only a walk over the
             // problems before them knows, so one slice cannot be made alone.
-            return Err(Error::Usage(
-                "--shard cannot be combined with --problems or --sample-problems (which problems \
+            return Err(Error::setting(
+                "shard",
+                "cannot be combined with a problem count or a problem sample (which problems \
                  reach the variant count depends on every problem before them); run the sample \
-                 in one process"
-                    .into(),
+                 in one process",
             ));
         }
         Ok(())

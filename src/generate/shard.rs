@@ -86,7 +86,7 @@ fn unsharded_record(path: &Path) -> Result<String> {
 /// the shard folders are removed once everything is merged.
 pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
     if count == 0 {
-        return Err(Error::Usage("--merge-shards must be at least 1".into()));
+        return Err(Error::setting("merge_shards", "must be at least 1"));
     }
     let shards: Vec<PathBuf> = (1..=count)
         .map(|index| Shard { index, count }.tables(tables))

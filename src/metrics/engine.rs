@@ -354,9 +354,10 @@ impl SqlEngine {
         let mut seen = BTreeSet::new();
         for m in models {
             if !seen.insert(m.as_str()) {
-                return Err(Error::Usage(format!(
-                    "--model-order: model `{m}` is listed twice"
-                )));
+                return Err(Error::setting(
+                    "model_order",
+                    format!("has model `{m}` listed twice"),
+                ));
             }
         }
         if !models.is_empty() {
@@ -368,10 +369,13 @@ impl SqlEngine {
                 .collect();
             if let Some(unknown) = models.iter().find(|m| !known.contains(*m)) {
                 let list: Vec<&str> = known.iter().map(String::as_str).collect();
-                return Err(Error::Usage(format!(
-                    "--model-order: model `{unknown}` has no response; the models are: {}",
-                    list.join(", ")
-                )));
+                return Err(Error::setting(
+                    "model_order",
+                    format!(
+                        "names model `{unknown}`, but model `{unknown}` has no response; the models are: {}",
+                        list.join(", ")
+                    ),
+                ));
             }
         }
         register_model_order(&self.ctx, models).map_err(|source| Error::Register {

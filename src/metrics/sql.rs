@@ -30,17 +30,20 @@ impl OutputFormat {
     pub fn from_name(name: &str, path: Option<PathBuf>) -> Result<Self> {
         let name = name.to_ascii_lowercase();
         if path.is_some() && name != "parquet" {
-            return Err(Error::Usage(format!(
-                "--output is for --format parquet; {name} goes to stdout (redirect it with > FILE)"
-            )));
+            return Err(Error::setting(
+                "output",
+                format!(
+                    "is for the parquet format; {name} goes to stdout (redirect it with > FILE)"
+                ),
+            ));
         }
         match name.as_str() {
             "table" | "pretty" => Ok(OutputFormat::Table),
             "csv" => Ok(OutputFormat::Csv),
             "json" | "jsonl" | "ndjson" => Ok(OutputFormat::Json),
-            "parquet" => path.map(OutputFormat::Parquet).ok_or_else(|| {
-                Error::Usage("--format parquet needs an output path (--output FILE)".into())
-            }),
+            "parquet" => path
+                .map(OutputFormat::Parquet)
+                .ok_or_else(|| Error::setting("format", "parquet needs an output file")),
             other => Err(Error::Usage(format!(
                 "unknown output format `{other}`: expected table, csv, json or parquet"
             ))),

@@ -359,7 +359,7 @@ fn include_table(
     if !dir.is_dir() {
         return Err(Error::invalid(
             dir.display(),
-            format!("--include {table}: no such table"),
+            format!("no table `{table}` to publish beside the variants"),
         ));
     }
     let files = crate::store::parquet_files_under(&dir)?;

@@ -317,8 +317,9 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     }
     let names = set.names();
     if config.method == RegressMethod::Linear && config.standardize {
-        return Err(Error::Usage(
-            "--method linear fits the raw features, as the authors' least squares does; drop --standardize".into(),
+        return Err(Error::setting(
+            "standardize",
+            "cannot be used with the linear method, which fits the raw features as the authors' least squares does",
         ));
     }
     let mut summary = RegressSummary {

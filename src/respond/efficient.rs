@@ -85,13 +85,15 @@ fn plan(config: &RespondConfig, eff: &EfficientConfig) -> Result<Vec<Job>> {
             cheap.retain(|r| r.run == run);
         }
         None if runs.len() > 1 => {
-            return Err(Error::Usage(format!(
-                "{} has {} runs with template {} ({}); name the one that ranks the problems with --cheap-run",
-                eff.cheap,
-                runs.len(),
-                config.template.name,
-                runs.into_iter().collect::<Vec<_>>().join(", ")
-            )));
+            return Err(Error::setting(
+                "cheap_run",
+                format!(
+                    "must name one of the runs of {} with template {} that rank the problems: {}",
+                    eff.cheap,
+                    config.template.name,
+                    runs.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            ));
         }
         None => {}
     }
@@ -302,7 +304,7 @@ impl Walk<'_> {
 pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
     let eff = config.efficient.as_ref().expect("an efficient run");
     if eff.top_problems == 0 {
-        return Err(Error::Usage("--top-problems must be at least 1".into()));
+        return Err(Error::setting("top_problems", "must be at least 1"));
     }
     let mut jobs = plan(config, eff)?;
     if let Some(n) = config.limit {

@@ -107,7 +107,7 @@ fn absurd_options_are_refused_before_anything_runs() {
         .arg(dir.path())
         .assert()
         .code(2);
-    assert!(stderr_of(&out).contains("--output is for --format parquet"));
+    assert!(stderr_of(&out).contains("--output is for the parquet format"));
     assert!(!dir.path().join("result.csv").exists());
 }
 

@@ -94,3 +94,30 @@ fn usage_errors_exit_2() {
         advmath().args(&args).assert().code(2);
     }
 }
+
+/// A setting the library refuses is named by the flag that sets it: the library speaks of its
+/// config fields (`setting \`format\``), the command line of its flags.
+#[test]
+fn a_refused_setting_names_its_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, expected) in [
+        (
+            vec!["sql", "SELECT 1", "--format", "parquet"],
+            "error: --format parquet needs an output file",
+        ),
+        (
+            vec!["generate", "--shard", "1/2", "--sample-problems", "3"],
+            "error: --shard cannot be combined with a problem count or a problem sample",
+        ),
+    ] {
+        let out = advmath()
+            .current_dir(dir.path())
+            .args(&args)
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.starts_with(expected), "{args:?}: {stderr}");
+    }
+    let e = advmath::Error::setting("top_problems", "must be at least 1");
+    assert_eq!(e.to_string(), "setting `top_problems` must be at least 1");
+}
