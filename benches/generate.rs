@@ -27,9 +27,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use advmath::generate::{attack, AttackSpec, Attacker, GenerateConfig, Method};
-use advmath::ingest::{build_records, read_source, IngestOptions, ProblemRecord, ProgramSource};
+use advmath::generate::GenerateConfig;
+use advmath::ingest::{build_records, read_source, IngestOptions, ProgramSource};
 use advmath::seed::stream_key;
+use advmath::store::problems::ProblemRecord;
+use advmath::vocab::AttackSpec;
+use advmath_core::generate::sample::{attack, Attacker, Method};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 

@@ -7,7 +7,9 @@ mod common;
 
 use std::time::Instant;
 
-use advmath::ingest::{build_records, problems_path, read_source, records_to_batch, IngestOptions};
+use advmath::ingest::{build_records, read_source, IngestOptions};
+use advmath::store::problems::problems_path;
+use advmath::store::problems::records_to_batch;
 
 fn main() {
     let Some(data) = common::shared_data() else {

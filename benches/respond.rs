@@ -10,9 +10,11 @@ mod server;
 
 use std::time::{Duration, Instant};
 
-use advmath::generate::{AttackSpec, GenerateConfig, Method};
+use advmath::generate::GenerateConfig;
 use advmath::respond::prompt::Template;
 use advmath::respond::{respond, Backend, Decoding, Endpoint, RespondConfig};
+use advmath::vocab::AttackSpec;
+use advmath_core::generate::sample::Method;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();

@@ -67,7 +67,7 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
     for r in &config.responders {
         eprintln!("asking {} ...", r.model);
         // A fresh run answers afresh: stale responses to replaced variants would not join.
-        let dir = crate::respond::model_dir(&r.tables, &r.model);
+        let dir = crate::store::responses::model_dir(&r.tables, &r.model);
         if matches!(r.backend, crate::respond::Backend::Offline) && dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
         }
@@ -78,7 +78,7 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         responses.push((r.model.clone(), summary));
     }
     eprintln!("computing features ...");
-    for set in crate::features::FeatureSet::ALL {
+    for set in advmath_core::features::FeatureSet::ALL {
         crate::features::build_feature_set_table(&tables_dir(&config.out), set)?;
     }
     let regression = if config.responders.is_empty() {

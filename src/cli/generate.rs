@@ -8,8 +8,9 @@ use advmath::output::tsv_row;
 use advmath::store::default_tables;
 
 use super::{comma_list, MAX_THREADS};
-use advmath::generate::noise::NoiseCount;
-use advmath::generate::{AttackSpec, GenerateConfig};
+use advmath::generate::GenerateConfig;
+use advmath::vocab::AttackSpec;
+use advmath_core::generate::noise::NoiseCount;
 
 fn parse_attack(s: &str) -> Result<AttackSpec, String> {
     AttackSpec::parse(s)

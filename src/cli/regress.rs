@@ -6,8 +6,8 @@ use clap::Args;
 
 use advmath::output::tsv_row;
 
-use advmath::features::FeatureSet;
 use advmath::regress::RegressConfig;
+use advmath_core::features::FeatureSet;
 
 /// Every default comes from [`RegressConfig::default`], which `advmath run` uses too.
 #[derive(Args, Debug)]

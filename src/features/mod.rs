@@ -5,7 +5,7 @@
 //! `crates/advmath-core/src/features/mod.rs`, the authors' family in
 //! `crates/advmath-core/src/features/xie2024.rs` (the regression report points here).
 
-pub use advmath_core::features::*;
+use advmath_core::features::*;
 
 mod table;
 #[cfg(test)]

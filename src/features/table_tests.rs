@@ -8,9 +8,11 @@ use arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::array::{Int32Array, ListBuilder, StringBuilder, UInt64Array};
 
 use super::*;
-use crate::ingest::{build_record, problems_path, records_to_batch, ProgramSource, RawProblem};
+use crate::ingest::{build_record, ProgramSource, RawProblem};
 use crate::num::Num;
 use crate::program::Links;
+use crate::store::problems::problems_path;
+use crate::store::problems::records_to_batch;
 use crate::vocab::Attack;
 
 #[test]

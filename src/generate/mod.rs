@@ -32,17 +32,15 @@ use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, format_like, render, Slot};
 use crate::seed::{draw_seed, stream_key};
 use crate::store::problems::{read_problems, ProblemRecord};
-pub use advmath_core::generate::noise::{self, add_noise, NoiseCount};
-pub use advmath_core::generate::sample;
+use advmath_core::generate::noise::{add_noise, NoiseCount};
+use advmath_core::generate::sample;
 use advmath_core::vocab::Attack;
-pub use advmath_core::vocab::AttackSpec;
+use advmath_core::vocab::AttackSpec;
 
 use crate::store::generation_stats::{stats_to_batch, StatRow};
 use crate::store::lock::WriterLock;
 use crate::store::variants::{rows_to_batch, DatasetWriters, Made, Row};
-pub use sample::{
-    attack, decompose, digit_count, AttackStats, Attacker, Drawn, Method, Reject, REJECT_NAMES,
-};
+use sample::{attack, AttackStats, Attacker, Drawn, Method};
 
 /// A checked generation config.
 #[derive(Clone, Debug)]

@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use super::{Coverage, ProblemRecord};
+use super::Coverage;
+use crate::store::problems::ProblemRecord;
 
 /// Sources with more rejections than this list the first ones per kind instead of all.
 const FULL_LIST_LIMIT: usize = 400;

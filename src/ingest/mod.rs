@@ -23,10 +23,7 @@ mod read;
 pub mod robustmath;
 mod run;
 
-pub use crate::store::problems::{
-    batch_to_records, problems_path, read_problems, records_to_batch, ProblemRecord,
-};
-pub use crate::store::sanitize;
+use crate::store::problems::ProblemRecord;
 pub use borrow::borrow_programs;
 pub use read::{detect_format, read_source};
 pub use robustmath::{ingest_robustmath, is_robustmath, RobustMathSummary};
@@ -371,6 +368,7 @@ impl Coverage {
 mod tests {
     use super::read::bad_row;
     use super::*;
+    use crate::store::problems::{batch_to_records, records_to_batch};
 
     #[test]
     fn records_round_trip_through_arrow() {

@@ -10,10 +10,10 @@ use crate::store;
 
 use super::coverage;
 use super::default_dataset::default_source;
-use super::{
-    borrow_programs, build_records_linked, problems_path, read_source, records_to_batch, Coverage,
-    IngestOptions, ProblemRecord, Source,
-};
+use super::{borrow_programs, build_records_linked, read_source, Coverage, IngestOptions, Source};
+use crate::store::problems::problems_path;
+use crate::store::problems::records_to_batch;
+use crate::store::problems::ProblemRecord;
 
 /// `advmath ingest`: the inputs, how to read them, where the tables go.
 #[derive(Clone, Debug)]

@@ -31,7 +31,6 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub use crate::store::{TableLayout, TABLE_LAYOUTS};
 pub use engine::{parse_size, EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus};
 use report::{
     asr_bar_plots, attack_curve_plots, human_eval_plots, noise_plots, report_markdown,

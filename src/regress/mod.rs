@@ -18,9 +18,9 @@ use arrow::array::{Array, AsArray, Float64Array};
 use ndarray::Array2;
 
 use crate::error::{Error, Result};
-use crate::features::FeatureSet;
 use crate::store::coefficients::{self, CoefficientRow};
 use crate::store::{features, read_columns, responses};
+use advmath_core::features::FeatureSet;
 
 mod fit;
 mod linear;
@@ -153,7 +153,7 @@ fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<Strin
             let ids = crate::store::text_column(&b, "variant_id", &p)?;
             let answers = crate::store::text_column(&b, "answer", &p)?;
             for i in 0..b.num_rows() {
-                let tokens = crate::features::tokens::cl100k_number_tokens(answers.value(i));
+                let tokens = advmath_core::features::tokens::cl100k_number_tokens(answers.value(i));
                 out.insert(ids.value(i).to_string(), vec![tokens as f64]);
             }
         }

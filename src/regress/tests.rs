@@ -7,8 +7,8 @@ use arrow::array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArra
 use arrow::datatypes::{DataType, Field, Schema};
 
 use super::*;
-use crate::features::{FEATURE_COUNT, FEATURE_NAMES};
 use crate::store::write_batch;
+use advmath_core::features::{FEATURE_COUNT, FEATURE_NAMES};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 

@@ -13,8 +13,9 @@ use crate::progress::Progress;
 use super::client::Endpoint;
 use super::config::{RespondConfig, RespondSummary};
 use super::log::Sink;
-use super::rows::{Item, ResponseRow};
+use super::rows::Item;
 use super::servers::Servers;
+use crate::store::responses::ResponseRow;
 
 /// Ask the endpoint's servers about `item` once and score the reply.
 pub(crate) fn ask_endpoint(

@@ -28,14 +28,16 @@ use rayon::prelude::*;
 use super::ask::{ask_endpoint, progress_bar, Failures};
 use super::config::{Backend, EfficientConfig, EfficientProtocol, RespondConfig, RespondSummary};
 use super::items::variant_items;
-use super::log::{model_dir, read_rows};
+use super::log::read_rows;
 use super::log::{recover_logs, Logged, Sink};
 use super::offline::Offline;
-use super::rows::{response_key, Item, ResponseRow};
+use super::rows::{response_key, Item};
 use crate::error::{Error, Result};
-pub use crate::store::efficient_responses::{
+use crate::store::efficient_responses::{
     efficient_batch, efficient_dir, read_efficient_rows, EfficientRow,
 };
+use crate::store::responses::model_dir;
+use crate::store::responses::ResponseRow;
 use crate::store::write_batch;
 use crate::vocab::Attack;
 

@@ -10,8 +10,8 @@ use crate::program::tree::num_text;
 use crate::store::{read_columns, variants};
 use crate::vocab::Attack;
 
-use super::log::part_files;
 use super::rows::Item;
+use crate::store::responses::part_files;
 
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {

@@ -14,9 +14,11 @@ use arrow::array::{Array, AsArray, RecordBatch, StringArray};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::rows::{batch_to_rows, rows_to_batch, ResponseRow};
 use crate::error::{Error, Result};
-pub use crate::store::responses::{model_dir, part_files, part_name};
+use crate::store::responses::batch_to_rows;
+use crate::store::responses::rows_to_batch;
+use crate::store::responses::ResponseRow;
+use crate::store::responses::{model_dir, part_files, part_name};
 use crate::store::{read_batches, write_batch};
 
 /// A row the write-ahead log and the parts can hold.

@@ -36,13 +36,12 @@ use self::ask::respond_endpoint;
 use self::log::recover_logs;
 use offline::respond_offline;
 
-pub use self::log::{model_dir, read_rows, stored_rows, StoredRow};
+pub use self::log::{read_rows, stored_rows, StoredRow};
+use crate::store::responses::{model_dir, ResponseRow};
 pub use client::{Decoding, Endpoint};
 pub use config::{Backend, EfficientConfig, EfficientProtocol, RespondConfig, RespondSummary};
 pub use items::variant_items;
-pub use rows::{
-    batch_to_rows, response_key, rows_to_batch, Extraction, Item, ResponseKeys, ResponseRow,
-};
+pub use rows::{response_key, Extraction, Item, ResponseKeys};
 
 /// Ask the model about every selected variant that has no row yet.
 pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
@@ -53,7 +52,7 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
     let (summary, folder) = match config.efficient {
         Some(_) => (
             efficient::run(config)?,
-            efficient::efficient_dir(&config.tables, &config.model),
+            crate::store::efficient_responses::efficient_dir(&config.tables, &config.model),
         ),
         None => (
             respond_all(config)?,

@@ -9,12 +9,14 @@ use arrow::array::AsArray;
 use rayon::prelude::*;
 
 use super::config::{RespondConfig, RespondSummary};
-use super::rows::{rows_to_batch, Item, ResponseRow};
+use super::rows::Item;
 use super::sim;
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::store::problems::read_problems;
+use crate::store::responses::rows_to_batch;
+use crate::store::responses::ResponseRow;
 use crate::store::{read_columns, variants};
 
 /// The answers of an offline model: the problems' trees and the variants' numbers.
@@ -26,13 +28,13 @@ pub(crate) struct Offline {
 
 impl Offline {
     pub(crate) fn open(config: &RespondConfig) -> Result<Offline> {
-        if !sim::is_simulated(&config.model)
-            || !sim::SIMULATED_MODELS.contains(&config.model.as_str())
+        if !crate::vocab::is_simulated(&config.model)
+            || !crate::vocab::SIMULATED_MODELS.contains(&config.model.as_str())
         {
             return Err(Error::Usage(format!(
                 "model {} needs --endpoint (offline models: {})",
                 config.model,
-                sim::SIMULATED_MODELS.join(", ")
+                crate::vocab::SIMULATED_MODELS.join(", ")
             )));
         }
         Ok(Offline {

@@ -2,13 +2,12 @@
 //! and codec are the store's) and its resume key.
 
 use super::client::Decoding;
-use super::sim;
 use crate::extract::{extract, is_correct, is_correct_exact};
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::respond::prompt::Template;
 use crate::seed::{fnv1a, fnv1a_from, mix};
-pub use crate::store::responses::{batch_to_rows, rows_to_batch, ResponseRow};
+use crate::store::responses::ResponseRow;
 
 /// How answers are read from responses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -137,7 +136,7 @@ impl ResponseRow {
             completion_tokens: None,
             finish_reason: None,
             source: source.to_string(),
-            simulated: sim::is_simulated(model),
+            simulated: crate::vocab::is_simulated(model),
             error: None,
         }
     }

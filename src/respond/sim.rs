@@ -20,7 +20,7 @@ use crate::num::{pow10, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{fnv1a, mix};
 
-pub use advmath_core::vocab::{is_simulated, SIMULATED_MODELS};
+use advmath_core::vocab::SIMULATED_MODELS;
 
 /// A simulated answer: the text, for a variant's numbers and noise level.
 pub fn simulate(

@@ -35,7 +35,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
-use advmath::respond::{rows_to_batch, Item, ResponseRow};
+use advmath::respond::Item;
+use advmath::store::responses::rows_to_batch;
+use advmath::store::responses::ResponseRow;
 use arrow::array::{ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
 
 use crate::server::{spawn_with, Reply};
@@ -292,7 +294,7 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
     assert_eq!(t.get(paper, "requests_per_broken"), Some(&Cell::Null));
 
     // The early stop, row by row: p1 of the paper run stops at its third candidate (step 3).
-    let rows = advmath::respond::efficient::read_efficient_rows(&tables, "target").unwrap();
+    let rows = advmath::store::efficient_responses::read_efficient_rows(&tables, "target").unwrap();
     let mut p1: Vec<(i32, String)> = rows
         .iter()
         .filter(|r| r.efficient_protocol == "solved-originals" && r.per_problem.is_none())
@@ -396,7 +398,8 @@ fn efficient_attack_offline_costs_fewer_requests_than_the_full_attack() {
 /// (5) first; its first candidate v0 is answered right. Problems 1, solved 1, broken 0, ASR 0,
 /// requests 1 (per broken: undefined); full attack 5 on p3, 20 on all (no originals).
 pub fn write_table5_fixture(tables: &Path) {
-    use advmath::respond::efficient::{efficient_batch, EfficientRow};
+    use advmath::store::efficient_responses::efficient_batch;
+    use advmath::store::efficient_responses::EfficientRow;
     let row = |protocol: &str,
                top: i32,
                cap: Option<i32>,

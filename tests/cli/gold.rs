@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use advmath::ingest::{problems_path, records_to_batch};
 use advmath::num::Num;
 use advmath::program::tree::num_text;
 use advmath::question::find_slots;
+use advmath::store::problems::problems_path;
+use advmath::store::problems::records_to_batch;
 
 use crate::util::{advmath, ingest_xie_release, problems_in, shared_data};
 

@@ -80,7 +80,8 @@ fn a_deeply_nested_reply_row_is_skipped_and_the_good_rows_land() {
         ),
         "{stderr}"
     );
-    let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "m")).unwrap();
+    let rows =
+        advmath::respond::read_rows(&advmath::store::responses::model_dir(&tables, "m")).unwrap();
     let mut replies: Vec<_> = rows.iter().map(|r| r.response.clone().unwrap()).collect();
     replies.sort();
     assert_eq!(replies, ["6", "The answer is 7."]);
@@ -106,7 +107,8 @@ fn bad_rows_of_reply_csvs_and_jsonl_are_skipped_by_number_and_the_good_rows_land
     ] {
         assert!(stderr.contains(expected), "{expected} not in {stderr}");
     }
-    let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "m")).unwrap();
+    let rows =
+        advmath::respond::read_rows(&advmath::store::responses::model_dir(&tables, "m")).unwrap();
     let mut replies: Vec<_> = rows.iter().map(|r| r.response.clone().unwrap()).collect();
     replies.sort();
     assert_eq!(replies, ["6", "The answer is 7."]);
@@ -136,6 +138,7 @@ fn bad_rows_of_reply_csvs_and_jsonl_are_skipped_by_number_and_the_good_rows_land
         stderr.contains("samples.jsonl: row 2 (line 2): malformed JSON"),
         "{stderr}"
     );
-    let rows = advmath::respond::read_rows(&advmath::respond::model_dir(&tables, "lm")).unwrap();
+    let rows =
+        advmath::respond::read_rows(&advmath::store::responses::model_dir(&tables, "lm")).unwrap();
     assert_eq!(rows.len(), 2);
 }

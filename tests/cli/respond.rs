@@ -335,7 +335,7 @@ fn smollm2_end_to_end() {
     let rows = stored_rows(&tables, "smollm2").unwrap();
     assert_eq!(rows.len(), 20);
     // The model is tiny and mostly wrong at maths: the pipeline is under test, not its accuracy.
-    let batches: Vec<_> = walk(&advmath::respond::model_dir(&tables, "smollm2"))
+    let batches: Vec<_> = walk(&advmath::store::responses::model_dir(&tables, "smollm2"))
         .iter()
         .flat_map(|f| advmath::store::read_batches(f).unwrap())
         .collect();

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use advmath::ingest::ProblemRecord;
+use advmath::store::problems::ProblemRecord;
 use predicates::prelude::*;
 
 use crate::util::{advmath, assert_snapshot, problems_in, small_run_with, verify_variants, walk};

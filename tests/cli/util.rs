@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use advmath::ingest::{batch_to_records, ProblemRecord};
+use advmath::store::problems::batch_to_records;
+use advmath::store::problems::ProblemRecord;
 use advmath::store::read_batches;
 use assert_cmd::Command;
 
@@ -35,12 +36,12 @@ pub fn problems_in(path: &Path) -> Vec<ProblemRecord> {
 /// (checked with M1's attacker, so M2 and M3 variants also pass M1's checks), and M2 keeps
 /// digit counts. Returns how many variants were checked.
 pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
-    use advmath::generate::{decompose, digit_count, Attacker, Method};
     use advmath::program::tree::num_text;
     use advmath::question::find_slots;
+    use advmath_core::generate::sample::{decompose, digit_count, Attacker, Method};
     use arrow::array::AsArray;
     let problems: std::collections::HashMap<String, ProblemRecord> =
-        advmath::ingest::read_problems(tables)
+        advmath::store::problems::read_problems(tables)
             .unwrap()
             .into_iter()
             .map(|p| (p.problem_id.clone(), p))

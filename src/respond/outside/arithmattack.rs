@@ -13,7 +13,7 @@ use super::cells::read_csv_numbered as read_csv;
 use super::{original_attack, outside_item, outside_key, Layout, OutsideConfig, Problem, Problems};
 use crate::error::{ColumnProblem, Error, Result};
 use crate::num::Num;
-use crate::respond::rows::ResponseRow;
+use crate::store::responses::ResponseRow;
 
 pub(super) struct Arithmattack;
 

@@ -8,7 +8,7 @@ use super::{
     Problems,
 };
 use crate::error::{Error, Result};
-use crate::respond::rows::ResponseRow;
+use crate::store::responses::ResponseRow;
 
 pub(super) struct Generic;
 

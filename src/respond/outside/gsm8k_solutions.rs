@@ -10,7 +10,7 @@ use super::{
     Problems,
 };
 use crate::error::Result;
-use crate::respond::rows::ResponseRow;
+use crate::store::responses::ResponseRow;
 
 pub(super) struct Gsm8kSolutions;
 

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::num::Num;
-use crate::respond::rows::ResponseRow;
+use crate::store::responses::ResponseRow;
 
 pub(super) struct LmEval;
 

@@ -15,13 +15,15 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::client::Decoding;
-use super::log::model_dir;
-use super::rows::{rows_to_batch, Extraction, Item, ResponseRow};
+use super::rows::{Extraction, Item};
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::respond::prompt::Template;
 use crate::seed::fnv1a;
 use crate::store::problems::read_problems;
+use crate::store::responses::model_dir;
+use crate::store::responses::rows_to_batch;
+use crate::store::responses::ResponseRow;
 use crate::store::write_batch;
 use crate::vocab::Attack;
 

@@ -14,7 +14,8 @@ use crate::respond::client::parse_completion;
 use crate::respond::client::{Decoding, Endpoint};
 use crate::respond::items::variant_items;
 use crate::respond::prompt::Template;
-use crate::respond::rows::{response_key, Item, ResponseRow};
+use crate::respond::rows::{response_key, Item};
+use crate::store::responses::ResponseRow;
 use crate::store::write_text;
 
 /// Write the OpenAI Batch API request file for every selected variant.
