@@ -11,8 +11,9 @@ mod server;
 use std::time::{Duration, Instant};
 
 use advmath::generate::GenerateConfig;
-use advmath::respond::prompt::Template;
-use advmath::respond::{respond, Backend, Decoding, Endpoint, RespondConfig};
+use advmath::llm::client::{Decoding, Endpoint};
+use advmath::llm::prompt::Template;
+use advmath::respond::{respond, Backend, RespondConfig};
 use advmath::vocab::AttackSpec;
 use advmath_core::generate::sample::Method;
 

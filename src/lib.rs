@@ -17,6 +17,7 @@ pub mod features;
 pub mod generate;
 pub mod ingest;
 pub mod input;
+pub mod llm;
 pub mod metrics;
 pub mod output;
 pub mod pipeline;

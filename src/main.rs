@@ -68,7 +68,7 @@ fn error_chain(err: &anyhow::Error) -> String {
 fn dispatch(mut cli: Cli) -> anyhow::Result<()> {
     advmath::progress::set_quiet(cli.quiet);
     let mut places = advmath::store::places::Places::default();
-    cli::locations::localize(&mut cli.command, &mut places)?;
+    cli::places::localize(&mut cli.command, &mut places)?;
     let result = cli::run(cli.command);
     // What the command wrote is committed locally even when it then failed (a respond run with
     // failed requests): it goes to the store either way.

@@ -35,7 +35,7 @@ pub enum ClusterCommand {
         #[arg(long)]
         work_dir: Option<PathBuf>,
         /// Memory for the operators (e.g. 4GiB; default: 70% of the machine).
-        #[arg(long, value_parser = advmath::metrics::parse_size)]
+        #[arg(long, value_parser = super::size)]
         memory: Option<usize>,
         /// Seconds between heartbeats to the scheduler.
         #[arg(long, default_value_t = 5)]

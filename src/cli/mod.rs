@@ -11,7 +11,7 @@ mod cluster;
 mod features;
 mod generate;
 mod ingest;
-pub mod locations;
+pub mod places;
 mod publish;
 mod query;
 mod regress;
@@ -134,6 +134,29 @@ pub enum Command {
     Cluster(ClusterCommand),
 }
 
+/// `4GiB`, `512MiB`, `300MB`, `1000000` (bytes): a memory size as people write it.
+pub(crate) fn size(text: &str) -> std::result::Result<usize, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("not a size: {text:?} (e.g. 4GiB, 512MiB)"))?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "kib" | "k" => 1024.0,
+        "mib" | "m" => 1024.0 * 1024.0,
+        "gib" | "g" => 1024.0 * 1024.0 * 1024.0,
+        other => return Err(format!("unknown size unit {other:?} in {text:?}")),
+    };
+    Ok((value * scale) as usize)
+}
+
 /// The flag that sets a library config field named in an error: `--` and the field's name with
 /// dashes, where the flag is not named otherwise (`attacks` is `--attack`).
 pub fn flag_of(setting: &str) -> String {
@@ -165,5 +188,20 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Run(args) => run::run(args),
         #[cfg(feature = "cluster")]
         Command::Cluster(process) => cluster::run(process),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(size("4GiB"), Ok(4 << 30));
+        assert_eq!(size("512MiB"), Ok(512 << 20));
+        assert_eq!(size("300MB"), Ok(300_000_000));
+        assert_eq!(size("1000"), Ok(1000));
+        assert_eq!(size("1.5 GiB"), Ok(3 << 29));
+        assert!(size("lots").is_err() && size("4XB").is_err());
     }
 }

@@ -57,7 +57,7 @@ pub struct QueryBounds {
     /// memory watched too; a query needing more fails with exit 1. Default: no hard limit;
     /// operators share 2 GiB (half of this machine's memory if less), and aggregations and
     /// sorts spill to disk past it.
-    #[arg(long, value_parser = advmath::metrics::parse_size)]
+    #[arg(long, value_parser = super::size)]
     pub memory_limit: Option<usize>,
     /// Seconds one query may run; a query running longer fails with exit 1. Default: no limit.
     #[arg(long)]

@@ -6,12 +6,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use advmath::ingest::programs::ProgramsConfig;
+use advmath::llm::client::{Decoding, Endpoint};
+use advmath::llm::prompt::Template;
 use advmath::output::tsv_row;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
-use advmath::respond::prompt::Template;
-use advmath::respond::{
-    Backend, Decoding, EfficientConfig, EfficientProtocol, Endpoint, Extraction, RespondConfig,
-};
+use advmath::respond::{Backend, EfficientConfig, EfficientProtocol, Extraction, RespondConfig};
 use advmath::store::default_tables;
 
 /// The library's endpoint settings, read for the defaults of the flags that change them.
@@ -161,7 +160,7 @@ pub struct RespondArgs {
     pub flush_seconds: f64,
     /// At the end of a run the model's parts smaller than this are folded into parts of up to
     /// this size (e.g. 128MiB, 1GiB), every row kept.
-    #[arg(long, default_value = "128MiB", value_parser = advmath::metrics::parse_size)]
+    #[arg(long, default_value = "128MiB", value_parser = super::size)]
     pub part_size: usize,
 }
 

@@ -8,8 +8,9 @@ use clap::Args;
 use advmath::output::tsv_row;
 
 use super::comma_list;
+use advmath::llm::client::Endpoint;
 use advmath::pipeline::{RunConfig, DEFAULT_MODELS};
-use advmath::respond::{Backend, Endpoint, RespondConfig};
+use advmath::respond::{Backend, RespondConfig};
 use advmath::store::DEFAULT_OUT;
 
 use super::{api_key_from, GenerationArgs, SourceArgs};

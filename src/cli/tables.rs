@@ -15,7 +15,7 @@ pub struct CompactArgs {
     /// The tables to compact (default: all), e.g. `responses`.
     pub table: Vec<String>,
     /// Parts smaller than this are folded into parts of up to this size (e.g. 128MiB, 1GiB).
-    #[arg(long, default_value = "128MiB", value_parser = advmath::metrics::parse_size)]
+    #[arg(long, default_value = "128MiB", value_parser = super::size)]
     pub part_size: usize,
 }
 

@@ -13,11 +13,11 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
+use crate::llm::client::{Decoding, Endpoint};
+use crate::llm::prompt::xie2024_program;
+use crate::llm::servers::Servers;
 use crate::program::{validate_program, AlignMode, ErrorKind, Links, ProgramError};
 use crate::question::find_slots;
-use crate::respond::client::{Decoding, Endpoint};
-use crate::respond::prompt::xie2024_program;
-use crate::respond::servers::Servers;
 use crate::store::problems::{records_to_batch, ProblemRecord};
 use crate::store::{problems, write_batch};
 

@@ -168,29 +168,6 @@ pub fn default_operator_memory() -> usize {
     physical_memory().map_or(CAP, |bytes| (bytes / 2).min(CAP))
 }
 
-/// `4GiB`, `512MiB`, `300MB`, `1000000` (bytes): a memory size as people write it.
-pub fn parse_size(text: &str) -> std::result::Result<usize, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("not a size: {text:?} (e.g. 4GiB, 512MiB)"))?;
-    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "kib" | "k" => 1024.0,
-        "mib" | "m" => 1024.0 * 1024.0,
-        "gib" | "g" => 1024.0 * 1024.0 * 1024.0,
-        other => return Err(format!("unknown size unit {other:?} in {text:?}")),
-    };
-    Ok((value * scale) as usize)
-}
-
 impl SqlEngine {
     /// Open a `tables/` folder with one worker thread per core.
     pub fn open(tables: &Path) -> Result<Self> {
@@ -535,20 +512,5 @@ impl Drop for SqlEngine {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_size;
-
-    #[test]
-    fn sizes_read_as_people_write_them() {
-        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
-        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_size("300MB"), Ok(300_000_000));
-        assert_eq!(parse_size("1000"), Ok(1000));
-        assert_eq!(parse_size("1.5 GiB"), Ok(3 << 29));
-        assert!(parse_size("lots").is_err() && parse_size("4XB").is_err());
     }
 }

@@ -22,22 +22,22 @@
 //! | annotations | `annotations/<kind>/<sheet>.parquet` (registered empty when absent) |
 
 mod engine;
+mod query;
 mod report;
 mod result;
-mod sql;
 pub mod stats;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub use engine::{parse_size, EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus};
+pub use engine::{EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus};
+pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
 use report::{
     asr_bar_plots, attack_curve_plots, human_eval_plots, noise_plots, report_markdown,
     transfer_plots,
 };
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
-pub use sql::*;
 pub use stats::{
     arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED,

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use arrow::datatypes::{DataType, Field, SchemaRef};
 
+use super::hub;
 use super::{published_variants_schema, PublishConfig, PublishSummary};
-use crate::store::hub;
 use crate::store::runs::RunRecord;
 
 /// Source datasets: licence id, how the card names the source, its citation key.

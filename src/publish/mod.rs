@@ -15,12 +15,13 @@ use arrow::compute::filter_record_batch;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 mod card;
+mod hub;
 
 use crate::error::{Error, Result};
 use crate::output::tsv_row;
 use crate::store::commit::{StagedFolder, TablesLock};
 use crate::store::problems::read_problems;
-use crate::store::{hub, read_batches, variants, AtomicParquet};
+use crate::store::{read_batches, variants, AtomicParquet};
 use card::{dataset_card, read_runs, source_info};
 
 /// A checked publish config.

@@ -10,11 +10,11 @@ use std::time::Duration;
 use crate::error::Result;
 use crate::progress::Progress;
 
-use super::client::Endpoint;
 use super::config::{RespondConfig, RespondSummary};
 use super::log::Sink;
 use super::rows::Item;
-use super::servers::Servers;
+use crate::llm::client::Endpoint;
+use crate::llm::servers::Servers;
 use crate::store::responses::ResponseRow;
 
 /// Ask the endpoint's servers about `item` once and score the reply.

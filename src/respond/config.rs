@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::client::{Decoding, Endpoint};
-use super::prompt;
 use super::rows::{self, Extraction};
+use crate::llm::client::{Decoding, Endpoint};
+use crate::llm::prompt;
 
 /// Where answers come from.
 #[derive(Clone, Debug)]
@@ -18,7 +18,7 @@ pub enum Backend {
 pub struct RespondConfig {
     pub tables: PathBuf,
     pub model: String,
-    pub template: crate::respond::prompt::Template,
+    pub template: crate::llm::prompt::Template,
     pub decoding: Decoding,
     pub backend: Backend,
     pub attacks: Vec<String>,

@@ -413,7 +413,7 @@ enum Message {
 
 fn run_endpoint(
     config: &RespondConfig,
-    endpoint: &super::client::Endpoint,
+    endpoint: &crate::llm::client::Endpoint,
     walk: &Walk<'_>,
     jobs: Vec<Job>,
     dir: &Path,
@@ -421,7 +421,7 @@ fn run_endpoint(
 ) -> Result<()> {
     let total = jobs.len();
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
-    let servers = super::servers::Servers::new(endpoint, config.concurrency);
+    let servers = crate::llm::servers::Servers::new(endpoint, config.concurrency);
     let bar = progress_bar(config, total, "problems");
     let mut sink: Sink<EfficientRow> = Sink::new(dir)?;
     let mut failures = Failures::default();

@@ -11,16 +11,13 @@
 //! `--efficient-from` runs Xie et al.'s efficient attack instead ([`efficient`]).
 
 mod ask;
-pub mod client;
 mod config;
 pub mod efficient;
 mod items;
 mod log;
 mod offline;
 pub mod outside;
-pub mod prompt;
 mod rows;
-pub mod servers;
 pub mod sim;
 
 use std::collections::{HashMap, HashSet};
@@ -38,7 +35,6 @@ use offline::respond_offline;
 
 pub use self::log::{read_rows, stored_rows, StoredRow};
 use crate::store::responses::{model_dir, ResponseRow};
-pub use client::{Decoding, Endpoint};
 pub use config::{Backend, EfficientConfig, EfficientProtocol, RespondConfig, RespondSummary};
 pub use items::variant_items;
 pub use rows::{response_key, Extraction, Item, ResponseKeys};

@@ -1,11 +1,11 @@
 //! One response: the question asked ([`Item`]), the scored answer (a `responses` row, whose type
 //! and codec are the store's) and its resume key.
 
-use super::client::Decoding;
 use crate::extract::{extract, is_correct, is_correct_exact};
+use crate::llm::client::Decoding;
+use crate::llm::prompt::Template;
 use crate::num::Num;
 use crate::program::tree::num_text;
-use crate::respond::prompt::Template;
 use crate::seed::{fnv1a, fnv1a_from, mix};
 use crate::store::responses::ResponseRow;
 

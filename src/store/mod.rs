@@ -24,7 +24,6 @@ pub mod efficient_responses;
 pub mod fault;
 pub mod features;
 pub mod generation_stats;
-pub mod hub;
 mod layout;
 pub mod location;
 pub mod lock;

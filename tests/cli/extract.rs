@@ -198,7 +198,7 @@ fn the_arithmattack_template_is_the_user_turn_the_study_sent() {
     let Some(data) = shared_data() else {
         return;
     };
-    let template = advmath::respond::prompt::Template::resolve("arithmattack").unwrap();
+    let template = advmath::llm::prompt::Template::resolve("arithmattack").unwrap();
     let (mut same, mut total) = (0, 0);
     for dataset in ["gsm8k", "multiarith"] {
         for level in LEVELS {

@@ -20,15 +20,16 @@ const ENGINE: &[(&str, &[&str])] = &[
     ("progress", &[]),
     ("plot", &["error"]),
     ("store", &["error"]),
+    ("llm", &["error"]),
     ("cluster", &["error", "store"]),
     ("generate", &["error", "store", "output", "progress"]),
     (
         "respond",
-        &["error", "store", "output", "input", "progress"],
+        &["error", "store", "output", "input", "progress", "llm"],
     ),
     (
         "ingest",
-        &["error", "store", "output", "input", "progress", "respond"],
+        &["error", "store", "output", "input", "progress", "llm"],
     ),
     ("features", &["error", "store", "output", "progress"]),
     (
@@ -48,7 +49,7 @@ const ENGINE: &[(&str, &[&str])] = &[
         "pipeline",
         &[
             "error", "store", "output", "input", "progress", "ingest", "generate", "respond",
-            "features", "regress", "metrics", "publish",
+            "features", "regress", "metrics", "publish", "llm",
         ],
     ),
 ];

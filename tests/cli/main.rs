@@ -20,6 +20,7 @@ mod layers;
 mod long_runs;
 mod metrics;
 mod noise;
+mod offline;
 mod outside;
 mod publish;
 mod real_data;

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::client::Decoding;
 use super::rows::{Extraction, Item};
 use crate::error::{Error, Result};
+use crate::llm::client::Decoding;
+use crate::llm::prompt::Template;
 use crate::num::Num;
-use crate::respond::prompt::Template;
 use crate::seed::fnv1a;
 use crate::store::problems::read_problems;
 use crate::store::responses::model_dir;

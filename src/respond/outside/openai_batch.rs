@@ -10,10 +10,10 @@ use serde_json::json;
 
 use super::{jsonl_values, required_model, Layout, OutsideConfig};
 use crate::error::Result;
-use crate::respond::client::parse_completion;
-use crate::respond::client::{Decoding, Endpoint};
+use crate::llm::client::parse_completion;
+use crate::llm::client::{Decoding, Endpoint};
+use crate::llm::prompt::Template;
 use crate::respond::items::variant_items;
-use crate::respond::prompt::Template;
 use crate::respond::rows::{response_key, Item};
 use crate::store::responses::ResponseRow;
 use crate::store::write_text;

@@ -1,5 +1,5 @@
-//! `advmath sql`: one user query over the tables, printed as a table, CSV or JSON, or written
-//! to Parquet.
+//! One user query over the tables (what `advmath sql` runs), its result printed as a table, CSV or
+//! JSON as it is computed, or written to Parquet.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
