@@ -87,7 +87,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
     let mut parts = 0;
     for (_, dataset_dir) in &datasets {
         for (_, attack_dir) in store::partitions(dataset_dir, "attack")? {
-            parts += store::numbered_parts(&attack_dir)?.len() as u64;
+            parts += store::parts(&attack_dir)?.len() as u64;
         }
     }
     let progress = crate::progress::Progress::new(set.table(), "variant parts", parts);
@@ -103,7 +103,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
                 for (attack, attack_dir) in store::partitions(&dataset_dir, "attack")? {
                     let path = features::staged_part(&staging, &attack);
                     let mut writer = AtomicParquet::create(&path, features::schema(set))?;
-                    for part in store::numbered_parts(&attack_dir)? {
+                    for part in store::parts(&attack_dir)? {
                         features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
                         progress.inc(1);
                     }

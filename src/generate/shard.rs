@@ -14,7 +14,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::store::variants::{self, DatasetWriters, Made};
-use crate::store::{generation_stats, numbered_parts, partitions, read_batches, runs, text_column};
+use crate::store::{generation_stats, partitions, parts, read_batches, runs, text_column};
 
 /// One of N disjoint slices of the problems (`index` counts from 1, as `--shard 1/3` does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,7 +159,7 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
                 if !folder.is_dir() {
                     continue;
                 }
-                for part in numbered_parts(&folder)? {
+                for part in parts(&folder)? {
                     for batch in read_batches(&part)? {
                         rows += batch.num_rows();
                         if attack == crate::vocab::Attack::ORIGINAL {
@@ -177,7 +177,7 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
             if !folder.is_dir() {
                 continue;
             }
-            for part in numbered_parts(&folder)? {
+            for part in parts(&folder)? {
                 for batch in read_batches(&part)? {
                     let methods = text_column(&batch, "attack", &part)?;
                     made.methods

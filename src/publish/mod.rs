@@ -112,13 +112,6 @@ pub fn config_name(attack: &str) -> String {
     attack.replace('+', "_")
 }
 
-fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(crate::store::table_entries(dir)?
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect())
-}
-
 /// Shards of one (config, split), named once the count is known.
 struct ShardWriter {
     dir: PathBuf,
@@ -283,7 +276,7 @@ fn write_folder(
     let mut files = 0;
     for (_, ddir) in &datasets {
         for (_, adir) in crate::store::partitions(ddir, "attack")? {
-            files += parquet_files(&adir)?.len() as u64;
+            files += crate::store::parts(&adir)?.len() as u64;
         }
     }
     let progress = crate::progress::Progress::new("publish", "variant parts", files);
@@ -298,7 +291,7 @@ fn write_folder(
                     config.max_shard_rows,
                 )
             });
-            for file in parquet_files(&adir)? {
+            for file in crate::store::parts(&adir)? {
                 for batch in read_batches(&file)? {
                     let n = batch.num_rows();
                     let mut cols = vec![constant_column(dataset, n), constant_column(&attack, n)];

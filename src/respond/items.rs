@@ -11,7 +11,7 @@ use crate::store::{read_columns, variants};
 use crate::vocab::Attack;
 
 use super::rows::Item;
-use crate::store::responses::part_files;
+use crate::store::parts;
 
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {
@@ -39,7 +39,7 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
         if !attacks.is_empty() && !wanted.contains(&attack) && !Attack::is_original(&attack) {
             continue;
         }
-        for f in part_files(&adir)? {
+        for f in parts(&adir)? {
             let columns = [
                 "variant_id",
                 "problem_id",

@@ -15,10 +15,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::store::parts;
 use crate::store::responses::batch_to_rows;
 use crate::store::responses::rows_to_batch;
 use crate::store::responses::ResponseRow;
-use crate::store::responses::{model_dir, part_files, part_name};
+use crate::store::responses::{model_dir, part_name};
 use crate::store::{read_batches, write_batch};
 
 /// A row the write-ahead log and the parts can hold.
@@ -52,7 +53,7 @@ pub type StoredRow = (
 /// Read the [`StoredRow`] of every stored response of a model.
 pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
     let mut out = Vec::new();
-    for f in part_files(&model_dir(tables, model))? {
+    for f in parts(&model_dir(tables, model))? {
         let columns = [
             "response_key",
             "variant_id",
@@ -92,7 +93,7 @@ pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
 /// Every stored row of a model folder, in part order.
 pub fn read_rows(dir: &Path) -> Result<Vec<ResponseRow>> {
     let mut out = Vec::new();
-    for f in part_files(dir)? {
+    for f in parts(dir)? {
         for b in read_batches(&f)? {
             out.extend(batch_to_rows(&b, &f)?);
         }

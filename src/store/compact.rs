@@ -34,7 +34,7 @@ pub struct Compacted {
 
 /// The Parquet parts of a folder in name order, with their sizes.
 fn parts(dir: &Path) -> Result<Vec<(PathBuf, u64)>> {
-    super::responses::part_files(dir)?
+    super::parquet::parts(dir)?
         .into_iter()
         .map(|p| {
             let size = fs::metadata(&p).map_err(|e| Error::file(&p, e))?.len();

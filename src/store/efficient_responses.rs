@@ -9,9 +9,10 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
 use super::columns::utf8;
+use super::parquet::parts;
 use super::parquet::read_batches;
 use super::paths::sanitize;
-use super::responses::{batch_to_rows, part_files, rows_to_batch, ResponseRow};
+use super::responses::{batch_to_rows, rows_to_batch, ResponseRow};
 use crate::error::{Error, Result};
 
 /// The table's folder name under the tables root.
@@ -117,7 +118,7 @@ pub fn efficient_batch(rows: &[EfficientRow]) -> Result<RecordBatch> {
 /// Every stored row of a target's efficient attacks.
 pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRow>> {
     let mut out = Vec::new();
-    for f in part_files(&efficient_dir(tables, model))? {
+    for f in parts(&efficient_dir(tables, model))? {
         for b in read_batches(&f)? {
             let base = batch_to_rows(&b, &f)?;
             let text = |n: &str| super::parquet::text_column(&b, n, &f);

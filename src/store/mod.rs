@@ -40,9 +40,8 @@ pub use atomic::{tmp_path, write_text};
 pub use commit::{remove_leftovers, swap_in};
 pub use layout::{TableLayout, TABLE_LAYOUTS};
 pub use parquet::{
-    is_parquet, numbered_parts, parquet_files_under, partitions, read_batches, read_columns,
-    table_entries, text_column, write_batch, writer_properties, AtomicParquet, TableFile,
-    ROW_GROUP_ROWS,
+    is_parquet, parquet_files_under, partitions, parts, read_batches, read_columns, table_entries,
+    text_column, write_batch, writer_properties, AtomicParquet, TableFile, ROW_GROUP_ROWS,
 };
 pub use paths::{
     default_tables, hive_dir, is_staging_of, part_file, reports_dir, resolved, sanitize,

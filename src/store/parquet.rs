@@ -329,18 +329,25 @@ fn walk_table(
     Ok(())
 }
 
-/// `part-N.parquet` files of `dir`, in increasing N (then name): `part-2` before `part-10`.
-pub fn numbered_parts(dir: &Path) -> Result<Vec<PathBuf>> {
-    if !dir.is_dir() {
-        // An absent folder is an error here, as reading it is.
-        fs::read_dir(dir).map_err(|e| Error::file(dir, e))?;
-    }
+/// The Parquet parts of one folder of a table, in part order: `part-N` by N (`part-2` before
+/// `part-10`), other names by name (a response folder's parts, named by time, in write order).
+/// Hidden and `_` names are skipped, as every lister of tables skips them, and a link among the
+/// entries is refused ([`table_entries`]); an absent folder has none. Every reader of one
+/// folder's parts lists them here; [`parquet_files_under`] walks a whole table.
+pub fn parts(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out: Vec<(u64, String, PathBuf)> = table_entries(dir)?
         .into_iter()
         .filter_map(|p| {
             let name = p.file_name()?.to_str()?.to_string();
-            let n = name.strip_prefix("part-")?.strip_suffix(PARQUET_EXT)?;
-            Some((n.parse().unwrap_or(u64::MAX), name, p))
+            if name.starts_with('.') || name.starts_with('_') || !is_parquet(&name) {
+                return None;
+            }
+            let n = name
+                .strip_prefix("part-")
+                .and_then(|n| n.strip_suffix(PARQUET_EXT))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(u64::MAX);
+            Some((n, name, p))
         })
         .collect();
     out.sort();

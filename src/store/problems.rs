@@ -119,20 +119,14 @@ pub fn dir(tables: &Path) -> PathBuf {
 /// The stage that writes the table.
 pub const MADE_BY: &str = "ingest";
 
-/// The table's files, one per (dataset, split), in name order.
+/// The table's files, one per (dataset, split), in name order; an absent table is an error
+/// naming its folder.
 pub fn files(tables: &Path) -> Result<Vec<PathBuf>> {
     let dir = tables.join(TABLE);
     if !dir.is_dir() {
         fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))?;
     }
-    Ok(super::parquet::table_entries(&dir)?
-        .into_iter()
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(super::parquet::is_parquet)
-        })
-        .collect())
+    super::parquet::parts(&dir)
 }
 
 /// The records of one file of the table.

@@ -12,7 +12,6 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
 use super::columns::utf8;
-use super::parquet::is_parquet;
 use super::paths::sanitize;
 use crate::error::Result;
 use crate::vocab::is_simulated;
@@ -30,19 +29,6 @@ pub fn model_dir(tables: &Path, model: &str) -> PathBuf {
     dir(tables).join(sanitize(model))
 }
 
-/// The Parquet parts of a model's folder, in name order (none when the folder is absent); a
-/// symbolic link among them is refused.
-pub fn part_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(super::parquet::table_entries(dir)?
-        .into_iter()
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(is_parquet)
-        })
-        .collect())
-}
-
 /// The name of a new part written by a live run: the time and process make it unique, and name
 /// order is write order.
 pub fn part_name(tag: &str) -> String {
@@ -57,7 +43,7 @@ pub fn part_name(tag: &str) -> String {
 /// the highest number any part of the folder carries, compacted parts (`part-offline-NNNNN-compactK`)
 /// included, so that it never names an existing part, and is the same on every identical run.
 pub fn offline_part(dir: &Path) -> Result<PathBuf> {
-    let next = part_files(dir)?
+    let next = super::parquet::parts(dir)?
         .iter()
         .filter_map(|p| {
             let name = p.file_name()?.to_str()?;

@@ -13,7 +13,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use super::atomic::write_text;
 use super::columns::{utf8, utf8_list};
 use super::commit::{commit_journal, Move, TablesLock};
-use super::parquet::{numbered_parts, partitions, read_batches, text_column, AtomicParquet};
+use super::parquet::{partitions, parts, read_batches, text_column, AtomicParquet};
 use super::paths::{hive_dir, part_file, sanitize};
 use super::{generation_stats, runs};
 use crate::error::Result;
@@ -193,7 +193,7 @@ impl DatasetWriters {
             let to = hive_dir(&self.staging.join(TABLE), "attack", attack);
             fs::create_dir_all(&to).map_err(|e| crate::error::Error::file(&to, e))?;
             // Hard links: the kept partition keeps its bytes and costs no copy.
-            for part in numbered_parts(&from)? {
+            for part in parts(&from)? {
                 let name = part.file_name().expect("a part has a name");
                 fs::hard_link(&part, to.join(name))
                     .map_err(|e| crate::error::Error::file(&part, e))?;
@@ -232,7 +232,7 @@ impl DatasetWriters {
             if attack == crate::vocab::Attack::ORIGINAL || made.attacks.contains(&attack) {
                 continue;
             }
-            for part in numbered_parts(&dir)? {
+            for part in parts(&dir)? {
                 for batch in read_batches(&part)? {
                     let ids = text_column(&batch, "problem_id", &part)?;
                     covered.extend(ids.iter().flatten().map(str::to_string));
@@ -242,7 +242,7 @@ impl DatasetWriters {
         }
         let originals = attack_dir(tables, dataset, crate::vocab::Attack::ORIGINAL);
         if originals.is_dir() {
-            for part in numbered_parts(&originals)? {
+            for part in parts(&originals)? {
                 for batch in read_batches(&part)? {
                     let ids = text_column(&batch, "problem_id", &part)?;
                     let keep: arrow::array::BooleanArray = ids
@@ -257,7 +257,7 @@ impl DatasetWriters {
         }
         let stats = generation_stats::dataset_dir(tables, dataset);
         if stats.is_dir() {
-            for part in numbered_parts(&stats)? {
+            for part in parts(&stats)? {
                 for batch in read_batches(&part)? {
                     let attacks = text_column(&batch, "attack", &part)?;
                     let keep: arrow::array::BooleanArray = attacks
