@@ -75,7 +75,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
             variants::MADE_BY,
         ));
     }
-    let datasets = store::partitions(&variants, "dataset")?;
+    let datasets = variants::datasets(tables)?;
     if datasets.is_empty() {
         return Err(Error::missing_table(
             variants::TABLE,
@@ -86,7 +86,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
     let mut totals = Totals::default();
     let mut parts = 0;
     for (_, dataset_dir) in &datasets {
-        for (_, attack_dir) in store::partitions(dataset_dir, "attack")? {
+        for (_, attack_dir) in variants::attacks(dataset_dir)? {
             parts += store::parts(&attack_dir)?.len() as u64;
         }
     }
@@ -100,7 +100,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
         let outcome = (|| -> Result<()> {
             {
                 let _read = TablesLock::shared(tables)?;
-                for (attack, attack_dir) in store::partitions(&dataset_dir, "attack")? {
+                for (attack, attack_dir) in variants::attacks(&dataset_dir)? {
                     let path = features::staged_part(&staging, &attack);
                     let mut writer = AtomicParquet::create(&path, features::schema(set))?;
                     for part in store::parts(&attack_dir)? {

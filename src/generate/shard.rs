@@ -14,7 +14,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::store::variants::{self, DatasetWriters, Made};
-use crate::store::{generation_stats, partitions, parts, read_batches, runs, text_column};
+use crate::store::{generation_stats, parts, read_batches, runs, text_column};
 
 /// One of N disjoint slices of the problems (`index` counts from 1, as `--shard 1/3` does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
                 ),
             ));
         }
-        for (dataset, _) in partitions(&variants::dir(dir), "dataset")? {
+        for (dataset, _) in variants::datasets(dir)? {
             datasets.insert(dataset);
         }
     }
@@ -148,7 +148,7 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
         let mut made = Made::default();
         let mut attacks = BTreeSet::new();
         for dir in &shards {
-            for (attack, _) in partitions(&variants::dataset_dir(dir, dataset), "attack")? {
+            for (attack, _) in variants::attacks(&variants::dataset_dir(dir, dataset))? {
                 attacks.insert(attack);
             }
         }

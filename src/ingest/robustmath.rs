@@ -295,7 +295,7 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
                 continue;
             }
             let part = crate::store::part_file(
-                &crate::store::hive_dir(&staging, "attack", &attack.to_string()),
+                &crate::store::variants::staged_attack_dir(&staging, &attack.to_string()),
                 0,
             );
             crate::store::write_batch(&part, &batch(rows)?)?;

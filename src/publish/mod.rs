@@ -64,7 +64,7 @@ pub struct PublishSummary {
 
 /// `advmath-<dataset>[-<dataset>...]` from the variants partitions of `tables`.
 pub fn default_name(tables: &Path) -> String {
-    let names: Vec<String> = crate::store::partitions(&variants::dir(tables), "dataset")
+    let names: Vec<String> = variants::datasets(tables)
         .unwrap_or_default()
         .into_iter()
         .map(|(d, _)| d)
@@ -262,7 +262,7 @@ fn write_folder(
     split_of: &HashMap<String, String>,
 ) -> Result<PublishSummary> {
     let variants_dir = variants::dir(&config.tables);
-    let datasets = crate::store::partitions(&variants_dir, "dataset")?;
+    let datasets = variants::datasets(&config.tables)?;
     if datasets.is_empty() {
         return Err(Error::missing_table(
             variants::TABLE,
@@ -275,14 +275,14 @@ fn write_folder(
     let mut sources = BTreeSet::new();
     let mut files = 0;
     for (_, ddir) in &datasets {
-        for (_, adir) in crate::store::partitions(ddir, "attack")? {
+        for (_, adir) in variants::attacks(ddir)? {
             files += crate::store::parts(&adir)?.len() as u64;
         }
     }
     let progress = crate::progress::Progress::new("publish", "variant parts", files);
     for (dataset, ddir) in &datasets {
         sources.insert(dataset.clone());
-        for (attack, adir) in crate::store::partitions(ddir, "attack")? {
+        for (attack, adir) in variants::attacks(ddir)? {
             let name = config_name(&attack);
             let writer = writers.entry(name.clone()).or_insert_with(|| {
                 ConfigWriter::new(

@@ -25,11 +25,11 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
         ));
     }
     let mut chosen = Vec::new();
-    for (dataset, ddir) in crate::store::partitions(&root, "dataset")? {
+    for (dataset, ddir) in variants::datasets(tables)? {
         if !datasets.is_empty() && !datasets.contains(&dataset) {
             continue;
         }
-        for (attack, adir) in crate::store::partitions(&ddir, "attack")? {
+        for (attack, adir) in variants::attacks(&ddir)? {
             chosen.push((dataset.clone(), attack, adir));
         }
     }

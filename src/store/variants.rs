@@ -31,13 +31,33 @@ pub fn dir(tables: &Path) -> PathBuf {
 
 /// `<tables>/variants/dataset=<d>`: the partition one generation run of a dataset replaces.
 pub fn dataset_dir(tables: &Path, dataset: &str) -> PathBuf {
-    hive_dir(&dir(tables), "dataset", &sanitize(dataset))
+    hive_dir(&dir(tables), DATASET, &sanitize(dataset))
 }
 
 /// `<tables>/variants/dataset=<d>/attack=<a>`.
 pub fn attack_dir(tables: &Path, dataset: &str, attack: &str) -> PathBuf {
-    hive_dir(&dataset_dir(tables, dataset), "attack", attack)
+    hive_dir(&dataset_dir(tables, dataset), ATTACK, attack)
 }
+
+/// The dataset partitions of the table: (dataset, folder), in name order; none when absent.
+pub fn datasets(tables: &Path) -> Result<Vec<(String, PathBuf)>> {
+    partitions(&dir(tables), DATASET)
+}
+
+/// The attack partitions of one dataset folder (from [`datasets`]): (attack, folder), in name
+/// order.
+pub fn attacks(dataset_dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    partitions(dataset_dir, ATTACK)
+}
+
+/// An attack's folder inside a staged dataset folder (a run's staging copy of `dataset=<d>`).
+pub fn staged_attack_dir(staged_dataset: &Path, attack: &str) -> PathBuf {
+    hive_dir(staged_dataset, ATTACK, attack)
+}
+
+/// The table's partition columns, outermost first (they are in the path, not in the files).
+const DATASET: &str = "dataset";
+const ATTACK: &str = "attack";
 
 /// `variants`: hive-partitioned as `variants/dataset=<d>/attack=<a>/part-N.parquet`; `dataset` and
 /// `attack` come from the path (they are not stored in the files, so DataFusion and DuckDB can add
@@ -154,7 +174,7 @@ impl DatasetWriters {
 
     pub fn variants(&mut self, attack: &str) -> Result<&mut AtomicParquet> {
         if !self.variants.contains_key(attack) {
-            let path = part_file(&hive_dir(&self.staging.join(TABLE), "attack", attack), 0);
+            let path = part_file(&hive_dir(&self.staging.join(TABLE), ATTACK, attack), 0);
             self.variants
                 .insert(attack.to_string(), AtomicParquet::create(&path, schema())?);
         }
@@ -190,7 +210,7 @@ impl DatasetWriters {
         }
         for attack in &kept {
             let from = attack_dir(tables, dataset, attack);
-            let to = hive_dir(&self.staging.join(TABLE), "attack", attack);
+            let to = hive_dir(&self.staging.join(TABLE), ATTACK, attack);
             fs::create_dir_all(&to).map_err(|e| crate::error::Error::file(&to, e))?;
             // Hard links: the kept partition keeps its bytes and costs no copy.
             for part in parts(&from)? {
@@ -228,7 +248,7 @@ impl DatasetWriters {
     fn carry_over(&mut self, tables: &Path, dataset: &str, made: &Made) -> Result<Vec<String>> {
         let mut kept = Vec::new();
         let mut covered: BTreeSet<String> = BTreeSet::new();
-        for (attack, dir) in partitions(&dataset_dir(tables, dataset), "attack")? {
+        for (attack, dir) in attacks(&dataset_dir(tables, dataset))? {
             if attack == crate::vocab::Attack::ORIGINAL || made.attacks.contains(&attack) {
                 continue;
             }
