@@ -2,13 +2,12 @@
 //! through its set's computation, batches in parallel, written in order.
 
 use std::collections::HashMap;
-use std::fs::{self, File};
+use std::fs::{self};
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, Float64Array, RecordBatch, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ProjectionMask;
+
 use rayon::prelude::*;
 
 use super::{compute_set_into, FeatureSet, SetScratch};
@@ -20,6 +19,7 @@ use crate::program::Program;
 use crate::store::commit::TablesLock;
 use crate::store::lock::WriterLock;
 use crate::store::problems::read_problems;
+use crate::store::variants::NumbersBatch;
 use crate::store::{self, features, variants, AtomicParquet};
 
 /// Rows per batch read from the variants table.
@@ -164,60 +164,27 @@ fn features_of_file(
     writer: &mut AtomicParquet,
     totals: &mut Totals,
 ) -> Result<()> {
-    let file = File::open(path).map_err(|e| Error::file(path, e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
-    let roots = ["variant_id", "problem_id", "numbers"]
-        .iter()
-        .map(|c| {
-            builder
-                .schema()
-                .index_of(c)
-                .map_err(|_| Error::invalid(path.display(), format!("missing column {c}")))
-        })
-        .collect::<Result<Vec<usize>>>()?;
-    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(BATCH_ROWS)
-        .build()?;
     let mut first_row = 0;
-    for batch in reader {
-        let batch = batch?;
+    crate::store::variants::each_numbers_batch(path, BATCH_ROWS, &mut |batch| {
         let out = features_of_batch(set, &batch, programs, path, first_row, totals)?;
-        first_row += batch.num_rows();
+        first_row += batch.len();
         if out.num_rows() > 0 {
             writer.write(&out)?;
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn features_of_batch(
     set: FeatureSet,
-    batch: &RecordBatch,
+    batch: &NumbersBatch,
     programs: &HashMap<&str, Prepared>,
     path: &Path,
     first_row: usize,
     totals: &mut Totals,
 ) -> Result<RecordBatch> {
-    let bad =
-        |what: &str| Error::invalid(path.display(), format!("column {what} has the wrong type"));
-    let text = |name: &str| -> Result<&StringArray> {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_string_opt::<i32>())
-            .ok_or_else(|| bad(name))
-    };
-    let ids = text("variant_id")?;
-    let problem_ids = text("problem_id")?;
-    let numbers = batch
-        .column_by_name("numbers")
-        .and_then(|c| c.as_list_opt::<i32>())
-        .ok_or_else(|| bad("numbers"))?;
-    let items = numbers
-        .values()
-        .as_string_opt::<i32>()
-        .ok_or_else(|| bad("numbers"))?;
+    let (ids, problem_ids, numbers) = (&batch.variant_ids, &batch.problem_ids, &batch.numbers);
+    let items = numbers.values().as_string::<i32>();
     let offsets = numbers.value_offsets();
 
     let k = set.count();
@@ -261,7 +228,7 @@ fn features_of_batch(
             .map_err(|e| format!("the tree does not evaluate: {e}"))?;
         Ok(out)
     };
-    let rows: Vec<std::result::Result<Vec<f64>, String>> = (0..batch.num_rows())
+    let rows: Vec<std::result::Result<Vec<f64>, String>> = (0..batch.len())
         .into_par_iter()
         .map_init(
             || (SetScratch::default(), Vec::new()),

@@ -149,13 +149,9 @@ fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<Strin
         return Ok(out);
     }
     for p in files_of_attacks(&root, attacks)? {
-        for b in read_columns(&p, &["variant_id", "answer"])? {
-            let ids = crate::store::text_column(&b, "variant_id", &p)?;
-            let answers = crate::store::text_column(&b, "answer", &p)?;
-            for i in 0..b.num_rows() {
-                let tokens = advmath_core::features::tokens::cl100k_number_tokens(answers.value(i));
-                out.insert(ids.value(i).to_string(), vec![tokens as f64]);
-            }
+        for (id, answer) in crate::store::variants::answers(&p)? {
+            let tokens = advmath_core::features::tokens::cl100k_number_tokens(&answer);
+            out.insert(id, vec![tokens as f64]);
         }
     }
     Ok(out)

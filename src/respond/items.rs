@@ -3,11 +3,9 @@
 
 use std::path::Path;
 
-use arrow::array::AsArray;
-
 use crate::error::{Error, Result};
 use crate::program::tree::num_text;
-use crate::store::{read_columns, variants};
+use crate::store::variants;
 use crate::vocab::Attack;
 
 use super::rows::Item;
@@ -40,40 +38,17 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
             continue;
         }
         for f in parts(&adir)? {
-            let columns = [
-                "variant_id",
-                "problem_id",
-                "question",
-                "answer_exact",
-                "noise_level",
-                "variant_index",
-            ];
-            for b in read_columns(&f, &columns)? {
-                let col = |n: &str| crate::store::text_column(&b, n, &f);
-                let (vid, pid, q, gold) = (
-                    col("variant_id")?,
-                    col("problem_id")?,
-                    col("question")?,
-                    col("answer_exact")?,
-                );
-                let noise = b
-                    .column_by_name("noise_level")
-                    .map(|c| c.as_primitive::<arrow::datatypes::Int32Type>().clone());
-                let index = b
-                    .column_by_name("variant_index")
-                    .map(|c| c.as_primitive::<arrow::datatypes::Int32Type>().clone());
-                for i in 0..b.num_rows() {
-                    items.push(Item {
-                        variant_id: Some(vid.value(i).to_string()),
-                        problem_id: Some(pid.value(i).to_string()),
-                        dataset: Some(dataset.clone()),
-                        attack: Some(attack.clone()),
-                        noise_level: noise.as_ref().map(|n| n.value(i)),
-                        question: q.value(i).to_string(),
-                        gold: num_text::from_text(gold.value(i)),
-                        variant_index: index.as_ref().map(|n| n.value(i)).unwrap_or(0),
-                    });
-                }
+            for q in variants::questions(&f)? {
+                items.push(Item {
+                    variant_id: Some(q.variant_id),
+                    problem_id: Some(q.problem_id),
+                    dataset: Some(dataset.clone()),
+                    attack: Some(attack.clone()),
+                    noise_level: Some(q.noise_level),
+                    gold: num_text::from_text(&q.answer_exact),
+                    question: q.question,
+                    variant_index: q.variant_index,
+                });
             }
         }
     }

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
-use arrow::array::AsArray;
 use rayon::prelude::*;
 
 use super::config::{RespondConfig, RespondSummary};
@@ -17,7 +16,7 @@ use crate::program::tree::num_text;
 use crate::store::problems::read_problems;
 use crate::store::responses::rows_to_batch;
 use crate::store::responses::ResponseRow;
-use crate::store::{read_columns, variants};
+use crate::store::variants;
 
 /// The answers of an offline model: the problems' trees and the variants' numbers.
 pub(crate) struct Offline {
@@ -177,22 +176,21 @@ fn variant_numbers(tables: &Path) -> Result<HashMap<String, Vec<Num>>> {
     let _read = crate::store::commit::TablesLock::shared(tables)?;
     let mut out = HashMap::new();
     for (p, _) in crate::store::parquet_files_under(&variants::dir(tables))? {
-        for b in read_columns(&p, &["variant_id", "numbers"])? {
-            let (Some(v), Some(n)) = (b.column_by_name("variant_id"), b.column_by_name("numbers"))
-            else {
-                continue;
-            };
-            let (v, n) = (v.as_string::<i32>(), n.as_list::<i32>());
-            for i in 0..b.num_rows() {
-                let arr = n.value(i);
-                let nums = arr
-                    .as_string::<i32>()
+        variants::each_numbers_batch(&p, 8192, &mut |b| {
+            for i in 0..b.len() {
+                let nums = b
+                    .numbers_of(i)
                     .iter()
-                    .map(|s| s.and_then(num_text::from_text).unwrap_or(Num::ZERO))
+                    .map(|s| {
+                        s.as_deref()
+                            .and_then(num_text::from_text)
+                            .unwrap_or(Num::ZERO)
+                    })
                     .collect();
-                out.insert(v.value(i).to_string(), nums);
+                out.insert(b.variant_ids.value(i).to_string(), nums);
             }
-        }
+            Ok(())
+        })?;
     }
     Ok(out)
 }

@@ -194,6 +194,34 @@ pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
     Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
 }
 
+/// Hand `each` the named top-level columns of a Parquet file, `batch_rows` rows at a time, as
+/// they are decoded (a file larger than memory streams through).
+pub fn each_batch_of_columns(
+    path: &Path,
+    names: &[&str],
+    batch_rows: usize,
+    each: &mut dyn FnMut(RecordBatch) -> Result<()>,
+) -> Result<()> {
+    let file = File::open(path).map_err(|e| Error::file(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?.with_batch_size(batch_rows);
+    let roots = names
+        .iter()
+        .map(|c| {
+            builder.schema().index_of(c).map_err(|_| Error::BadColumn {
+                file: path.to_path_buf(),
+                problem: ColumnProblem::Missing {
+                    column: c.to_string(),
+                },
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    for batch in builder.with_projection(mask).build()? {
+        each(batch?)?;
+    }
+    Ok(())
+}
+
 /// Read only the named top-level columns of a Parquet file (those it has), batch by batch: the
 /// questions and replies of a large table are never decoded when a stage needs its ids.
 pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<RecordBatch>> {

@@ -6,17 +6,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array,
+    Array, ArrayRef, AsArray, Int32Array, ListArray, ListBuilder, RecordBatch, StringArray,
+    StringBuilder, UInt64Array,
 };
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
 
 use super::atomic::write_text;
 use super::columns::{utf8, utf8_list};
 use super::commit::{commit_journal, Move, TablesLock};
-use super::parquet::{partitions, parts, read_batches, text_column, AtomicParquet};
+use super::parquet::{
+    each_batch_of_columns, partitions, parts, read_batches, text_column, AtomicParquet,
+};
 use super::paths::{hive_dir, part_file, sanitize};
 use super::{generation_stats, runs};
-use crate::error::Result;
+use crate::error::{ColumnProblem, Error, Result};
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "variants";
@@ -101,6 +104,157 @@ pub struct Row {
     pub answer_exact: String,
     pub numbers: Vec<String>,
     pub seed: u64,
+}
+
+/// One batch of the columns a reader of the variants' numbers needs, typed.
+pub struct NumbersBatch {
+    pub variant_ids: StringArray,
+    pub problem_ids: StringArray,
+    /// Each variant's slot values, exact text, in slot order.
+    pub numbers: ListArray,
+}
+
+impl NumbersBatch {
+    pub fn len(&self) -> usize {
+        self.variant_ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.variant_ids.is_empty()
+    }
+
+    /// The slot values of row `i`, as text (a null value is `None`).
+    pub fn numbers_of(&self, i: usize) -> Vec<Option<String>> {
+        let values = self.numbers.value(i);
+        let values = values.as_string::<i32>();
+        values.iter().map(|v| v.map(str::to_string)).collect()
+    }
+}
+
+/// Hand `each` a part's variant ids, problem ids and numbers, `batch_rows` rows at a time, only
+/// those columns decoded; a part lacking one, or holding it with another type, is an error
+/// naming the file and the column.
+pub fn each_numbers_batch(
+    part: &Path,
+    batch_rows: usize,
+    each: &mut dyn FnMut(NumbersBatch) -> Result<()>,
+) -> Result<()> {
+    each_batch_of_columns(
+        part,
+        &["variant_id", "problem_id", "numbers"],
+        batch_rows,
+        &mut |b| {
+            let numbers = b
+                .column_by_name("numbers")
+                .and_then(|c| c.as_list_opt::<i32>())
+                .filter(|l| l.values().as_string_opt::<i32>().is_some())
+                .cloned()
+                .ok_or_else(|| Error::BadColumn {
+                    file: part.to_path_buf(),
+                    problem: ColumnProblem::WrongType {
+                        column: "numbers".into(),
+                        found: b
+                            .column_by_name("numbers")
+                            .map_or("absent".into(), |c| c.data_type().to_string()),
+                        expected: "a list of text",
+                    },
+                })?;
+            each(NumbersBatch {
+                variant_ids: text_column(&b, "variant_id", part)?,
+                problem_ids: text_column(&b, "problem_id", part)?,
+                numbers,
+            })
+        },
+    )
+}
+
+/// A variant as a question to ask: what a reader of the table needs to put it to a model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Question {
+    pub variant_id: String,
+    pub problem_id: String,
+    pub question: String,
+    /// The exact answer as a decimal or a fraction `n/d`.
+    pub answer_exact: String,
+    pub noise_level: i32,
+    pub variant_index: i32,
+}
+
+/// A part's variants as questions, in row order (only those columns decoded).
+pub fn questions(part: &Path) -> Result<Vec<Question>> {
+    let mut out = Vec::new();
+    let columns = [
+        "variant_id",
+        "problem_id",
+        "question",
+        "answer_exact",
+        "noise_level",
+        "variant_index",
+    ];
+    each_batch_of_columns(part, &columns, 8192, &mut |b| {
+        let text = |n: &str| text_column(&b, n, part);
+        let (ids, pids, qs, gold) = (
+            text("variant_id")?,
+            text("problem_id")?,
+            text("question")?,
+            text("answer_exact")?,
+        );
+        let int = |n: &str| -> Result<Int32Array> {
+            b.column_by_name(n)
+                .and_then(|c| c.as_primitive_opt::<Int32Type>())
+                .cloned()
+                .ok_or_else(|| Error::BadColumn {
+                    file: part.to_path_buf(),
+                    problem: ColumnProblem::WrongType {
+                        column: n.into(),
+                        found: b
+                            .column_by_name(n)
+                            .map_or("absent".into(), |c| c.data_type().to_string()),
+                        expected: "Int32",
+                    },
+                })
+        };
+        let (noise, index) = (int("noise_level")?, int("variant_index")?);
+        for i in 0..b.num_rows() {
+            out.push(Question {
+                variant_id: ids.value(i).to_string(),
+                problem_id: pids.value(i).to_string(),
+                question: qs.value(i).to_string(),
+                answer_exact: gold.value(i).to_string(),
+                noise_level: noise.value(i),
+                variant_index: index.value(i),
+            });
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// A part's (variant id, answer as canonical text) pairs, in row order.
+pub fn answers(part: &Path) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    each_batch_of_columns(part, &["variant_id", "answer"], 8192, &mut |b| {
+        let (ids, answers) = (
+            text_column(&b, "variant_id", part)?,
+            text_column(&b, "answer", part)?,
+        );
+        out.extend(
+            (0..b.num_rows()).map(|i| (ids.value(i).to_string(), answers.value(i).to_string())),
+        );
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// A part's problem ids, in row order.
+pub fn problem_ids(part: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    each_batch_of_columns(part, &["problem_id"], 8192, &mut |b| {
+        let ids = text_column(&b, "problem_id", part)?;
+        out.extend(ids.iter().map(|id| id.unwrap_or_default().to_string()));
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Rows as a batch in the table's schema.
