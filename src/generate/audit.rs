@@ -5,14 +5,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use arrow::array::AsArray;
-
 use crate::error::Result;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::question::{find_slots, is_percentage};
 use crate::store::problems::read_problems;
-use crate::store::{parquet_files_under, read_batches, text_column};
+use crate::store::variants;
 
 /// What one numeric attack of one dataset broke.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -42,46 +40,33 @@ pub fn text_property_breaks(tables: &Path) -> Result<BTreeMap<(String, String), 
         .map(|r| (r.problem_id, r.question))
         .collect();
     let mut out: BTreeMap<(String, String), Breaks> = BTreeMap::new();
-    let dir = crate::store::variants::dir(tables);
-    if !dir.is_dir() {
-        return Ok(out);
-    }
-    for (file, parts) in parquet_files_under(&dir)? {
-        let part = |k: &str| {
-            parts
-                .iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default()
-        };
-        let (dataset, attack) = (part("dataset"), part("attack"));
-        if !["m1", "m2", "m3"].contains(&attack.as_str()) {
-            continue;
-        }
-        let breaks = out.entry((dataset, attack)).or_default();
-        for batch in read_batches(&file)? {
-            let ids = text_column(&batch, "problem_id", &file)?;
-            let numbers = batch
-                .column_by_name("numbers")
-                .map(|c| c.as_list::<i32>().clone());
-            let Some(numbers) = numbers else { continue };
-            for i in 0..batch.num_rows() {
-                let id = ids.value(i);
-                let Some(q) = questions.get(id) else { continue };
-                let values: Vec<Num> = numbers
-                    .value(i)
-                    .as_string::<i32>()
-                    .iter()
-                    .filter_map(|s| s.and_then(num_text::from_text))
-                    .collect();
-                breaks.variants += 1;
-                let found = breaks_of(q, &values);
-                if found.iter().any(|&b| b) {
-                    *breaks.problems.entry(id.to_string()).or_default() += 1;
-                }
-                breaks.number_word_changed += usize::from(found[0]);
-                breaks.improper_fraction += usize::from(found[1]);
-                breaks.percentage_over_100 += usize::from(found[2]);
+    for (dataset, dataset_dir) in variants::datasets(tables)? {
+        for (attack, attack_dir) in variants::attacks(&dataset_dir)? {
+            if !["m1", "m2", "m3"].contains(&attack.as_str()) {
+                continue;
+            }
+            let breaks = out.entry((dataset.clone(), attack)).or_default();
+            for part in crate::store::parts(&attack_dir)? {
+                variants::each_numbers_batch(&part, 8192, &mut |batch| {
+                    for i in 0..batch.len() {
+                        let id = batch.problem_ids.value(i);
+                        let Some(q) = questions.get(id) else { continue };
+                        let values: Vec<Num> = batch
+                            .numbers_of(i)
+                            .iter()
+                            .filter_map(|s| s.as_deref().and_then(num_text::from_text))
+                            .collect();
+                        breaks.variants += 1;
+                        let found = breaks_of(q, &values);
+                        if found.iter().any(|&b| b) {
+                            *breaks.problems.entry(id.to_string()).or_default() += 1;
+                        }
+                        breaks.number_word_changed += usize::from(found[0]);
+                        breaks.improper_fraction += usize::from(found[1]);
+                        breaks.percentage_over_100 += usize::from(found[2]);
+                    }
+                    Ok(())
+                })?;
             }
         }
     }

@@ -14,7 +14,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::store::variants::{self, DatasetWriters, Made};
-use crate::store::{generation_stats, parts, read_batches, runs, text_column};
+use crate::store::{generation_stats, parts, read_batches, runs};
 
 /// One of N disjoint slices of the problems (`index` counts from 1, as `--shard 1/3` does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +163,7 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
                     for batch in read_batches(&part)? {
                         rows += batch.num_rows();
                         if attack == crate::vocab::Attack::ORIGINAL {
-                            let ids = text_column(&batch, "problem_id", &part)?;
+                            let ids = variants::problem_ids_of(&batch, &part)?;
                             made.originals
                                 .extend(ids.iter().flatten().map(str::to_string));
                         }
@@ -179,7 +179,7 @@ pub fn merge_shards(tables: &Path, count: usize) -> Result<MergeSummary> {
             }
             for part in parts(&folder)? {
                 for batch in read_batches(&part)? {
-                    let methods = text_column(&batch, "attack", &part)?;
+                    let methods = generation_stats::attacks_of(&batch, &part)?;
                     made.methods
                         .extend(methods.iter().flatten().map(str::to_string));
                     writers.stats()?.write(&batch)?;

@@ -297,7 +297,7 @@ fn write_folder(
                     let mut cols = vec![constant_column(dataset, n), constant_column(&attack, n)];
                     cols.extend(batch.columns().iter().cloned());
                     let out = RecordBatch::try_new(schema.clone(), cols)?;
-                    let pids = crate::store::text_column(&batch, "problem_id", &file)?;
+                    let pids = variants::problem_ids_of(&batch, &file)?;
                     let splits: Vec<String> = (0..n)
                         .map(|i| split_for_problem(split_of, pids.value(i)))
                         .collect();

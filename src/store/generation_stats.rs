@@ -113,3 +113,8 @@ pub fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
     }
     Ok(RecordBatch::try_new(schema(), cols)?)
 }
+
+/// The attacks of a batch read whole from `part` (the shard merge copies it on).
+pub fn attacks_of(batch: &RecordBatch, part: &std::path::Path) -> Result<StringArray> {
+    super::parquet::text_column(batch, "attack", part)
+}

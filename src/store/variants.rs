@@ -246,6 +246,12 @@ pub fn answers(part: &Path) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+/// The problem ids of a batch read whole from `part` (one it copies on, as publish and the shard
+/// merge do).
+pub fn problem_ids_of(batch: &RecordBatch, part: &Path) -> Result<StringArray> {
+    text_column(batch, "problem_id", part)
+}
+
 /// A part's problem ids, in row order.
 pub fn problem_ids(part: &Path) -> Result<Vec<String>> {
     let mut out = Vec::new();
