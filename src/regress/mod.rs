@@ -14,12 +14,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use arrow::array::{Array, AsArray, Float64Array};
 use ndarray::Array2;
 
 use crate::error::{Error, Result};
 use crate::store::coefficients::{self, CoefficientRow};
-use crate::store::{features, read_columns, responses};
+use crate::store::{features, responses};
 use advmath_core::features::FeatureSet;
 
 mod fit;
@@ -126,20 +125,6 @@ pub struct RegressSummary {
 /// A fitted unit: responses of one model under one prompt template.
 pub type GroupKey = (String, String);
 
-/// Rows of a feature table by variant_id, for the chosen attacks (empty: all); `None` when the
-/// table does not exist.
-/// The Parquet files of a table partitioned by `attack=<a>` that hold `attacks` (empty: all).
-fn files_of_attacks(root: &Path, attacks: &[String]) -> Result<Vec<PathBuf>> {
-    Ok(crate::store::parquet_files_under(root)?
-        .into_iter()
-        .filter(|(_, parts)| {
-            let attack = parts.iter().find(|(k, _)| k == "attack").map(|(_, v)| v);
-            attacks.is_empty() || attack.is_some_and(|a| attacks.contains(a))
-        })
-        .map(|(p, _)| p)
-        .collect())
-}
-
 /// Each variant's answer token count under `cl100k_base` (as a one-value row), for the variants
 /// of `attacks` (empty: all) in the variants table.
 fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<String, Vec<f64>>> {
@@ -148,106 +133,13 @@ fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<Strin
     if !root.is_dir() {
         return Ok(out);
     }
-    for p in files_of_attacks(&root, attacks)? {
+    for p in crate::store::variants::parts_of_attacks(tables, attacks)? {
         for (id, answer) in crate::store::variants::answers(&p)? {
             let tokens = advmath_core::features::tokens::cl100k_number_tokens(&answer);
             out.insert(id, vec![tokens as f64]);
         }
     }
     Ok(out)
-}
-
-fn read_feature_rows(
-    tables: &Path,
-    set: FeatureSet,
-    attacks: &[String],
-) -> Result<Option<HashMap<String, Vec<f64>>>> {
-    let root = features::dir(tables, set);
-    if !root.is_dir() {
-        return Ok(None);
-    }
-    let mut out = HashMap::new();
-    for p in files_of_attacks(&root, attacks)? {
-        let columns: Vec<&str> = std::iter::once("variant_id")
-            .chain(set.names().iter().copied())
-            .collect();
-        for b in read_columns(&p, &columns)? {
-            let ids = crate::store::text_column(&b, "variant_id", &p)?;
-            let cols: Vec<Float64Array> = set
-                .names()
-                .iter()
-                .map(|f| {
-                    b.column_by_name(f)
-                        .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Float64Type>())
-                        .cloned()
-                        .ok_or_else(|| {
-                            Error::invalid(p.display(), format!("no Float64 feature column {f}"))
-                        })
-                })
-                .collect::<Result<_>>()?;
-            for i in 0..b.num_rows() {
-                let row: Vec<f64> = cols.iter().map(|c| c.value(i)).collect();
-                out.insert(ids.value(i).to_string(), row);
-            }
-        }
-    }
-    Ok(Some(out))
-}
-
-/// Visit every scored response about a variant, by column name, batch by batch: only the five
-/// columns read, and no row kept unless `visit` keeps it.
-fn for_each_label(
-    tables: &Path,
-    mut visit: impl FnMut(&str, &str, &str, &str, bool, bool),
-) -> Result<()> {
-    let root = responses::dir(tables);
-    for (p, _) in crate::store::parquet_files_under(&root)? {
-        for b in read_columns(
-            &p,
-            &[
-                "model",
-                "template",
-                "run",
-                "variant_id",
-                "correct",
-                "simulated",
-            ],
-        )? {
-            let (Some(m), Some(t), Some(v), Some(c)) = (
-                b.column_by_name("model"),
-                b.column_by_name("template"),
-                b.column_by_name("variant_id"),
-                b.column_by_name("correct"),
-            ) else {
-                continue;
-            };
-            let bad =
-                |c: &str| Error::invalid(p.display(), format!("column {c} has the wrong type"));
-            let m = m.as_string_opt::<i32>().ok_or_else(|| bad("model"))?;
-            let t = t.as_string_opt::<i32>().ok_or_else(|| bad("template"))?;
-            let v = v.as_string_opt::<i32>().ok_or_else(|| bad("variant_id"))?;
-            let c = c.as_boolean_opt().ok_or_else(|| bad("correct"))?;
-            let sim = b
-                .column_by_name("simulated")
-                .and_then(|s| s.as_boolean_opt().cloned());
-            // Parts written before runs were recorded hold the default run.
-            let run = b
-                .column_by_name("run")
-                .and_then(|r| r.as_string_opt::<i32>().cloned());
-            for i in 0..b.num_rows() {
-                if m.is_null(i) || t.is_null(i) || v.is_null(i) || c.is_null(i) {
-                    continue;
-                }
-                let simulated = sim.as_ref().is_some_and(|s| s.value(i));
-                let r = run
-                    .as_ref()
-                    .filter(|r| !r.is_null(i))
-                    .map_or(responses::DEFAULT_RUN, |r| r.value(i));
-                visit(m.value(i), t.value(i), r, v.value(i), c.value(i), simulated);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// What one (model, template) answered: the variants' ids and correctness, in reading order.
@@ -264,33 +156,38 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let read = crate::store::commit::TablesLock::shared(&config.tables)?;
     let set = config.set;
     let root = features::dir(&config.tables, set);
-    let features = read_feature_rows(&config.tables, set, &config.attacks)?
+    let features = features::vectors(&config.tables, set, &config.attacks)?
         .filter(|f| !f.is_empty())
         .ok_or_else(|| Error::missing_table(set.table(), root, features::MADE_BY))?;
     let mut runs: BTreeMap<(String, String, String), GroupData> = BTreeMap::new();
-    for_each_label(
-        &config.tables,
-        |model, template, run, variant_id, correct, simulated| {
-            if !features.contains_key(variant_id) {
-                return;
-            }
-            // Few groups and millions of rows: find the group without allocating its key.
-            let g = match runs
-                .iter_mut()
-                .find(|((m, t, r), _)| m == model && t == template && r == run)
-            {
-                Some((_, g)) => g,
-                None => runs
-                    .entry((model.to_string(), template.to_string(), run.to_string()))
-                    .or_insert_with(|| GroupData {
-                        simulated,
-                        ..Default::default()
-                    }),
-            };
-            g.variant_ids.push(variant_id.to_string());
-            g.correct.push(correct);
-        },
-    )?;
+    responses::each_label(&config.tables, &mut |label| {
+        let (model, template, run, variant_id, correct, simulated) = (
+            label.model,
+            label.template,
+            label.run,
+            label.variant_id,
+            label.correct,
+            label.simulated,
+        );
+        if !features.contains_key(variant_id) {
+            return;
+        }
+        // Few groups and millions of rows: find the group without allocating its key.
+        let g = match runs
+            .iter_mut()
+            .find(|((m, t, r), _)| m == model && t == template && r == run)
+        {
+            Some((_, g)) => g,
+            None => runs
+                .entry((model.to_string(), template.to_string(), run.to_string()))
+                .or_insert_with(|| GroupData {
+                    simulated,
+                    ..Default::default()
+                }),
+        };
+        g.variant_ids.push(variant_id.to_string());
+        g.correct.push(correct);
+    })?;
     drop(read);
     // A run is a unit: a model with several runs under a template is fitted once per run, named
     // as the metrics name it.
@@ -377,7 +274,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let mut by_set = HashMap::new();
     by_set.insert(set, features);
     for other in FeatureSet::ALL.into_iter().filter(|s| *s != set) {
-        if let Some(rows) = read_feature_rows(&config.tables, other, &config.attacks)? {
+        if let Some(rows) = features::vectors(&config.tables, other, &config.attacks)? {
             by_set.insert(other, rows);
         }
     }

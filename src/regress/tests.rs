@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, RecordBatch, StringArray,
+};
 use arrow::datatypes::{DataType, Field, Schema};
 
 use super::*;

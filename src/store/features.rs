@@ -164,3 +164,47 @@ pub fn remove_dead_staging(
 pub fn staged_part(staging: &Path, attack: &str) -> PathBuf {
     part_file(&hive_dir(staging, "attack", attack), 0)
 }
+
+/// Each variant's feature values of `set` (in the set's column order), by variant id, for the
+/// variants of `attacks` (every one when empty); `None` when the table is absent. Only the id
+/// and the set's columns are decoded.
+pub fn vectors(
+    tables: &Path,
+    set: FeatureSet,
+    attacks: &[String],
+) -> crate::error::Result<Option<std::collections::HashMap<String, Vec<f64>>>> {
+    use arrow::array::{AsArray, Float64Array};
+    let root = dir(tables, set);
+    if !root.is_dir() {
+        return Ok(None);
+    }
+    let mut out = std::collections::HashMap::new();
+    let columns: Vec<&str> = std::iter::once("variant_id")
+        .chain(set.names().iter().copied())
+        .collect();
+    for p in super::parquet::files_where(&root, "attack", attacks)? {
+        for b in super::parquet::read_columns(&p, &columns)? {
+            let ids = super::parquet::text_column(&b, "variant_id", &p)?;
+            let cols: Vec<Float64Array> = set
+                .names()
+                .iter()
+                .map(|f| {
+                    b.column_by_name(f)
+                        .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Float64Type>())
+                        .cloned()
+                        .ok_or_else(|| {
+                            crate::error::Error::invalid(
+                                p.display(),
+                                format!("no Float64 feature column {f}"),
+                            )
+                        })
+                })
+                .collect::<crate::error::Result<_>>()?;
+            for i in 0..b.num_rows() {
+                let row: Vec<f64> = cols.iter().map(|c| c.value(i)).collect();
+                out.insert(ids.value(i).to_string(), row);
+            }
+        }
+    }
+    Ok(Some(out))
+}

@@ -357,6 +357,19 @@ fn walk_table(
     Ok(())
 }
 
+/// The Parquet files of a table (at `root`) whose partition `key` holds one of `values` (every
+/// file when `values` is empty), in path order.
+pub fn files_where(root: &Path, key: &str, values: &[String]) -> Result<Vec<PathBuf>> {
+    Ok(parquet_files_under(root)?
+        .into_iter()
+        .filter(|(_, parts)| {
+            let value = parts.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            values.is_empty() || value.is_some_and(|v| values.contains(v))
+        })
+        .map(|(p, _)| p)
+        .collect())
+}
+
 /// The Parquet parts of one folder of a table, in part order: `part-N` by N (`part-2` before
 /// `part-10`), other names by name (a response folder's parts, named by time, in write order).
 /// Hidden and `_` names are skipped, as every lister of tables skips them, and a link among the

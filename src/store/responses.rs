@@ -320,6 +320,74 @@ pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
     Ok(out)
 }
 
+/// One scored response about a variant, as the feature study reads it.
+pub struct Label<'a> {
+    pub model: &'a str,
+    pub template: &'a str,
+    pub run: &'a str,
+    pub variant_id: &'a str,
+    pub correct: bool,
+    pub simulated: bool,
+}
+
+/// Visit every scored response about a variant, batch by batch: only the six columns the
+/// labels need are decoded, and no row is kept unless `visit` keeps it. Rows without a model,
+/// template, variant or grade are not labels; parts written before runs were recorded hold the
+/// default run.
+pub fn each_label(tables: &Path, visit: &mut dyn FnMut(Label<'_>)) -> Result<()> {
+    use arrow::array::{Array, AsArray};
+    for (p, _) in super::parquet::parquet_files_under(&dir(tables))? {
+        let columns = [
+            "model",
+            "template",
+            "run",
+            "variant_id",
+            "correct",
+            "simulated",
+        ];
+        for b in super::parquet::read_columns(&p, &columns)? {
+            let (Some(m), Some(t), Some(v), Some(c)) = (
+                b.column_by_name("model"),
+                b.column_by_name("template"),
+                b.column_by_name("variant_id"),
+                b.column_by_name("correct"),
+            ) else {
+                continue;
+            };
+            let bad = |c: &str| {
+                crate::error::Error::invalid(p.display(), format!("column {c} has the wrong type"))
+            };
+            let m = m.as_string_opt::<i32>().ok_or_else(|| bad("model"))?;
+            let t = t.as_string_opt::<i32>().ok_or_else(|| bad("template"))?;
+            let v = v.as_string_opt::<i32>().ok_or_else(|| bad("variant_id"))?;
+            let c = c.as_boolean_opt().ok_or_else(|| bad("correct"))?;
+            let sim = b
+                .column_by_name("simulated")
+                .and_then(|s| s.as_boolean_opt().cloned());
+            let run = b
+                .column_by_name("run")
+                .and_then(|r| r.as_string_opt::<i32>().cloned());
+            for i in 0..b.num_rows() {
+                if m.is_null(i) || t.is_null(i) || v.is_null(i) || c.is_null(i) {
+                    continue;
+                }
+                visit(Label {
+                    model: m.value(i),
+                    template: t.value(i),
+                    run: run
+                        .as_ref()
+                        .filter(|r| !r.is_null(i))
+                        .map_or(DEFAULT_RUN, |r| r.value(i)),
+                    variant_id: v.value(i),
+                    correct: c.value(i),
+                    simulated: sim.as_ref().is_some_and(|s| s.value(i)),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

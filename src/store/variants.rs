@@ -53,6 +53,11 @@ pub fn attacks(dataset_dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     partitions(dataset_dir, ATTACK)
 }
 
+/// The table's parts holding the variants of `attacks` (every part when empty), in path order.
+pub fn parts_of_attacks(tables: &Path, attacks: &[String]) -> Result<Vec<PathBuf>> {
+    super::parquet::files_where(&dir(tables), ATTACK, attacks)
+}
+
 /// An attack's folder inside a staged dataset folder (a run's staging copy of `dataset=<d>`).
 pub fn staged_attack_dir(staged_dataset: &Path, attack: &str) -> PathBuf {
     hive_dir(staged_dataset, ATTACK, attack)
