@@ -61,13 +61,13 @@ pub fn detect_format(path: &Path) -> Result<Format> {
             } else {
                 Err(Error::invalid(
                     path.display(),
-                    "unknown JSON layout (expected MultiArith or the Xie release); use --format",
+                    "unknown JSON layout (expected MultiArith or the Xie release); name the format",
                 ))
             }
         }
         _ => Err(Error::invalid(
             path.display(),
-            "cannot tell the format from the file name; use --format",
+            "cannot tell the format from the file name; name the format",
         )),
     }
 }

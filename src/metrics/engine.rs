@@ -230,10 +230,10 @@ impl SqlEngine {
             Some(url) => crate::cluster::remote_context(&runtime, url, config, runtime_env)?,
             #[cfg(not(feature = "cluster"))]
             Some(_) => {
-                return Err(Error::Usage(
-                    "--cluster needs advmath built with the `cluster` feature \
-                     (cargo install advmath --features cluster)"
-                        .into(),
+                return Err(Error::setting(
+                    "cluster",
+                    "needs advmath built with the `cluster` feature \
+                     (cargo install advmath --features cluster)",
                 ))
             }
         };

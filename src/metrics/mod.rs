@@ -384,10 +384,13 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
 fn refuse_foreign_folder(out: &Path) -> Result<()> {
     let Ok(mut entries) = std::fs::read_dir(out) else {
         if out.exists() {
-            return Err(Error::Usage(format!(
-                "{} is a file; --out names the folder the reports go to",
-                out.display()
-            )));
+            return Err(Error::setting(
+                "out",
+                format!(
+                    "names a folder for the reports, and {} is a file",
+                    out.display()
+                ),
+            ));
         }
         return Ok(());
     };

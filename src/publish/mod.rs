@@ -232,10 +232,13 @@ fn constant_column(value: &str, rows: usize) -> ArrayRef {
 /// Publish the variants (and included tables) of `config.tables` into `config.out`.
 pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
     if config.out.exists() && !config.force {
-        return Err(Error::Usage(format!(
-            "{} exists; pass --force to replace it",
-            config.out.display()
-        )));
+        return Err(Error::setting(
+            "force",
+            format!(
+                "is needed to replace {}, which exists",
+                config.out.display()
+            ),
+        ));
     }
     let _read = TablesLock::shared(&config.tables)?;
     let problems = read_problems(&config.tables)?;

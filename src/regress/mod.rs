@@ -205,7 +205,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     if groups.is_empty() {
         return Err(Error::invalid(
             responses::dir(&config.tables).display(),
-            "no response joins a features row (check --attack)",
+            "no response joins a features row (check the attacks fitted)",
         ));
     }
     let names = set.names();

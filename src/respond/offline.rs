@@ -30,11 +30,14 @@ impl Offline {
         if !crate::vocab::is_simulated(&config.model)
             || !crate::vocab::SIMULATED_MODELS.contains(&config.model.as_str())
         {
-            return Err(Error::Usage(format!(
-                "model {} needs --endpoint (offline models: {})",
-                config.model,
-                crate::vocab::SIMULATED_MODELS.join(", ")
-            )));
+            return Err(Error::setting(
+                "endpoint",
+                format!(
+                    "is needed to ask model {} (the offline models: {})",
+                    config.model,
+                    crate::vocab::SIMULATED_MODELS.join(", ")
+                ),
+            ));
         }
         Ok(Offline {
             model: config.model.clone(),

@@ -14,7 +14,7 @@ pub(super) struct Generic;
 
 impl Layout for Generic {
     fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>> {
-        let model = required_model(config, "--model names the model")?;
+        let model = required_model(config, "must name the model (this layout does not)")?;
         let problems = Problems::load(&config.tables);
         let mut matcher = problems.matcher();
         // The file's name keys its rows, so two files of the same model do not collide.

@@ -14,7 +14,10 @@ pub(super) struct LmEval;
 
 impl Layout for LmEval {
     fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>> {
-        let model = required_model(config, "--model names the evaluated model")?;
+        let model = required_model(
+            config,
+            "must name the evaluated model (lm-evaluation-harness samples do not)",
+        )?;
         let problems = Problems::load(&config.tables);
         let mut matcher = problems.matcher();
         let mut rows = Vec::new();

@@ -133,7 +133,10 @@ fn original_attack() -> &'static str {
 
 /// `--model`, for layouts whose input does not name the model; `why` is the usage error.
 fn required_model(config: &OutsideConfig, why: &str) -> Result<String> {
-    config.model.clone().ok_or_else(|| Error::Usage(why.into()))
+    config
+        .model
+        .clone()
+        .ok_or_else(|| Error::setting("model", why.to_string()))
 }
 
 /// A problem of the `problems` table, as an outside question is matched to it.

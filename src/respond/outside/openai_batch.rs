@@ -61,7 +61,10 @@ impl Layout for OpenaiBatch {
     /// A reply that matches no variant, or has no text, is a warning: the rest of the batch
     /// still counts.
     fn read(&self, config: &OutsideConfig) -> Result<Vec<ResponseRow>> {
-        let model = required_model(config, "--model names the model the batch was run with")?;
+        let model = required_model(
+            config,
+            "must name the model the batch was run with (its output does not)",
+        )?;
         // One request per distinct question: its reply answers every variant asking it.
         let mut items: HashMap<String, Vec<Item>> = HashMap::new();
         for it in variant_items(&config.tables, &[], &[])? {
