@@ -10,16 +10,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use arrow::array::{Array, AsArray, RecordBatch, StringArray};
+use arrow::array::RecordBatch;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::store::parts;
-use crate::store::responses::batch_to_rows;
-use crate::store::responses::rows_to_batch;
-use crate::store::responses::ResponseRow;
-use crate::store::responses::{model_dir, part_name};
+use crate::store::responses::{batch_to_rows, part_name, rows_to_batch, ResponseRow};
 use crate::store::{read_batches, write_batch};
 
 /// A row the write-ahead log and the parts can hold.
@@ -38,56 +35,6 @@ impl Logged for ResponseRow {
     fn batch(rows: &[Self]) -> Result<RecordBatch> {
         rows_to_batch(rows)
     }
-}
-
-/// What resume and selection need of a stored response:
-/// (response_key, variant_id, attack, correct, problem_id).
-pub type StoredRow = (
-    String,
-    Option<String>,
-    Option<String>,
-    Option<bool>,
-    Option<String>,
-);
-
-/// Read the [`StoredRow`] of every stored response of a model.
-pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
-    let mut out = Vec::new();
-    for f in parts(&model_dir(tables, model))? {
-        let columns = [
-            "response_key",
-            "variant_id",
-            "attack",
-            "problem_id",
-            "correct",
-        ];
-        for b in crate::store::read_columns(&f, &columns)? {
-            let col = |n: &str| b.column_by_name(n).map(|c| c.as_string::<i32>().clone());
-            let (Some(keys), Some(vids), Some(attacks), Some(pids)) = (
-                col("response_key"),
-                col("variant_id"),
-                col("attack"),
-                col("problem_id"),
-            ) else {
-                return Err(Error::invalid(f.display(), "not a responses table"));
-            };
-            let correct = b.column_by_name("correct").map(|c| c.as_boolean().clone());
-            for i in 0..b.num_rows() {
-                let opt = |a: &StringArray| (!a.is_null(i)).then(|| a.value(i).to_string());
-                let c = correct
-                    .as_ref()
-                    .and_then(|c| (!c.is_null(i)).then(|| c.value(i)));
-                out.push((
-                    keys.value(i).to_string(),
-                    opt(&vids),
-                    opt(&attacks),
-                    c,
-                    opt(&pids),
-                ));
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// Every stored row of a model folder, in part order.

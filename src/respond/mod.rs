@@ -33,7 +33,7 @@ use self::ask::respond_endpoint;
 use self::log::recover_logs;
 use offline::respond_offline;
 
-pub use self::log::{read_rows, stored_rows, StoredRow};
+pub use self::log::read_rows;
 use crate::store::responses::{model_dir, ResponseRow};
 pub use config::{Backend, EfficientConfig, EfficientProtocol, RespondConfig, RespondSummary};
 pub use items::variant_items;

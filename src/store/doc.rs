@@ -45,7 +45,7 @@ fn tables() -> Vec<TableDoc> {
         TableDoc {
             name: "responses",
             pattern: "responses/<model>/part-*.parquet",
-            about: "One row per (model, prompt, variant); the folder is the sanitised model name, the `model` column the real one. Part files are written atomically every K responses or T seconds, and `response_key` is the resume key (see Model responses).",
+            about: "One row per (model, prompt, variant); the folder is the sanitised model name, the `model` column the real one. Part files are written atomically every K responses or T seconds, and `response_key` is the resume key (see Model responses in methods.md).",
             columns: cols(responses::DOC),
         },
         TableDoc {
@@ -69,7 +69,7 @@ fn tables() -> Vec<TableDoc> {
         TableDoc {
             name: "efficient_responses",
             pattern: "efficient_responses/<model>/part-*.parquet",
-            about: "The rows of efficient-attack runs (`respond --efficient-from`, see Model responses): one row per request of the protocol, with every column of `responses` (the model is the target), then:",
+            about: "The rows of efficient-attack runs (`respond --efficient-from`, see Model responses in methods.md): one row per request of the protocol, with every column of `responses` (the model is the target), then:",
             columns: cols(efficient_responses::DOC),
         },
         TableDoc {

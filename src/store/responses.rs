@@ -388,6 +388,59 @@ pub fn each_label(tables: &Path, visit: &mut dyn FnMut(Label<'_>)) -> Result<()>
     Ok(())
 }
 
+/// What resume and selection need of a stored response:
+/// (response_key, variant_id, attack, correct, problem_id).
+pub type StoredRow = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<bool>,
+    Option<String>,
+);
+
+/// Read the [`StoredRow`] of every stored response of a model.
+pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
+    let mut out = Vec::new();
+    for f in super::parquet::parts(&model_dir(tables, model))? {
+        let columns = [
+            "response_key",
+            "variant_id",
+            "attack",
+            "problem_id",
+            "correct",
+        ];
+        for b in super::parquet::read_columns(&f, &columns)? {
+            let col = |n: &str| b.column_by_name(n).map(|c| c.as_string::<i32>().clone());
+            let (Some(keys), Some(vids), Some(attacks), Some(pids)) = (
+                col("response_key"),
+                col("variant_id"),
+                col("attack"),
+                col("problem_id"),
+            ) else {
+                return Err(crate::error::Error::invalid(
+                    f.display(),
+                    "not a responses table",
+                ));
+            };
+            let correct = b.column_by_name("correct").map(|c| c.as_boolean().clone());
+            for i in 0..b.num_rows() {
+                let opt = |a: &StringArray| (!a.is_null(i)).then(|| a.value(i).to_string());
+                let c = correct
+                    .as_ref()
+                    .and_then(|c| (!c.is_null(i)).then(|| c.value(i)));
+                out.push((
+                    keys.value(i).to_string(),
+                    opt(&vids),
+                    opt(&attacks),
+                    c,
+                    opt(&pids),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

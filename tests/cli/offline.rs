@@ -2,7 +2,7 @@
 //! parts after compactions, attack families, and what an offline model cannot answer.
 
 use crate::util::{advmath, ingest, small_tables, stderr_of};
-use advmath::respond::stored_rows;
+use advmath::store::responses::stored_rows;
 
 /// The default run answers every variant for every model, also variants whose question text
 /// equals another's (an M2 and an M3 draw of the same numbers, a repeated noise draw): each

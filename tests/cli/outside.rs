@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use advmath::respond::stored_rows;
+use advmath::store::responses::stored_rows;
 
 use crate::util::{advmath, small_tables, stderr_of};
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::server::{spawn, Reply};
 use crate::util::{advmath, ingest, problems_in, skip, small_tables, stderr_of, walk};
-use advmath::respond::stored_rows;
+use advmath::store::responses::stored_rows;
 
 fn respond(tables: &Path, port: u16, extra: &[&str]) -> assert_cmd::assert::Assert {
     advmath()

@@ -163,7 +163,7 @@ fn responses_from_three_servers_one_killed_mid_run() {
     assert!(stderr.contains("taken out of service"), "{stderr}");
     assert!(counts.iter().all(|&n| n > 0));
     let variants = advmath::respond::variant_items(&tables, &[], &[]).unwrap();
-    let rows = advmath::respond::stored_rows(&tables, "m").unwrap();
+    let rows = advmath::store::responses::stored_rows(&tables, "m").unwrap();
     let mut ids: Vec<&str> = rows.iter().map(|r| r.1.as_deref().unwrap()).collect();
     ids.sort_unstable();
     let answered = ids.len();
