@@ -57,14 +57,21 @@ pub(crate) fn progress_bar(config: &RespondConfig, total: usize, unit: &'static 
 pub(crate) struct Failures(BTreeMap<String, usize>, usize);
 
 impl Failures {
+    /// One request failed for good: counted, and the item done on the progress bar.
     pub(crate) fn add(&mut self, progress: &Progress, what: Option<&str>, reason: &str) {
         self.1 += 1;
+        progress.inc(1);
         progress.fail(1);
         let short: String = reason.chars().take(120).collect();
         *self.0.entry(short).or_default() += 1;
         if self.1 <= 5 {
             progress.println(&format!("warning: {}: {reason}", what.unwrap_or("?")));
         }
+    }
+
+    /// How many requests failed for good.
+    pub(crate) fn count(&self) -> usize {
+        self.1
     }
 
     pub(crate) fn report(self) {
@@ -133,22 +140,19 @@ pub(super) fn respond_endpoint(
                 bar.inc(1);
             }
             Ok(Err((item, reason))) => {
-                summary.failed += 1;
-                bar.inc(1);
                 failures.add(&bar, item.variant_id.as_deref(), &reason);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        if sink.due(config.flush_every, config.flush_seconds) {
-            sink.flush()?;
-        }
+        sink.flush_if_due(config.flush_every, config.flush_seconds)?;
     }
     for w in workers {
         let _ = w.join();
     }
     summary.written = sink.close()?;
     bar.finish();
+    summary.failed += failures.count();
     failures.report();
     report_servers(&servers);
     Ok(())

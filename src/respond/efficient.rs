@@ -456,21 +456,18 @@ fn run_endpoint(
                 Ok(Message::Done) => bar.inc(1),
                 Ok(Message::Failed(failure)) => {
                     let (item, reason) = *failure;
-                    summary.failed += 1;
-                    bar.inc(1);
                     failures.add(&bar, item.variant_id.as_deref(), &reason);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            if sink.due(config.flush_every, config.flush_seconds) {
-                sink.flush()?;
-            }
+            sink.flush_if_due(config.flush_every, config.flush_seconds)?;
         }
         Ok(())
     })?;
     summary.written = sink.close()?;
     bar.finish();
+    summary.failed += failures.count();
     failures.report();
     super::ask::report_servers(&servers);
     Ok(())

@@ -126,9 +126,14 @@ impl<R: Logged> Sink<R> {
         Ok(())
     }
 
-    pub(crate) fn due(&self, every: usize, seconds: f64) -> bool {
-        self.buffer.len() >= every
-            || (!self.buffer.is_empty() && self.last_flush.elapsed().as_secs_f64() >= seconds)
+    /// Flush once `every` rows wait or the oldest has waited `seconds`.
+    pub(crate) fn flush_if_due(&mut self, every: usize, seconds: f64) -> Result<()> {
+        let due = self.buffer.len() >= every
+            || (!self.buffer.is_empty() && self.last_flush.elapsed().as_secs_f64() >= seconds);
+        if due {
+            self.flush()?;
+        }
+        Ok(())
     }
 
     /// Part first (atomic), then a fresh log: a kill in between only duplicates into the old

@@ -51,30 +51,27 @@ fn no_output_lands_among_the_tables_or_replaces_them() {
             stderr_of(&out)
         );
     }
-    let out = advmath()
-        .args(["publish", "--force", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(tables.join("variants"))
-        .assert()
-        .code(2);
-    assert!(stderr_of(&out).contains("inside the tables folder"));
-    let out = advmath()
-        .args(["regress", "--tables"])
-        .arg(&tables)
-        .arg("--report-dir")
-        .arg(tables.join("reports"))
-        .assert()
-        .code(2);
-    assert!(stderr_of(&out).contains("inside the tables folder"));
-    let out = advmath()
-        .args(["metrics", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(dir.path().join("y/../tables/m"))
-        .assert()
-        .code(2);
-    assert!(stderr_of(&out).contains("inside the tables folder"));
+    // Outputs that would land among the tables, each through the flag that names it.
+    let cases: [(&[&str], &str, std::path::PathBuf); 3] = [
+        (&["publish", "--force"], "--out", tables.join("variants")),
+        (&["regress"], "--report-dir", tables.join("reports")),
+        (&["metrics"], "--out", dir.path().join("y/../tables/m")),
+    ];
+    for (command, flag, output) in cases {
+        let out = advmath()
+            .args(command)
+            .arg("--tables")
+            .arg(&tables)
+            .arg(flag)
+            .arg(&output)
+            .assert()
+            .code(2);
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.contains("inside the tables folder"),
+            "{command:?}: {stderr}"
+        );
+    }
     assert_eq!(listing(&tables), before, "the tables are as they were");
 }
 

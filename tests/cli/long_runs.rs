@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::server::{spawn, Reply};
-use crate::util::{advmath, copy_dir, python_has, small_tables, stderr_of};
+use crate::util::{advmath, copy_dir, python_has, small_tables, sql_csv, stderr_of};
 
 const MODEL: &str = "test-model";
 
@@ -30,17 +30,6 @@ fn parts(tables: &Path) -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
-}
-
-/// A query's output through advmath.
-fn sql(tables: &Path, query: &str) -> String {
-    let out = advmath()
-        .args(["sql", "--format", "csv", "--tables"])
-        .arg(tables)
-        .arg(query)
-        .assert()
-        .success();
-    String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
 /// Every stored row of the model, every column, sorted: the table as a reader sees it.
@@ -110,9 +99,9 @@ fn a_long_run_leaves_few_parts_and_compaction_changes_no_row() {
     .success();
     let before = parts(&tables);
     assert!(before.len() >= 40, "{} parts", before.len());
-    let rows = sql(&tables, ALL_ROWS);
+    let rows = sql_csv(&tables, ALL_ROWS);
     let count = "select count(*) as n, count(distinct response_key || coalesce(variant_id, '')) as keys from responses where model = 'test-model'";
-    let counts = sql(&tables, count);
+    let counts = sql_csv(&tables, count);
     assert_eq!(counts, "n,keys\n2000,2000\n");
 
     // Killed at every step of a compaction, then compacted again: nothing lost, nothing doubled.
@@ -129,8 +118,8 @@ fn a_long_run_leaves_few_parts_and_compaction_changes_no_row() {
     assert!(steps > before.len(), "{steps} steps");
     let compacted = parts(&tables);
     assert!(compacted.len() <= 3, "{compacted:?}");
-    assert_eq!(sql(&tables, ALL_ROWS), rows, "compaction changed a row");
-    assert_eq!(sql(&tables, count), counts);
+    assert_eq!(sql_csv(&tables, ALL_ROWS), rows, "compaction changed a row");
+    assert_eq!(sql_csv(&tables, count), counts);
     let work = dir.path().join("work");
     for k in 1..=steps {
         copy_dir(&saved, &work);
@@ -149,11 +138,15 @@ fn a_long_run_leaves_few_parts_and_compaction_changes_no_row() {
             .assert()
             .success();
         assert_eq!(
-            sql(&work, count),
+            sql_csv(&work, count),
             counts,
             "killed at step {k}, then compacted"
         );
-        assert_eq!(sql(&work, ALL_ROWS), rows, "killed at step {k}, then rerun");
+        assert_eq!(
+            sql_csv(&work, ALL_ROWS),
+            rows,
+            "killed at step {k}, then rerun"
+        );
         assert_eq!(parts(&work).len(), compacted.len(), "step {k}");
     }
     eprintln!(

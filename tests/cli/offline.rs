@@ -1,7 +1,7 @@
 //! `advmath respond` with the offline models: every variant graded once, the extraction chosen,
 //! parts after compactions, attack families, and what an offline model cannot answer.
 
-use crate::util::{advmath, ingest, small_tables, stderr_of};
+use crate::util::{advmath, ingest, small_tables, sql_csv, stderr_of};
 use advmath::store::responses::stored_rows;
 
 /// The default run answers every variant for every model, also variants whose question text
@@ -100,19 +100,11 @@ fn respond_grades_with_the_chosen_extraction() {
         .arg(&tables)
         .assert()
         .success();
-    let out = advmath()
-        .args([
-            "sql",
-            "SELECT extraction_rule, COUNT(*) AS n FROM responses \
-             WHERE model = 'sim-careful' GROUP BY extraction_rule ORDER BY extraction_rule",
-            "--format",
-            "csv",
-            "--tables",
-        ])
-        .arg(&tables)
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = sql_csv(
+        &tables,
+        "SELECT extraction_rule, COUNT(*) AS n FROM responses \
+         WHERE model = 'sim-careful' GROUP BY extraction_rule ORDER BY extraction_rule",
+    );
     let rules: Vec<&str> = text
         .lines()
         .skip(1)

@@ -11,7 +11,7 @@ use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 
 use crate::fixtures::{fixture, full_fixture, responses_batch};
 
-use crate::util::{advmath, skip, stderr_of};
+use crate::util::{advmath, skip, sql_csv, stderr_of};
 
 #[test]
 fn metrics_errors_are_clear() {
@@ -319,19 +319,11 @@ fn sql_output_stays_out_of_the_tables_and_csv_writes_lists() {
     let stderr = stderr_of(&out);
     assert!(stderr.contains("inside the tables folder"), "{stderr}");
     assert!(!inside.exists());
-    let out = advmath()
-        .args([
-            "sql",
-            "SELECT 'a' AS s, make_array(1, 2) AS l, CAST(NULL AS INT) AS n",
-            "--format",
-            "csv",
-            "--tables",
-        ])
-        .arg(&tables)
-        .assert()
-        .success();
     assert_eq!(
-        String::from_utf8_lossy(&out.get_output().stdout),
+        sql_csv(
+            &tables,
+            "SELECT 'a' AS s, make_array(1, 2) AS l, CAST(NULL AS INT) AS n"
+        ),
         "s,l,n\na,\"[1,2]\",\n"
     );
 }

@@ -140,6 +140,17 @@ pub fn small_tables() -> (tempfile::TempDir, PathBuf) {
     (dir, tables)
 }
 
+/// `advmath sql QUERY --format csv` over `tables`, which must succeed: its stdout.
+pub fn sql_csv(tables: &Path, query: &str) -> String {
+    let out = advmath()
+        .args(["sql", "--format", "csv", "--tables"])
+        .arg(tables)
+        .arg(query)
+        .assert()
+        .success();
+    stdout_of(&out)
+}
+
 /// What a finished command wrote on stdout.
 pub fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).into_owned()
