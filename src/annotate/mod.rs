@@ -24,7 +24,7 @@ use rand::SeedableRng;
 
 use crate::error::{Error, Result};
 use crate::metrics::{Cell, ResultTable, SqlEngine};
-use crate::store::annotations;
+use crate::store::{annotations, columns};
 pub use sheet::{ingest, IngestSummary};
 
 /// Which sheet: the paper element it serves.
@@ -57,36 +57,36 @@ impl SheetKind {
     pub fn columns(self) -> Vec<&'static str> {
         let shown: &[&str] = match self {
             SheetKind::HumanEval => &[
-                "item",
-                "model",
-                "template",
-                "dataset",
-                "method",
-                "problem_id",
-                "variant_id",
+                columns::ITEM,
+                columns::MODEL,
+                columns::TEMPLATE,
+                columns::DATASET,
+                columns::METHOD,
+                columns::PROBLEM_ID,
+                columns::VARIANT_ID,
                 "original_question",
                 "original_answer",
-                "question",
-                "answer",
+                columns::QUESTION,
+                columns::ANSWER,
             ],
             SheetKind::MissRate => &[
-                "item",
-                "model",
-                "template",
-                "dataset",
-                "attack",
-                "problem_id",
-                "variant_id",
-                "question",
-                "gold",
-                "response",
-                "extracted",
+                columns::ITEM,
+                columns::MODEL,
+                columns::TEMPLATE,
+                columns::DATASET,
+                columns::ATTACK,
+                columns::PROBLEM_ID,
+                columns::VARIANT_ID,
+                columns::QUESTION,
+                columns::GOLD,
+                columns::RESPONSE,
+                columns::EXTRACTED,
             ],
         };
         shown
             .iter()
             .chain(self.criteria())
-            .chain(&["annotator", "note"])
+            .chain(&[columns::ANNOTATOR, "note"])
             .copied()
             .collect()
     }
@@ -187,7 +187,7 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
     let engine = SqlEngine::open(&config.tables)?;
     let pool = engine.query_table(include_str!("../../sql/annotate/human_eval_pool.sql"))?;
     let rows: Vec<usize> = (0..pool.len())
-        .filter(|&r| text(&pool, r, "model") == config.model)
+        .filter(|&r| text(&pool, r, columns::MODEL) == config.model)
         .collect();
     let distinct = |c: &str, rows: &[usize]| -> Vec<String> {
         let mut v: Vec<String> = rows.iter().map(|&r| text(&pool, r, c)).collect();
@@ -196,36 +196,36 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
         v
     };
     let template = pick_one(
-        "template",
+        columns::TEMPLATE,
         &config.template,
-        &distinct("template", &rows),
+        &distinct(columns::TEMPLATE, &rows),
         &config.model,
     )?;
     let rows: Vec<usize> = rows
         .into_iter()
-        .filter(|&r| text(&pool, r, "template") == template)
+        .filter(|&r| text(&pool, r, columns::TEMPLATE) == template)
         .collect();
     let dataset = pick_one(
-        "dataset",
+        columns::DATASET,
         &config.dataset,
-        &distinct("dataset", &rows),
+        &distinct(columns::DATASET, &rows),
         &config.model,
     )?;
     // problem -> method -> examples (row numbers), in variant order.
     let mut by_problem: BTreeMap<String, BTreeMap<String, Vec<usize>>> = BTreeMap::new();
     for r in rows {
-        let method = text(&pool, r, "attack");
-        if text(&pool, r, "dataset") != dataset || !config.methods.contains(&method) {
+        let method = text(&pool, r, columns::ATTACK);
+        if text(&pool, r, columns::DATASET) != dataset || !config.methods.contains(&method) {
             continue;
         }
         by_problem
-            .entry(text(&pool, r, "problem_id"))
+            .entry(text(&pool, r, columns::PROBLEM_ID))
             .or_default()
             .entry(method)
             .or_default()
             .push(r);
     }
-    let index = |r: usize| pool.get(r, "variant_index").and_then(Cell::as_i64);
+    let index = |r: usize| pool.get(r, columns::VARIANT_INDEX).and_then(Cell::as_i64);
     let mut eligible: Vec<String> = by_problem
         .iter()
         .filter(|(_, m)| {
@@ -261,7 +261,7 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
             for r in examples {
                 let item = format!("h{:04}", out.len() + 1);
                 let mut row = sheet_row(item, &config.model, &template, &dataset, &pool, r);
-                row.insert("method", method.clone());
+                row.insert(columns::METHOD, method.clone());
                 out.push(row);
             }
         }
@@ -277,12 +277,16 @@ pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
     let pool = engine.query_table(include_str!("../../sql/annotate/miss_rate_pool.sql"))?;
     let mut groups: BTreeMap<(String, String, String), Vec<usize>> = BTreeMap::new();
     for r in 0..pool.len() {
-        let model = text(&pool, r, "model");
+        let model = text(&pool, r, columns::MODEL);
         if !config.models.is_empty() && !config.models.contains(&model) {
             continue;
         }
         groups
-            .entry((model, text(&pool, r, "template"), text(&pool, r, "dataset")))
+            .entry((
+                model,
+                text(&pool, r, columns::TEMPLATE),
+                text(&pool, r, columns::DATASET),
+            ))
             .or_default()
             .push(r);
     }
@@ -299,7 +303,7 @@ pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
     let mut out = Vec::new();
     for ((model, template, dataset), mut rows) in groups {
         let order = |r: usize| {
-            let attack = text(&pool, r, "attack");
+            let attack = text(&pool, r, columns::ATTACK);
             let level = if crate::vocab::Attack::is_original(&attack) {
                 0
             } else {
@@ -308,7 +312,7 @@ pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
             (
                 level,
                 attack,
-                crate::vocab::natural_key(&text(&pool, r, "variant_id")),
+                crate::vocab::natural_key(&text(&pool, r, columns::VARIANT_ID)),
             )
         };
         rows.sort_by_cached_key(|&r| order(r));
@@ -334,10 +338,10 @@ fn sheet_row(
     r: usize,
 ) -> SheetRow {
     let mut row = SheetRow::new();
-    row.insert("item", item);
-    row.insert("model", model.to_string());
-    row.insert("template", template.to_string());
-    row.insert("dataset", dataset.to_string());
+    row.insert(columns::ITEM, item);
+    row.insert(columns::MODEL, model.to_string());
+    row.insert(columns::TEMPLATE, template.to_string());
+    row.insert(columns::DATASET, dataset.to_string());
     let shown = SheetKind::HumanEval
         .columns()
         .into_iter()

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{sheet_file, SheetKind, SheetRow};
 use crate::error::{Error, Result};
 use crate::store::annotations::{self, AnnotationRow};
+use crate::store::columns;
 
 /// Every field quoted (replies hold commas, quotes and newlines), quotes doubled (RFC 4180).
 pub(super) fn to_csv(kind: SheetKind, rows: &[SheetRow]) -> String {
@@ -88,7 +89,7 @@ pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
                     .map(|v| v.trim().to_string())
                     .unwrap_or_default()
             };
-            let required = ["item", "model", "dataset"];
+            let required = [columns::ITEM, columns::MODEL, columns::DATASET];
             if let Some(c) = required.iter().find(|c| get(c).is_empty()) {
                 summary.bad.push(format!(
                     "{}: row {line}: column `{c}` is empty; the row is left out",
@@ -96,7 +97,7 @@ pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
                 ));
                 continue;
             }
-            let annotator = Some(get("annotator"))
+            let annotator = Some(get(columns::ANNOTATOR))
                 .filter(|a| !a.is_empty())
                 .unwrap_or_else(|| sheet.clone());
             if !annotators.contains(&annotator) {
@@ -146,16 +147,16 @@ fn base_row(
         kind: kind.name().to_string(),
         sheet: sheet.to_string(),
         annotator: annotator.to_string(),
-        item: get("item"),
-        model: get("model"),
-        template: opt("template"),
-        dataset: get("dataset"),
+        item: get(columns::ITEM),
+        model: get(columns::MODEL),
+        template: opt(columns::TEMPLATE),
+        dataset: get(columns::DATASET),
         attack: match kind {
-            SheetKind::HumanEval => get("method"),
-            SheetKind::MissRate => get("attack"),
+            SheetKind::HumanEval => get(columns::METHOD),
+            SheetKind::MissRate => get(columns::ATTACK),
         },
-        problem_id: opt("problem_id"),
-        variant_id: opt("variant_id"),
+        problem_id: opt(columns::PROBLEM_ID),
+        variant_id: opt(columns::VARIANT_ID),
         criterion: String::new(),
         value: 0,
     }

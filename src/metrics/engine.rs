@@ -16,7 +16,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use super::{Cell, ResultTable, EMBEDDED_VIEWS};
 use crate::error::{Error, Result};
 use crate::store::commit::TablesLock;
-use crate::store::TableLayout;
+use crate::store::{columns, TableLayout};
 use crate::vocab::is_simulated;
 
 mod bounds;
@@ -89,7 +89,7 @@ fn register_model_order(
     use datafusion::logical_expr::{col, lit, LogicalPlanBuilder};
     let table = if models.is_empty() {
         empty_table(Arc::new(Schema::new(vec![
-            Field::new("model", DataType::Utf8, false),
+            Field::new(columns::MODEL, DataType::Utf8, false),
             Field::new("position", DataType::Int64, false),
         ])))?
     } else {
@@ -100,7 +100,7 @@ fn register_model_order(
             .collect();
         let plan = LogicalPlanBuilder::values(rows)?
             .project(vec![
-                col("column1").alias("model"),
+                col("column1").alias(columns::MODEL),
                 col("column2").alias("position"),
             ])?
             .build()?;
@@ -482,8 +482,8 @@ impl SqlEngine {
     /// Rows of a registered table (from the Parquet footers).
     pub fn row_count(&self, table: &str) -> Result<u64> {
         self.require(table)?;
-        let t = self.query_table(&format!("SELECT COUNT(*) AS n FROM {table}"))?;
-        Ok(t.get(0, "n").and_then(Cell::as_i64).unwrap_or(0) as u64)
+        let t = self.query_table(&format!("SELECT COUNT(*) AS row_count FROM {table}"))?;
+        Ok(t.get(0, "row_count").and_then(Cell::as_i64).unwrap_or(0) as u64)
     }
 
     /// The models of `responses` that are simulated: `simulated` = true on any row, or a name

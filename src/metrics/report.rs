@@ -10,6 +10,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::plot;
+use crate::store::columns;
 
 fn text_of(table: &ResultTable, row: usize, column: &str) -> String {
     table
@@ -87,7 +88,7 @@ fn model_lines(
         };
         max_x = max_x.max(px);
         by_model
-            .entry(display_model(&text_of(table, r, "model"), simulated))
+            .entry(display_model(&text_of(table, r, columns::MODEL), simulated))
             .or_default()
             .push((px, py));
     }
@@ -108,7 +109,10 @@ pub(super) fn attack_curve_plots(
     simulated: &HashSet<String>,
 ) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
-    for (key, rows) in groups(table, &["template", "dataset", "attack"]) {
+    for (key, rows) in groups(
+        table,
+        &[columns::TEMPLATE, columns::DATASET, columns::ATTACK],
+    ) {
         if made.len() == MAX_PLOTS {
             break;
         }
@@ -142,7 +146,10 @@ pub(super) fn transfer_plots(
     simulated: &HashSet<String>,
 ) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
-    for (key, rows) in groups(table, &["template", "dataset", "attack"]) {
+    for (key, rows) in groups(
+        table,
+        &[columns::TEMPLATE, columns::DATASET, columns::ATTACK],
+    ) {
         if made.len() == MAX_PLOTS {
             break;
         }
@@ -188,7 +195,7 @@ pub(super) fn transfer_plots(
         plot::heatmap(
             &path,
             &title,
-            "model",
+            columns::MODEL,
             "model (share of problems with a variant both get wrong)",
             &labels,
             &values,
@@ -205,11 +212,16 @@ pub(super) fn noise_plots(
     simulated: &HashSet<String>,
 ) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
-    for (key, rows) in groups(table, &["template", "dataset"]) {
+    for (key, rows) in groups(table, &[columns::TEMPLATE, columns::DATASET]) {
         if made.len() == MAX_PLOTS {
             break;
         }
-        let (series, max_level) = model_lines(table, &rows, ("noise_level", "accuracy"), simulated);
+        let (series, max_level) = model_lines(
+            table,
+            &rows,
+            (columns::NOISE_LEVEL, columns::ACCURACY),
+            simulated,
+        );
         if max_level <= 0.0 {
             continue; // clean questions only: no noise curve
         }
@@ -219,7 +231,7 @@ pub(super) fn noise_plots(
             &path,
             &title,
             "noise level (% of words with a punctuation mark)",
-            "accuracy",
+            columns::ACCURACY,
             (0.0, max_level.max(10.0)),
             &series,
         )?;
@@ -236,14 +248,14 @@ pub(super) fn asr_bar_plots(
     simulated: &HashSet<String>,
 ) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
-    for (key, rows) in groups(table, &["template", "dataset"]) {
+    for (key, rows) in groups(table, &[columns::TEMPLATE, columns::DATASET]) {
         if made.len() == MAX_PLOTS {
             break;
         }
         let mut by_model: BTreeMap<String, Option<f64>> = BTreeMap::new();
         for &r in &rows {
             by_model
-                .entry(display_model(&text_of(table, r, "model"), simulated))
+                .entry(display_model(&text_of(table, r, columns::MODEL), simulated))
                 .or_insert_with(|| float_of(table, r, "asr_mean"));
         }
         let bars: Vec<(String, Option<f64>)> = by_model.into_iter().collect();
@@ -255,7 +267,7 @@ pub(super) fn asr_bar_plots(
         plot::bar_chart(
             &path,
             &title,
-            "model",
+            columns::MODEL,
             "ASR (mean over the noise levels)",
             &bars,
         )?;
@@ -268,7 +280,10 @@ pub(super) fn asr_bar_plots(
 /// per model x template x dataset (bars in method order, criteria within).
 pub(super) fn human_eval_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
-    for (key, rows) in groups(table, &["model", "template", "dataset"]) {
+    for (key, rows) in groups(
+        table,
+        &[columns::MODEL, columns::TEMPLATE, columns::DATASET],
+    ) {
         if made.len() == MAX_PLOTS {
             break;
         }
@@ -278,8 +293,8 @@ pub(super) fn human_eval_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(S
                 (
                     format!(
                         "{} {}",
-                        text_of(table, r, "method").to_uppercase(),
-                        text_of(table, r, "criterion")
+                        text_of(table, r, columns::METHOD).to_uppercase(),
+                        text_of(table, r, columns::CRITERION)
                     ),
                     float_of(table, r, "mean_score"),
                 )
@@ -314,21 +329,21 @@ fn arithmattack_side_by_side(
     for (dataset, published, paper, paper_asr) in arithmattack_published() {
         let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
         for r in 0..accuracy.len() {
-            let model = text_of(accuracy, r, "model");
-            if text_of(accuracy, r, "dataset").eq_ignore_ascii_case(dataset)
+            let model = text_of(accuracy, r, columns::MODEL);
+            if text_of(accuracy, r, columns::DATASET).eq_ignore_ascii_case(dataset)
                 && stats::matches_published_model(&model, published)
             {
-                seen.insert((model, text_of(accuracy, r, "template")));
+                seen.insert((model, text_of(accuracy, r, columns::TEMPLATE)));
             }
         }
         for (model, template) in seen {
             let level = |l: f64| -> Option<f64> {
                 (0..accuracy.len()).find_map(|r| {
-                    (text_of(accuracy, r, "model") == model
-                        && text_of(accuracy, r, "template") == template
-                        && text_of(accuracy, r, "dataset").eq_ignore_ascii_case(dataset)
-                        && float_of(accuracy, r, "noise_level") == Some(l))
-                    .then(|| float_of(accuracy, r, "accuracy"))
+                    (text_of(accuracy, r, columns::MODEL) == model
+                        && text_of(accuracy, r, columns::TEMPLATE) == template
+                        && text_of(accuracy, r, columns::DATASET).eq_ignore_ascii_case(dataset)
+                        && float_of(accuracy, r, columns::NOISE_LEVEL) == Some(l))
+                    .then(|| float_of(accuracy, r, columns::ACCURACY))
                     .flatten()
                 })
             };
@@ -338,9 +353,9 @@ fn arithmattack_side_by_side(
                 .collect();
             let our_asr = asr.and_then(|t| {
                 (0..t.len()).find_map(|r| {
-                    (text_of(t, r, "model") == model
-                        && text_of(t, r, "template") == template
-                        && text_of(t, r, "dataset").eq_ignore_ascii_case(dataset))
+                    (text_of(t, r, columns::MODEL) == model
+                        && text_of(t, r, columns::TEMPLATE) == template
+                        && text_of(t, r, columns::DATASET).eq_ignore_ascii_case(dataset))
                     .then(|| float_of(t, r, "asr_mean"))
                     .flatten()
                     .map(|v| v * 100.0)

@@ -11,6 +11,7 @@ use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use crate::error::Result;
 use crate::output::{Csv, CsvField, Quote};
+use crate::store::columns;
 
 /// One value of a result table.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,7 +103,7 @@ fn markdown_escape(s: &str) -> String {
 
 /// Columns that name a model; each gets a simulated flag.
 pub const MODEL_COLUMNS: &[&str] = &[
-    "model",
+    columns::MODEL,
     "model_a",
     "model_b",
     "source",
@@ -113,8 +114,8 @@ pub const MODEL_COLUMNS: &[&str] = &[
 
 /// The flag column added for a model column: `simulated` for `model`, `<col>_simulated` else.
 pub(crate) fn simulated_column(model_column: &str) -> String {
-    if model_column == "model" {
-        "simulated".to_string()
+    if model_column == columns::MODEL {
+        columns::SIMULATED.to_string()
     } else {
         format!("{model_column}_simulated")
     }

@@ -7,6 +7,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::result::{Cell, ResultTable};
 use crate::error::{Error, Result};
+use crate::store::columns;
 
 /// A two-sided percentile interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -178,10 +179,15 @@ pub fn add_bootstrap_columns(table: &mut ResultTable, replicates: usize, seed: u
             fixed: count(table, row, "fixed", "bootstrap_ci")?,
             both_wrong: count(table, row, "both_wrong", "bootstrap_ci")?,
         };
-        let key: Vec<String> = ["model", "template", "dataset", "attack"]
-            .iter()
-            .map(|c| text(table, row, c))
-            .collect();
+        let key: Vec<String> = [
+            columns::MODEL,
+            columns::TEMPLATE,
+            columns::DATASET,
+            columns::ATTACK,
+        ]
+        .iter()
+        .map(|c| text(table, row, c))
+        .collect();
         let group_seed = crate::seed::mix(seed ^ crate::seed::fnv1a(key.join("\0").as_bytes()));
         intervals.push(bootstrap_interval(counts, replicates, group_seed));
     }
@@ -217,7 +223,7 @@ pub fn add_mcnemar_column(table: &mut ResultTable) -> Result<()> {
         let c = count(table, row, "attacked_only", "mcnemar")?;
         p.push(mcnemar_exact_p(b, c));
     }
-    table.push_values("p_value", p.into_iter().map(Cell::Float).collect());
+    table.push_values(columns::P_VALUE, p.into_iter().map(Cell::Float).collect());
     Ok(())
 }
 

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::output::tsv_row;
 use crate::store::commit::{StagedFolder, TablesLock};
 use crate::store::problems::read_problems;
-use crate::store::{read_batches, variants, AtomicParquet};
+use crate::store::{columns, read_batches, variants, AtomicParquet};
 use card::{dataset_card, read_runs, source_info};
 
 /// A checked publish config.
@@ -95,8 +95,8 @@ impl PublishSummary {
 /// The published schema of a variants config: the partition columns become real columns.
 pub fn published_variants_schema() -> SchemaRef {
     let mut fields = vec![
-        Field::new("dataset", DataType::Utf8, false),
-        Field::new("attack", DataType::Utf8, false),
+        Field::new(columns::DATASET, DataType::Utf8, false),
+        Field::new(columns::ATTACK, DataType::Utf8, false),
     ];
     fields.extend(
         crate::store::variants::schema()
@@ -373,12 +373,12 @@ fn include_table(
             cols.extend(batch.columns().iter().cloned());
             let schema = Arc::new(Schema::new(fields));
             let out = RecordBatch::try_new(schema.clone(), cols)?;
-            let splits: Vec<String> = if let Some(p) = batch.column_by_name("problem_id") {
+            let splits: Vec<String> = if let Some(p) = batch.column_by_name(columns::PROBLEM_ID) {
                 let p = p.as_string::<i32>();
                 (0..n)
                     .map(|i| split_for_problem(split_of, p.value(i)))
                     .collect()
-            } else if let Some(v) = batch.column_by_name("variant_id") {
+            } else if let Some(v) = batch.column_by_name(columns::VARIANT_ID) {
                 let v = v.as_string::<i32>();
                 (0..n)
                     .map(|i| {

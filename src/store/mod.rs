@@ -16,7 +16,7 @@
 pub mod annotations;
 pub mod atomic;
 pub mod coefficients;
-mod columns;
+pub mod columns;
 pub mod commit;
 pub mod compact;
 pub mod doc;

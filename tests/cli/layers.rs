@@ -437,39 +437,3 @@ fn the_respond_stage_has_no_import_loop() {
     );
     assert_eq!(cycles(&edges), Vec::<String>::new());
 }
-
-/// Where tables are laid out is the store's knowledge alone: outside `store/` no code names a
-/// partition folder (`hive_dir`, `partitions`, `dataset=`, `attack=`) or a part file (`part-`);
-/// stages ask the table's file (`variants::datasets`, `variants::attacks`, `store::parts`).
-/// Inline tests may build a tables folder by hand.
-#[test]
-fn partition_keys_and_part_names_live_in_the_store() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut found = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let name = file.file_name().unwrap().to_string_lossy();
-        if rel.starts_with("store") || name.ends_with("tests.rs") {
-            continue;
-        }
-        let text = fs::read_to_string(&file).unwrap();
-        let code = text.split("#[cfg(test)]\nmod tests {").next().unwrap();
-        for (i, line) in code.lines().enumerate() {
-            let code_part = line.split("//").next().unwrap_or("");
-            for needle in [
-                "hive_dir(",
-                "store::partitions(",
-                "\"dataset=",
-                "\"attack=",
-                "\"part-",
-            ] {
-                if code_part.contains(needle) {
-                    found.push(format!("{}:{}: {}", rel.display(), i + 1, line.trim()));
-                }
-            }
-        }
-    }
-    assert!(found.is_empty(), "{found:#?}");
-}

@@ -19,6 +19,7 @@ mod ingest;
 mod layers;
 mod long_runs;
 mod metrics;
+mod names;
 mod noise;
 mod offline;
 mod outside;
