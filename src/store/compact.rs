@@ -32,8 +32,8 @@ pub struct Compacted {
     pub rows: u64,
 }
 
-/// The Parquet parts of a folder in name order, with their sizes.
-fn parts(dir: &Path) -> Result<Vec<(PathBuf, u64)>> {
+/// The Parquet parts of a folder in part order, with their sizes.
+fn sized_parts(dir: &Path) -> Result<Vec<(PathBuf, u64)>> {
     super::parquet::parts(dir)?
         .into_iter()
         .map(|p| {
@@ -78,7 +78,7 @@ pub fn compact_folder(tables: &Path, dir: &Path, target: u64) -> Result<Compacte
     // A killed compaction may have decided its switch (its staging holds a journal): finish it
     // before reading the parts or clearing any staging, or its rows would be written twice.
     drop(TablesLock::exclusive(tables)?);
-    let before = parts(dir)?;
+    let before = sized_parts(dir)?;
     let mut report = Compacted {
         folder: dir.to_path_buf(),
         parts_before: before.len(),

@@ -263,7 +263,8 @@ pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
 /// its path.
 pub type TableFile = (PathBuf, Vec<(String, String)>);
 
-/// Every Parquet file below `dir`, in path order. Folders named `key=value` contribute a
+/// Every Parquet file below `dir`: each folder's parts in part order ([`parts`]), then its
+/// sub-folders in name order. Folders named `key=value` contribute a
 /// partition value; other folders (`responses/<model>/`) are descended into as they are. Names
 /// starting with `.` or `_` are skipped, as the SQL engine's listing skips them.
 ///
@@ -275,7 +276,7 @@ pub fn parquet_files_under(dir: &Path) -> Result<Vec<TableFile>> {
     let table = table_of(dir);
     refuse_link(&table, dir)?;
     let mut out = Vec::new();
-    walk_table(&table, dir, &mut Vec::new(), &mut out)?;
+    walk_table(dir, &mut Vec::new(), &mut out)?;
     Ok(out)
 }
 
@@ -320,38 +321,28 @@ fn refuse_link(table: &str, p: &Path) -> Result<()> {
 }
 
 fn walk_table(
-    table: &str,
     dir: &Path,
-    parts: &mut Vec<(String, String)>,
+    parts_kv: &mut Vec<(String, String)>,
     out: &mut Vec<TableFile>,
 ) -> Result<()> {
-    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::file(dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
+    out.extend(parts(dir)?.into_iter().map(|p| (p, parts_kv.clone())));
+    for p in table_entries(dir)? {
         let name = p
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or("")
             .to_string();
-        if name.starts_with('.') || name.starts_with('_') {
+        if name.starts_with('.') || name.starts_with('_') || !p.is_dir() {
             continue;
         }
-        refuse_link(table, &p)?;
-        if p.is_dir() {
-            let part = name
-                .split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()));
-            let pushed = part.is_some();
-            parts.extend(part);
-            walk_table(table, &p, parts, out)?;
-            if pushed {
-                parts.pop();
-            }
-        } else if is_parquet(&name) {
-            out.push((p, parts.clone()));
+        let part = name
+            .split_once('=')
+            .map(|(k, v)| (k.to_string(), v.to_string()));
+        let pushed = part.is_some();
+        parts_kv.extend(part);
+        walk_table(&p, parts_kv, out)?;
+        if pushed {
+            parts_kv.pop();
         }
     }
     Ok(())
