@@ -31,6 +31,57 @@ fn short(name: &str, max: usize) -> String {
     }
 }
 
+/// A hover label over one mark of a chart, in the SVG's pixels: the exact figure the mark
+/// stands for, which the drawn labels round. Browsers show an SVG `<title>` on hover, in the
+/// file and in the HTML report that inlines it.
+enum Tip {
+    Point((i32, i32), String),
+    Area((i32, i32), (i32, i32), String),
+}
+
+fn xml_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Add the tips to a written SVG, as a transparent layer on top of the chart.
+fn add_tips(path: &Path, tips: &[Tip]) -> Result<()> {
+    let svg = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+    let Some(end) = svg.rfind("</svg>") else {
+        return Err(plot_error(path, "the SVG written has no closing tag"));
+    };
+    let mut layer =
+        String::from("<g class=\"tips\" fill=\"transparent\" pointer-events=\"all\">\n");
+    for tip in tips {
+        match tip {
+            Tip::Point((x, y), label) => layer.push_str(&format!(
+                "<circle cx=\"{x}\" cy=\"{y}\" r=\"7\"><title>{}</title></circle>\n",
+                xml_text(label)
+            )),
+            Tip::Area((x0, y0), (x1, y1), label) => layer.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>\n",
+                x0.min(x1),
+                y0.min(y1),
+                (x1 - x0).abs().max(1),
+                (y1 - y0).abs().max(1),
+                xml_text(label)
+            )),
+        }
+    }
+    layer.push_str("</g>\n");
+    crate::store::write_text(path, &format!("{}{layer}{}", &svg[..end], &svg[end..]))
+}
+
+/// A number as exactly as it is held: integers without a point, others in full.
+fn exact(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        v.to_string()
+    }
+}
+
 /// A line chart of shares (y in [0, 1]) against `x_range`, one coloured line with markers per
 /// series and a legend.
 pub(crate) fn line_chart(
@@ -83,8 +134,15 @@ pub(crate) fn line_chart(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| plot_error(path, e))?;
+    let mut tips = Vec::new();
     for (i, s) in series.iter().enumerate() {
         let color = Palette99::pick(i).mix(0.95);
+        for &(x, y) in &s.points {
+            tips.push(Tip::Point(
+                chart.backend_coord(&(x, y)),
+                format!("{}: {x_desc} {}, {y_desc} {}", s.name, exact(x), exact(y)),
+            ));
+        }
         chart
             .draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))
             .map_err(|e| plot_error(path, e))?
@@ -106,7 +164,9 @@ pub(crate) fn line_chart(
             .map_err(|e| plot_error(path, e))?;
     }
     root.present().map_err(|e| plot_error(path, e))?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    add_tips(path, &tips)
 }
 
 /// A heatmap of shares in [0, 1]: `values[row][col]` (None is grey), rows and columns named by
@@ -158,10 +218,25 @@ pub(crate) fn heatmap(
         .draw()
         .map_err(|e| plot_error(path, e))?;
     let mut cells = Vec::new();
+    let mut tips = Vec::new();
     for (r, row) in values.iter().enumerate() {
         for (c, v) in row.iter().enumerate() {
             let y = n - 1 - r as i32;
             cells.push((c as i32, y, *v));
+            let corner = |x: i32, y: i32| {
+                chart.backend_coord(&(SegmentValue::Exact(x), SegmentValue::Exact(y)))
+            };
+            let name = |i: usize| names.get(i).map(String::as_str).unwrap_or_default();
+            tips.push(Tip::Area(
+                corner(c as i32, y),
+                corner(c as i32 + 1, y + 1),
+                format!(
+                    "{row_desc} {}, {col_desc} {}: {}",
+                    name(r),
+                    name(c),
+                    v.map(exact).unwrap_or_else(|| "no value".into())
+                ),
+            ));
         }
     }
     chart
@@ -198,7 +273,9 @@ pub(crate) fn heatmap(
         }))
         .map_err(|e| plot_error(path, e))?;
     root.present().map_err(|e| plot_error(path, e))?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    add_tips(path, &tips)
 }
 
 /// A bar chart of shares in [0, 1], one labelled bar per name (None: no bar, the label says
@@ -238,6 +315,18 @@ pub(crate) fn bar_chart(
         .draw()
         .map_err(|e| plot_error(path, e))?;
     let color = Palette99::pick(0).mix(0.9);
+    let tips: Vec<Tip> = bars
+        .iter()
+        .enumerate()
+        .map(|(i, (name, v))| {
+            let top = v.map_or(0.0, |v| v.clamp(0.0, 1.0));
+            Tip::Area(
+                chart.backend_coord(&(SegmentValue::Exact(i as i32), 0.0)),
+                chart.backend_coord(&(SegmentValue::Exact(i as i32 + 1), top.max(0.05))),
+                format!("{name}: {}", v.map(exact).unwrap_or_else(|| "n/a".into())),
+            )
+        })
+        .collect();
     chart
         .draw_series(bars.iter().enumerate().filter_map(|(i, (_, v))| {
             let v = (*v)?.clamp(0.0, 1.0);
@@ -270,7 +359,9 @@ pub(crate) fn bar_chart(
         }))
         .map_err(|e| plot_error(path, e))?;
     root.present().map_err(|e| plot_error(path, e))?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    add_tips(path, &tips)
 }
 
 /// One line of a chart over named categories: (category position, y) points.
@@ -289,7 +380,8 @@ pub(crate) fn category_line_chart(
     labels: &[String],
 ) -> Result<()> {
     let last = (labels.len() as i32 - 1).max(1);
-    let draw = || -> std::result::Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mut tips = Vec::new();
+    let mut draw = || -> std::result::Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let root = SVGBackend::new(path, (720, 420)).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
@@ -328,6 +420,16 @@ pub(crate) fn category_line_chart(
                 pts.iter()
                     .map(|p| Circle::new(p.clone(), 3, color.filled())),
             )?;
+            for (p, &(x, y)) in pts.iter().zip(&s.points) {
+                let label = labels
+                    .get(x as usize)
+                    .map(String::as_str)
+                    .unwrap_or_default();
+                tips.push(Tip::Point(
+                    chart.backend_coord(p),
+                    format!("{}, {x_desc} {label}: accuracy {}%", s.name, exact(y)),
+                ));
+            }
         }
         chart
             .configure_series_labels()
@@ -337,5 +439,6 @@ pub(crate) fn category_line_chart(
         root.present()?;
         Ok(())
     };
-    draw().map_err(|e| plot_error(path, e))
+    draw().map_err(|e| plot_error(path, e))?;
+    add_tips(path, &tips)
 }

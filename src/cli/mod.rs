@@ -108,7 +108,8 @@ pub enum Command {
     /// Fit each model's correctness on a feature set, per prompt template (Xie et al. Table 8
     /// logistic regression with Wald tests, Figure 8 plots).
     Regress(RegressArgs),
-    /// Run every metric SQL file (both papers' tables and figures) into CSV, Markdown and a report.
+    /// Run every metric SQL file (both papers' tables and figures) into CSV, Markdown, plots,
+    /// report.md and report.html (one page for a browser, with an adversarial-example browser)
     Metrics(MetricsArgs),
     /// Human judgements: draw the sample a paper's annotators saw as a sheet to fill, and ingest
     /// the filled sheets (Xie et al. Figure 2, ArithmAttack Table 2).

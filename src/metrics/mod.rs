@@ -22,6 +22,7 @@
 //! | annotations | `annotations/<kind>/<sheet>.parquet` (registered empty when absent) |
 
 mod engine;
+mod html;
 mod query;
 mod report;
 mod result;
@@ -33,10 +34,7 @@ use std::time::Instant;
 
 pub use engine::{EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus};
 pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
-use report::{
-    asr_bar_plots, attack_curve_plots, human_eval_plots, noise_plots, report_markdown,
-    transfer_plots,
-};
+use report::{plots, report_markdown};
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use stats::{
     arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,
@@ -297,6 +295,8 @@ pub struct MetricsSummary {
     /// Metrics not run, each with the reason (a table they read is missing or empty).
     pub skipped: Vec<(String, String)>,
     pub report: PathBuf,
+    /// The same report as one self-contained page, with the adversarial-example browser.
+    pub report_html: PathBuf,
     pub plots: Vec<PathBuf>,
     /// Models marked simulated in every table.
     pub simulated_models: Vec<String>,
@@ -304,7 +304,7 @@ pub struct MetricsSummary {
 }
 
 impl MetricsSummary {
-    /// One line per metric: name, rows, seconds, CSV path (tab-separated), then the report.
+    /// One line per metric: name, rows, seconds, CSV path (tab-separated), then the reports.
     pub fn write_table(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         for m in &self.metrics {
             tsv_row(
@@ -323,6 +323,13 @@ impl MetricsSummary {
         tsv_row(
             &mut *out,
             ["report".to_string(), self.report.display().to_string()],
+        )?;
+        tsv_row(
+            &mut *out,
+            [
+                "report_html".to_string(),
+                self.report_html.display().to_string(),
+            ],
         )
     }
 }
@@ -372,6 +379,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
         m.markdown = folder.final_path(&m.markdown);
     }
     summary.report = folder.final_path(&summary.report);
+    summary.report_html = folder.final_path(&summary.report_html);
     for p in &mut summary.plots {
         *p = folder.final_path(p);
     }
@@ -499,21 +507,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         progress.inc(1);
     }
 
-    let plots_dir = config.out.join("plots");
-    let mut plots_by_metric: BTreeMap<String, Vec<(String, PathBuf)>> = BTreeMap::new();
-    for (metric, table) in &results {
-        let made = match metric.name.as_str() {
-            "xie_attack_curve" => attack_curve_plots(table, &plots_dir, &simulated_set)?,
-            "xie_transfer" => transfer_plots(table, &plots_dir, &simulated_set)?,
-            "arithmattack_accuracy" => noise_plots(table, &plots_dir, &simulated_set)?,
-            "arithmattack_asr" => asr_bar_plots(table, &plots_dir, &simulated_set)?,
-            "xie_human_eval" => human_eval_plots(table, &plots_dir)?,
-            _ => Vec::new(),
-        };
-        if !made.is_empty() {
-            plots_by_metric.insert(metric.name.clone(), made);
-        }
-    }
+    let plots_by_metric = plots(&results, &config.out.join("plots"), &simulated_set)?;
     progress.finish();
     let report = config.out.join("report.md");
     let text = report_markdown(
@@ -526,6 +520,14 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         &skipped,
     );
     crate::store::write_text(&report, &text)?;
+    let report_html = html::write_report_html(
+        &config.out,
+        &engine,
+        &results,
+        &simulated_set,
+        &plots_by_metric,
+        &skipped,
+    )?;
     Ok(MetricsSummary {
         tables: engine
             .registered()
@@ -535,6 +537,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         metrics: outputs,
         skipped,
         report,
+        report_html,
         plots: plots_by_metric
             .into_values()
             .flatten()

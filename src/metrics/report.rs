@@ -103,7 +103,30 @@ fn model_lines(
 }
 
 /// Figure 7: attack accuracy against k, one chart per template x dataset x attack.
-pub(super) fn attack_curve_plots(
+/// Every plot of the metrics that have some, by metric, written under `dir`.
+pub(super) fn plots(
+    results: &[(MetricSql, ResultTable)],
+    dir: &Path,
+    simulated: &HashSet<String>,
+) -> Result<BTreeMap<String, Vec<(String, PathBuf)>>> {
+    let mut by_metric = BTreeMap::new();
+    for (metric, table) in results {
+        let made = match metric.name.as_str() {
+            "xie_attack_curve" => attack_curve_plots(table, dir, simulated)?,
+            "xie_transfer" => transfer_plots(table, dir, simulated)?,
+            "arithmattack_accuracy" => noise_plots(table, dir, simulated)?,
+            "arithmattack_asr" => asr_bar_plots(table, dir, simulated)?,
+            "xie_human_eval" => human_eval_plots(table, dir)?,
+            _ => Vec::new(),
+        };
+        if !made.is_empty() {
+            by_metric.insert(metric.name.clone(), made);
+        }
+    }
+    Ok(by_metric)
+}
+
+fn attack_curve_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -140,7 +163,7 @@ pub(super) fn attack_curve_plots(
 
 /// Figure 3: share of problems with a variant both models answer wrongly (symmetric), one heatmap
 /// per group.
-pub(super) fn transfer_plots(
+fn transfer_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -206,7 +229,7 @@ pub(super) fn transfer_plots(
 }
 
 /// ArithmAttack Figure 2: accuracy against the noise level, one chart per template x dataset.
-pub(super) fn noise_plots(
+fn noise_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -242,7 +265,7 @@ pub(super) fn noise_plots(
 
 /// ArithmAttack Figure 3: the attack success rate of each model (averaged over the noise levels,
 /// `asr_mean`), one bar chart per template x dataset.
-pub(super) fn asr_bar_plots(
+fn asr_bar_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -278,7 +301,7 @@ pub(super) fn asr_bar_plots(
 
 /// Xie et al. Figure 2: the mean human score of each method on each criterion, one bar chart
 /// per model x template x dataset (bars in method order, criteria within).
-pub(super) fn human_eval_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+fn human_eval_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
     for (key, rows) in groups(
         table,

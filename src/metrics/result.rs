@@ -71,8 +71,8 @@ impl Cell {
         }
     }
 
-    /// Markdown text: NULL is an empty cell, floats have four decimals.
-    fn markdown(&self) -> String {
+    /// The cell as a report shows it: NULL is empty, floats have four decimals.
+    pub(crate) fn display(&self) -> String {
         match self {
             Cell::Null => String::new(),
             Cell::Bool(b) => b.to_string(),
@@ -80,7 +80,15 @@ impl Cell {
             Cell::Float(v) if *v != 0.0 && v.abs() < 1e-4 => format!("{v:.2e}"),
             Cell::Float(v) if v.is_finite() => format!("{v:.4}"),
             Cell::Float(v) => v.to_string(),
+            Cell::Text(s) => s.clone(),
+        }
+    }
+
+    /// Markdown text: [`Cell::display`] with `|` and line breaks escaped.
+    fn markdown(&self) -> String {
+        match self {
             Cell::Text(s) => markdown_escape(s),
+            other => other.display(),
         }
     }
 

@@ -30,6 +30,12 @@ pub const TEMPLATE: &str = "template";
 pub const SIMULATED: &str = "simulated";
 /// The gold answer a response was checked against (`responses`).
 pub const GOLD: &str = "gold";
+/// Whether a reply's extracted answer equals the gold one (`responses`).
+pub const CORRECT: &str = "correct";
+/// Which extraction rule read a reply's answer (`responses`).
+pub const EXTRACTION_RULE: &str = "extraction_rule";
+/// The settings that produced a reply beyond model and template (`responses`).
+pub const RUN: &str = "run";
 /// A model's reply text (`responses`).
 pub const RESPONSE: &str = "response";
 /// The answer read from a reply (`responses`).

@@ -25,6 +25,7 @@ mod offline;
 mod outside;
 mod publish;
 mod real_data;
+mod report;
 mod respond;
 mod run;
 mod runs;

@@ -28,8 +28,9 @@ const OTHER_FORMATS: &[(&str, &str)] = &[
 ];
 
 /// Calls whose literal arguments are not table columns: headers of what a command prints or a
-/// result file it writes, a setting's name, a flag's attributes.
-const OTHER_CALLS: &[&str] = &["tsv_row", "Csv::new", "Error::setting", "arg"];
+/// result file it writes, a setting's name, a flag's attributes, the keys of a JSON document
+/// (a page's data, a server's request).
+const OTHER_CALLS: &[&str] = &["tsv_row", "Csv::new", "Error::setting", "arg", "json"];
 
 /// Single literals that equal a column's name but are something else.
 const OTHER_LITERALS: &[(&str, &str, &str)] = &[
