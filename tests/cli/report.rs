@@ -217,3 +217,48 @@ fn the_default_runs_report_opens_sorts_and_browses_offline_in_chromium() {
     assert_eq!(seen["console_errors"], serde_json::json!([]));
     assert!(screenshot.is_file());
 }
+
+/// The report's sample of adversarial examples is portable SQL, as the metrics are: DuckDB gives
+/// the rows DataFusion gives on the default run (`tests/python/duckdb_parity.py`, over a folder
+/// holding the shared views and the report's query alone).
+#[test]
+fn the_example_sample_gives_the_same_rows_in_duckdb() {
+    if !crate::util::python_has("duckdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    advmath()
+        .arg("run")
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let tables = dir.path().join("tables");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let query = std::fs::read_to_string(root.join("sql/report/examples.sql")).unwrap();
+    let examples = advmath::metrics::SqlEngine::open(&tables)
+        .unwrap()
+        .query_table(&query)
+        .unwrap();
+    assert!(examples.len() > 100, "{} rows", examples.len());
+    let sql = dir.path().join("sql");
+    crate::util::copy_dir(&root.join("sql/views"), &sql.join("views"));
+    std::fs::create_dir_all(sql.join("report")).unwrap();
+    std::fs::write(sql.join("report/examples.sql"), &query).unwrap();
+    let json = dir.path().join("datafusion.json");
+    let results = serde_json::json!({ "report/examples": examples.to_json() });
+    std::fs::write(&json, results.to_string()).unwrap();
+    let out = Command::new("python3")
+        .arg(root.join("tests/python/duckdb_parity.py"))
+        .arg(&tables)
+        .arg(&sql)
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed, 0 failed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -2,8 +2,9 @@
 
 Usage:
   duckdb_parity.py TABLES_DIR SQL_DIR DATAFUSION_JSON
-      DATAFUSION_JSON maps metric name -> {"columns": [...], "rows": [[...], ...]}, written by
-      the Rust test from DataFusion. Every sql/*.sql file runs unchanged in DuckDB over the same
+      DATAFUSION_JSON maps metric name (or `report/<name>` for sql/report/*.sql) -> {"columns":
+      [...], "rows": [[...], ...]}, written by the Rust test from DataFusion. Every sql/*.sql and
+      sql/report/*.sql file runs unchanged in DuckDB over the same
       Parquet files; the column names must be equal, the row sets equal (compared in order after
       sorting both sides), numbers within 1e-9 (absolute or relative), everything else exactly.
       Prints one line per metric, exits 1 on the first mismatch.
@@ -160,13 +161,14 @@ def parity(tables_dir, sql_dir, df_json):
     with open(df_json) as f:
         datafusion = json.load(f)
     con = connect(tables_dir, sql_dir)
-    files = sql_files(sql_dir)
+    # The metrics, and the queries the HTML report runs (named by their path: report/examples).
+    files = sql_files(sql_dir) + sorted(glob.glob(os.path.join(sql_dir, "report", "*.sql")))
     if not files:
         print(f"no .sql file in {sql_dir}")
         return 1
     failures = 0
     for path in files:
-        name = os.path.splitext(os.path.basename(path))[0]
+        name = os.path.splitext(os.path.relpath(path, sql_dir))[0]
         if name not in datafusion:
             print(f"FAIL {name}: no DataFusion result")
             failures += 1
