@@ -43,12 +43,9 @@ fn main() {
         let out = dir.path().join(format!("hub{run}"));
         let start = Instant::now();
         let summary = publish(&PublishConfig {
-            tables: tables.clone(),
-            out,
             name: "advmath-gsm8k".into(),
-            include: Vec::new(),
-            force: false,
             max_shard_rows: 500_000,
+            ..PublishConfig::new(tables.clone(), out)
         })
         .unwrap();
         times.push(start.elapsed().as_secs_f64());

@@ -70,7 +70,8 @@ fn add_tips(path: &Path, tips: &[Tip]) -> Result<()> {
         }
     }
     layer.push_str("</g>\n");
-    crate::store::write_text(path, &format!("{}{layer}{}", &svg[..end], &svg[end..]))
+    std::fs::write(path, format!("{}{layer}{}", &svg[..end], &svg[end..]))
+        .map_err(|e| Error::file(path, e))
 }
 
 /// A number as exactly as it is held: integers without a point, others in full.

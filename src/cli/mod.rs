@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod annotate;
 #[cfg(feature = "cluster")]
 mod cluster;
+mod extract;
 mod features;
 mod generate;
 mod ingest;
@@ -117,7 +118,11 @@ pub enum Command {
     Annotate(AnnotateCommand),
     /// Run an SQL query over the tables (problems, variants, responses, features, ...).
     Sql(SqlArgs),
-    /// Write a folder ready for `hf upload`: sharded Parquet per attack and split, and a dataset card.
+    /// Read the answer of a reply from standard input as the tables grade replies (the rule that
+    /// found it, and whether it is right), as one JSON line; `--jsonl` grades many.
+    Extract(extract::ExtractArgs),
+    /// Write a folder ready for `hf upload`: sharded Parquet per attack and split, a dataset card
+    /// and lm-evaluation-harness tasks.
     Publish(PublishArgs),
     /// Fold each table folder's small Parquet parts into few large ones (rows and their order
     /// kept; `respond` does it for its model at the end of every run).
@@ -183,6 +188,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Metrics(args) => query::metrics(args),
         Command::Annotate(command) => annotate::run(command, &mut std::io::stdout().lock()),
         Command::Sql(args) => query::sql(args),
+        Command::Extract(args) => extract::run(args),
         Command::Publish(args) => publish::run(args),
         Command::Compact(args) => tables::compact(args),
         Command::Settle(args) => tables::settle(args),

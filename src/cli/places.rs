@@ -67,6 +67,8 @@ pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<(
         Command::Features(a) => folder(places, &mut a.tables)?,
         Command::Compact(a) => folder(places, &mut a.tables)?,
         Command::Settle(a) => folder(places, &mut a.tables)?,
+        // Reads standard input only.
+        Command::Extract(_) => {}
         Command::ExportBatch(a) => {
             folder(places, &mut a.tables)?;
             output_file(places, &mut a.out)?;

@@ -29,24 +29,29 @@ pub struct PublishArgs {
     #[arg(long, default_value_t = PublishConfig::MAX_SHARD_ROWS as u64,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_shard_rows: u64,
+    /// The prompt of the lm-evaluation-harness tasks written in `lm_eval/`: xie2024,
+    /// arithmattack, or a file with a {question} placeholder (as `respond --template`).
+    #[arg(long, default_value = "xie2024")]
+    pub template: String,
 }
 
 impl PublishArgs {
-    pub fn config(&self) -> PublishConfig {
+    pub fn config(&self) -> advmath::Result<PublishConfig> {
         let config = PublishConfig::new(self.tables.clone(), self.out.clone());
-        PublishConfig {
+        Ok(PublishConfig {
             name: self.name.clone().unwrap_or(config.name),
             include: self.include.clone(),
             force: self.force,
             max_shard_rows: self.max_shard_rows as usize,
+            template: advmath::llm::prompt::Template::resolve(&self.template)?,
             ..config
-        }
+        })
     }
 }
 
 pub fn run(args: PublishArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
-    let config = args.config();
+    let config = args.config()?;
     let summary = advmath::publish::publish(&config)?;
     summary.write_table(&mut stdout.lock())?;
     eprintln!(

@@ -16,8 +16,10 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 mod card;
 mod hub;
+pub mod lm_eval;
 
 use crate::error::{Error, Result};
+use crate::llm::prompt::Template;
 use crate::output::tsv_row;
 use crate::store::commit::{StagedFolder, TablesLock};
 use crate::store::problems::read_problems;
@@ -34,6 +36,8 @@ pub struct PublishConfig {
     pub include: Vec<String>,
     pub force: bool,
     pub max_shard_rows: usize,
+    /// The prompt the lm-evaluation-harness tasks ask with.
+    pub template: Template,
 }
 
 impl PublishConfig {
@@ -50,6 +54,7 @@ impl PublishConfig {
             include: Vec::new(),
             force: false,
             max_shard_rows: Self::MAX_SHARD_ROWS,
+            template: Template::default(),
         }
     }
 }
@@ -283,10 +288,17 @@ fn write_folder(
         }
     }
     let progress = crate::progress::Progress::new("publish", "variant parts", files);
+    let mut tasks = Vec::new();
     for (dataset, ddir) in &datasets {
         sources.insert(dataset.clone());
         for (attack, adir) in variants::attacks(ddir)? {
             let name = config_name(&attack);
+            let mut task = lm_eval::Task {
+                dataset: dataset.clone(),
+                attack: attack.clone(),
+                config: name.clone(),
+                splits: BTreeSet::new(),
+            };
             let writer = writers.entry(name.clone()).or_insert_with(|| {
                 ConfigWriter::new(
                     hub::config_dir(staging, &name),
@@ -304,13 +316,16 @@ fn write_folder(
                     let splits: Vec<String> = (0..n)
                         .map(|i| split_for_problem(split_of, pids.value(i)))
                         .collect();
+                    task.splits.extend(splits.iter().cloned());
                     writer.write(&out, &splits)?;
                 }
                 progress.inc(1);
             }
+            tasks.push(task);
         }
     }
     progress.finish();
+    lm_eval::write_tasks(staging, &tasks, &config.template)?;
     for table in &config.include {
         include_table(config, staging, table, split_of, &mut writers)?;
     }

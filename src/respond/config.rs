@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use super::rows::{self, Extraction};
+use super::grade::Extraction;
+use super::rows;
 use crate::llm::client::{Decoding, Endpoint};
 use crate::llm::prompt;
 

@@ -13,6 +13,7 @@
 mod ask;
 mod config;
 pub mod efficient;
+pub mod grade;
 mod items;
 mod log;
 mod offline;
@@ -36,8 +37,9 @@ use offline::respond_offline;
 pub use self::log::read_rows;
 use crate::store::responses::{model_dir, ResponseRow};
 pub use config::{Backend, EfficientConfig, EfficientProtocol, RespondConfig, RespondSummary};
+pub use grade::Extraction;
 pub use items::variant_items;
-pub use rows::{response_key, Extraction, Item, ResponseKeys};
+pub use rows::{response_key, Item, ResponseKeys};
 
 /// Ask the model about every selected variant that has no row yet.
 pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {

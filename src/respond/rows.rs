@@ -1,36 +1,13 @@
 //! One response: the question asked ([`Item`]), the scored answer (a `responses` row, whose type
 //! and codec are the store's) and its resume key.
 
-use crate::extract::{extract, is_correct, is_correct_exact};
+use super::grade::{grade, Extraction};
 use crate::llm::client::Decoding;
 use crate::llm::prompt::Template;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::seed::{fnv1a, fnv1a_from, mix};
 use crate::store::responses::ResponseRow;
-
-/// How answers are read from responses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Extraction {
-    /// advmath's rules: the stated answer ("the answer is", boxed, ...), else the last number.
-    #[default]
-    Standard,
-    /// The last number of the reply, as the ArithmAttack study scored (to reproduce its figures).
-    LastNumber,
-    /// Xie et al.'s scorer: the last match of `\d+\.?,?\d*`, no sign (to reproduce their figures).
-    Xie2024,
-}
-
-impl Extraction {
-    pub fn name(self) -> &'static str {
-        match self {
-            Extraction::Standard => "standard",
-            Extraction::LastNumber => "last-number",
-            Extraction::Xie2024 => "xie2024",
-        }
-    }
-}
 
 /// A run's label: the settings beyond model and template that change what is asked or how it
 /// is graded, those that differ from the defaults, in a fixed order (`default` when none does).
@@ -109,11 +86,7 @@ impl ResponseRow {
         source: &str,
         extraction: Extraction,
     ) -> ResponseRow {
-        let e = match extraction {
-            Extraction::Standard => extract(&text),
-            Extraction::LastNumber => crate::extract::extract_last_number(&text),
-            Extraction::Xie2024 => crate::extract::extract_xie2024(&text),
-        };
+        let g = grade(&text, item.gold, extraction);
         ResponseRow {
             response_key: key,
             model: model.to_string(),
@@ -126,11 +99,11 @@ impl ResponseRow {
             noise_level: item.noise_level,
             question: item.question.clone(),
             response: Some(text),
-            extracted: e.value.map(|v| num_text::to_text(&v)),
-            extraction_rule: e.rule.name().to_string(),
+            extracted: g.extracted,
+            extraction_rule: g.rule.to_string(),
             gold: item.gold.map(|g| num_text::to_text(&g)),
-            correct: item.gold.map(|g| is_correct(e.value, g)),
-            correct_exact: item.gold.map(|g| is_correct_exact(e.value, g)),
+            correct: g.correct,
+            correct_exact: g.correct_exact,
             latency_ms: None,
             prompt_tokens: None,
             completion_tokens: None,

@@ -40,7 +40,7 @@ const ENGINE: &[(&str, &[&str])] = &[
         "metrics",
         &["error", "store", "output", "progress", "plot", "cluster"],
     ),
-    ("publish", &["error", "store", "output", "progress"]),
+    ("publish", &["error", "store", "output", "progress", "llm"]),
     (
         "annotate",
         &["error", "store", "output", "metrics", "respond"],

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::rows::{Extraction, Item};
+use super::grade::parse_gold;
+use super::grade::Extraction;
+use super::rows::Item;
 use crate::error::{Error, Result};
 use crate::llm::client::Decoding;
 use crate::llm::prompt::Template;
@@ -238,17 +240,6 @@ fn outside_key(model: &str, source: &str, position: usize, question: &str) -> St
     let a = fnv1a(format!("{model}\u{0}{source}\u{0}{position}\u{0}{question}").as_bytes());
     let b = fnv1a(format!("{question}\u{1}{position}\u{1}{source}\u{1}{model}").as_bytes());
     format!("{a:016x}{b:016x}")
-}
-
-/// A gold answer written as a worked solution (GSM8K's `#### 18`, the solutions file's `A: 18`)
-/// or as a bare number, with thousands separators and dollar signs.
-fn parse_gold(text: &str) -> Option<Num> {
-    let t = text
-        .rsplit_once("####")
-        .map(|(_, a)| a)
-        .or_else(|| text.rsplit_once("A:").map(|(_, a)| a))
-        .unwrap_or(text);
-    Num::parse_decimal(&t.trim().replace([',', '$'], ""))
 }
 
 /// The JSON value of every non-blank line, with its 0-based line index. A bad line (not UTF-8,

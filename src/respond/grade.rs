@@ -1,0 +1,190 @@
+//! Grading one reply: the answer the extraction reads, the rule that read it, and whether it is
+//! right. Every stored reply is graded by [`grade`], and so is every reply `advmath extract` is
+//! given ([`grade_lines`]), so that a grader outside advmath that calls the command (the
+//! lm-evaluation-harness tasks `publish` writes) agrees with the tables by construction.
+
+use std::io::{BufRead, Write};
+
+use serde_json::{json, Value};
+
+use crate::error::Result;
+use crate::extract::{extract, is_correct, is_correct_exact};
+use crate::num::Num;
+use crate::program::tree::num_text;
+use crate::store::columns;
+
+/// How answers are read from responses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Extraction {
+    /// advmath's rules: the stated answer ("the answer is", boxed, ...), else the last number.
+    #[default]
+    Standard,
+    /// The last number of the reply, as the ArithmAttack study scored (to reproduce its figures).
+    LastNumber,
+    /// Xie et al.'s scorer: the last match of `\d+\.?,?\d*`, no sign (to reproduce their figures).
+    Xie2024,
+}
+
+impl Extraction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Extraction::Standard => "standard",
+            Extraction::LastNumber => "last-number",
+            Extraction::Xie2024 => "xie2024",
+        }
+    }
+}
+
+/// How one reply reads: the answer found (canonical text), the rule that found it, and whether
+/// it is right when the gold answer is known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graded {
+    pub extracted: Option<String>,
+    pub rule: &'static str,
+    /// Xie et al.'s matching rule: equal after rounding both to 2 decimals.
+    pub correct: Option<bool>,
+    pub correct_exact: Option<bool>,
+}
+
+/// Grade one reply against `gold` with the chosen extraction.
+pub fn grade(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
+    let e = match extraction {
+        Extraction::Standard => extract(text),
+        Extraction::LastNumber => crate::extract::extract_last_number(text),
+        Extraction::Xie2024 => crate::extract::extract_xie2024(text),
+    };
+    Graded {
+        extracted: e.value.map(|v| num_text::to_text(&v)),
+        rule: e.rule.name(),
+        correct: gold.map(|g| is_correct(e.value, g)),
+        correct_exact: gold.map(|g| is_correct_exact(e.value, g)),
+    }
+}
+
+/// What [`grade_lines`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GradeSummary {
+    pub graded: usize,
+    /// Bad lines, each named by number and reason; each got an `error` object in its place.
+    pub bad: Vec<String>,
+}
+
+/// Grade JSON Lines: each input line `{"response": "...", "gold": "18"}` (`gold` optional: a
+/// number, a fraction `n/d`, or a worked solution ending `#### 18`) gives one output line
+/// `{"extracted": "18", "rule": "answer_is", "correct": true, "correct_exact": true}`. A line that
+/// cannot be read gives `{"error": "..."}` in its place, so the output lines stay in step with
+/// the input's.
+pub fn grade_lines(
+    input: impl BufRead,
+    mut out: impl Write,
+    extraction: Extraction,
+) -> Result<GradeSummary> {
+    let mut summary = GradeSummary::default();
+    for (i, line) in input.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match read_line(&line) {
+            Ok((response, gold)) => {
+                summary.graded += 1;
+                let g = grade(&response, gold, extraction);
+                json!({
+                    "extracted": g.extracted,
+                    "rule": g.rule,
+                    "correct": g.correct,
+                    "correct_exact": g.correct_exact,
+                })
+            }
+            Err(reason) => {
+                summary.bad.push(format!("line {}: {reason}", i + 1));
+                json!({ "error": reason })
+            }
+        };
+        writeln!(out, "{answer}")?;
+    }
+    out.flush()?;
+    Ok(summary)
+}
+
+fn read_line(line: &str) -> std::result::Result<(String, Option<Num>), String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+    let response = v[columns::RESPONSE]
+        .as_str()
+        .ok_or("no text field `response`")?
+        .to_string();
+    let gold = match &v[columns::GOLD] {
+        Value::Null => None,
+        Value::String(s) => {
+            Some(parse_gold(s).ok_or_else(|| format!("gold {s:?} is not a number"))?)
+        }
+        Value::Number(n) => {
+            Some(parse_gold(&n.to_string()).ok_or_else(|| format!("gold {n} is not a number"))?)
+        }
+        other => return Err(format!("gold {other} is not a number")),
+    };
+    Ok((response, gold))
+}
+
+/// A gold answer as a number, a fraction or a worked solution's `#### 18`, with thousands
+/// separators and dollar signs.
+pub(crate) fn parse_gold(text: &str) -> Option<Num> {
+    let t = text
+        .rsplit_once("####")
+        .map(|(_, a)| a)
+        .or_else(|| text.rsplit_once("A:").map(|(_, a)| a))
+        .unwrap_or(text);
+    let t = t.trim().replace([',', '$'], "");
+    Num::parse_decimal(&t).or_else(|| {
+        let (n, d) = t.split_once('/')?;
+        Num::parse_decimal(n.trim())?
+            .div(Num::parse_decimal(d.trim())?)
+            .ok()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_graded_in_step_and_bad_ones_are_named() {
+        let input = concat!(
+            "{\"response\": \"So the answer is 18.\", \"gold\": \"18\"}\n",
+            "not json\n",
+            "{\"response\": \"I think 7\", \"gold\": \"#### 1,200\"}\n",
+            "{\"response\": \"no number\"}\n",
+        );
+        let mut out = Vec::new();
+        let s = grade_lines(input.as_bytes(), &mut out, Extraction::Standard).unwrap();
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(s.graded, 3);
+        assert_eq!(s.bad.len(), 1);
+        assert!(s.bad[0].starts_with("line 2: not a JSON object"));
+        assert_eq!(lines.len(), 4);
+        assert_eq!(
+            lines[0],
+            json!({"extracted": "18", "rule": "answer_is", "correct": true, "correct_exact": true})
+        );
+        assert!(lines[1]["error"].is_string());
+        assert_eq!(lines[2]["extracted"], "7");
+        assert_eq!(lines[2]["correct"], false);
+        assert_eq!(
+            lines[3],
+            json!({"extracted": null, "rule": "miss", "correct": null, "correct_exact": null})
+        );
+    }
+
+    #[test]
+    fn golds_read_as_people_write_them() {
+        assert_eq!(parse_gold("#### 1,234"), Num::parse_decimal("1234"));
+        assert_eq!(parse_gold("$18.50"), Num::parse_decimal("18.5"));
+        assert_eq!(parse_gold("1/3"), Num::int(1).div(Num::int(3)).ok());
+        assert_eq!(parse_gold("many"), None);
+    }
+}
