@@ -232,6 +232,13 @@ fn main() {
         cpu.as_secs_f64(),
         peak
     );
+    // The browser report's size: its example sample is bounded, so it must not grow with N.
+    let page = Path::new(&metrics).join("report.html");
+    let page_mb = std::fs::metadata(&page).map_or(f64::NAN, |m| m.len() as f64 / 1e6);
+    let _ = writeln!(
+        md,
+        "`metrics` wrote `report.html` of {page_mb:.1} MB (self-contained: tables, plots and the example browser's sample).\n"
+    );
     if let Some(fit) = &fit {
         let _ = writeln!(md, "{fit}");
     }

@@ -38,3 +38,4 @@ mod slt;
 mod sql;
 mod usage;
 mod util;
+mod wheel;
