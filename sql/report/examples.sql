@@ -1,51 +1,97 @@
 -- The sample the adversarial-example browser of report.html shows; not a metric. Per dataset and
 -- attack, the 40 problems with the most adversarial examples (a variant a model answers wrongly
--- although it solves the original, the view `adversarial_examples`; summed over models and
--- templates; ties by problem id), and per problem its 3 variants that fool the most models (ties
--- by variant index); then one row per stored reply to those variants and to their originals,
--- graded or not, with `adversarial` true where that reply makes the variant an adversarial
--- example. A study of any size gives at most 40 x 3 variants per dataset and attack, so the page
--- stays small.
-WITH fooled AS (
-    SELECT dataset, attack, problem_id, variant_id, COUNT(*) AS models_fooled
-    FROM adversarial_examples
-    GROUP BY dataset, attack, problem_id, variant_id
+-- although it solves the original, as the view `adversarial_examples` counts them; summed over
+-- models and templates; ties by problem id), and per problem its 3 variants that fool the most
+-- models (ties by variant index); then one row per stored reply to those variants and to their
+-- originals, graded or not, with `adversarial` true where that reply makes the variant an
+-- adversarial example. A study of any size gives at most 40 x 3 variants per dataset and attack,
+-- so the page stays small; the problems are ranked from the per-problem outcomes, and only the
+-- chosen problems' replies are read again, so the query stays small too.
+WITH problem_scores AS (
+    SELECT
+        a.dataset,
+        a.attack,
+        a.problem_id,
+        SUM(CASE WHEN o.orig_ok = 1 THEN a.n_wrong ELSE 0 END) AS fooled
+    FROM attack_outcomes a
+    LEFT JOIN original_outcomes o
+      ON o.model = a.model
+     AND o.template = a.template
+     AND o.dataset = a.dataset
+     AND o.problem_id = a.problem_id
+    GROUP BY a.dataset, a.attack, a.problem_id
 ),
-asked AS (
-    SELECT DISTINCT dataset, attack, problem_id, variant_id
-    FROM graded
-    WHERE attack <> 'original'
+chosen_problems AS (
+    SELECT dataset, attack, problem_id, problem_order
+    FROM (
+        SELECT
+            dataset,
+            attack,
+            problem_id,
+            ROW_NUMBER() OVER (PARTITION BY dataset, attack ORDER BY fooled DESC, problem_id) AS problem_order
+        FROM problem_scores
+    ) ranked
+    WHERE problem_order <= 40
 ),
-scored AS (
-    SELECT a.dataset, a.attack, a.problem_id, a.variant_id, COALESCE(f.models_fooled, 0) AS models_fooled
-    FROM asked a
-    LEFT JOIN fooled f ON f.variant_id = a.variant_id AND f.attack = a.attack AND f.dataset = a.dataset
+-- How many runs each model has under a template: `graded` names a model with several
+-- `model [run]`, and the outcomes of its originals go by that name.
+runs_per_model AS (
+    SELECT model, template, COUNT(DISTINCT COALESCE(run, 'default')) AS runs
+    FROM responses
+    WHERE correct IS NOT NULL AND variant_id IS NOT NULL
+    GROUP BY model, template
 ),
-problem_orders AS (
+-- The graded replies to the chosen problems' variants (read from `responses` for these problems
+-- only); `fools` = 1 when the reply is wrong and its model solves the original.
+chosen_replies AS (
+    SELECT
+        r.model AS base_model,
+        COALESCE(r.run, 'default') AS run,
+        r.template,
+        r.dataset,
+        r.attack,
+        r.problem_id,
+        r.variant_id,
+        c.problem_order,
+        CASE WHEN NOT r.correct AND o.orig_ok = 1 THEN 1 ELSE 0 END AS fools
+    FROM chosen_problems c
+    JOIN responses r
+      ON r.dataset = c.dataset
+     AND r.attack = c.attack
+     AND r.problem_id = c.problem_id
+    JOIN runs_per_model n ON n.model = r.model AND n.template = r.template
+    LEFT JOIN original_outcomes o
+      ON o.model = CASE WHEN n.runs > 1 THEN r.model || ' [' || COALESCE(r.run, 'default') || ']' ELSE r.model END
+     AND o.template = r.template
+     AND o.dataset = r.dataset
+     AND o.problem_id = r.problem_id
+    WHERE r.correct IS NOT NULL
+      AND r.variant_id IS NOT NULL
+),
+variant_ranks AS (
     SELECT
         dataset,
         attack,
         problem_id,
-        ROW_NUMBER() OVER (PARTITION BY dataset, attack ORDER BY SUM(models_fooled) DESC, problem_id) AS problem_order
-    FROM scored
-    GROUP BY dataset, attack, problem_id
-),
-variant_ranks AS (
-    SELECT
-        s.dataset,
-        s.attack,
-        s.problem_id,
-        s.variant_id,
-        s.models_fooled,
-        p.problem_order,
+        variant_id,
+        problem_order,
+        models_fooled,
         ROW_NUMBER() OVER (
-            PARTITION BY s.dataset, s.attack, s.problem_id
-            ORDER BY s.models_fooled DESC, v.variant_index
+            PARTITION BY dataset, attack, problem_id
+            ORDER BY models_fooled DESC, variant_index
         ) AS variant_rank
-    FROM scored s
-    JOIN problem_orders p ON p.dataset = s.dataset AND p.attack = s.attack AND p.problem_id = s.problem_id
-    JOIN variants v ON v.variant_id = s.variant_id AND v.attack = s.attack AND v.dataset = s.dataset
-    WHERE p.problem_order <= 40
+    FROM (
+        SELECT
+            dataset,
+            attack,
+            problem_id,
+            variant_id,
+            MIN(problem_order) AS problem_order,
+            SUM(fools) AS models_fooled,
+            CAST(SPLIT_PART(variant_id, '/', -1) AS INTEGER) AS variant_index
+        FROM chosen_replies
+        GROUP BY dataset, attack, problem_id, variant_id
+    ) per_variant
 ),
 shown AS (
     SELECT dataset, attack, problem_id, variant_id, problem_order, variant_rank, models_fooled
@@ -53,9 +99,9 @@ shown AS (
     WHERE variant_rank <= 3
 ),
 adversarial_replies AS (
-    SELECT DISTINCT g.base_model, g.run, g.template, g.variant_id
-    FROM adversarial_examples a
-    JOIN graded g ON g.model = a.model AND g.template = a.template AND g.variant_id = a.variant_id
+    SELECT DISTINCT base_model, run, template, variant_id
+    FROM chosen_replies
+    WHERE fools = 1
 ),
 questions AS (
     SELECT s.dataset, s.attack, s.problem_id, s.problem_order, s.variant_rank, s.models_fooled,
@@ -63,9 +109,8 @@ questions AS (
     FROM shown s
     UNION ALL
     SELECT DISTINCT s.dataset, s.attack, s.problem_id, s.problem_order, 0 AS variant_rank, 0 AS models_fooled,
-           'original' AS role, o.variant_id
+           'original' AS role, s.problem_id || '/original/0' AS variant_id
     FROM shown s
-    JOIN variants o ON o.problem_id = s.problem_id AND o.dataset = s.dataset AND o.attack = 'original'
 )
 SELECT
     q.dataset,

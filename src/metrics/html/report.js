@@ -158,8 +158,12 @@ function start() {
   const attacksFor = () => [...new Set(data.problems.filter((p) => p.dataset === pick("dataset").value).map((p) => p.attack))];
   fill(pick("attack"), attacksFor().map((a) => [a, a]));
   fill(pick("model"), data.models.map((m) => [m.name, m.name + (m.simulated ? " (simulated)" : "")]));
-  pick("dataset").addEventListener("change", () => { fill(pick("attack"), attacksFor().map((a) => [a, a]), true); render(); });
-  for (const name of ["attack", "problem", "variant", "model"]) pick(name).addEventListener("change", render);
+  // A new dataset or attack starts at its first problem, a new problem at its first variant.
+  const reset = (name) => pick(name).replaceChildren();
+  pick("dataset").addEventListener("change", () => { fill(pick("attack"), attacksFor().map((a) => [a, a]), true); reset("problem"); reset("variant"); render(); });
+  pick("attack").addEventListener("change", () => { reset("problem"); reset("variant"); render(); });
+  pick("problem").addEventListener("change", () => { reset("variant"); render(); });
+  for (const name of ["variant", "model"]) pick(name).addEventListener("change", render);
   render();
 }
 
