@@ -3,15 +3,18 @@
 //! task of the default run's folder evaluates, its sample log ingests back under the variants it
 //! asked about, and the harness's accuracy is advmath's, reply by reply and per task (the
 //! ArithmAttack accuracy table for the clean and noisy questions, the graded rows for M1-M3).
+//! SmolLM2-135M rarely answers right, so a second round asks a server that is right on every
+//! other question: both grades occur.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::server::{spawn_with, Reply};
 use crate::util::{advmath, python_has, skip, sql_csv, stdout_of};
-
-const MODEL: &str = "smollm2-harness";
 
 #[test]
 fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
@@ -54,20 +57,90 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
         String::from_utf8_lossy(&check.stderr)
     );
 
-    let out = dir.path().join("harness");
+    // SmolLM2, the real model; then a server that states the gold answer of every other question
+    // and a wrong one of the rest, so that both grades occur.
+    let smollm2 = harness_round(&tables, &tasks, dir.path(), &url, "smollm2-harness");
+    eprintln!("SmolLM2 through the harness, accuracy per task (3 questions each): {smollm2:?}");
+    agrees_with_advmath(&tables, dir.path(), "smollm2-harness", &smollm2);
+
+    let variants = stdout_of(
+        &advmath()
+            .args(["sql", "--format", "json", "--tables"])
+            .arg(&tables)
+            .arg("SELECT question, answer FROM variants")
+            .assert()
+            .success(),
+    );
+    let golds: HashMap<String, String> = variants
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["question"].as_str().unwrap().to_string(),
+                v["answer"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let server = spawn_with(
+        move |n, body| {
+            let body: Value = serde_json::from_str(body).unwrap_or_default();
+            let prompt = body["messages"][0]["content"].as_str().unwrap_or("");
+            let question = prompt
+                .split_once("Question: ")
+                .and_then(|(_, q)| q.split_once("\nAnswer:"))
+                .map_or("", |(q, _)| q);
+            let gold = golds.get(question).cloned().unwrap_or_else(|| {
+                eprintln!("no gold for the question of {body}");
+                String::new()
+            });
+            let text = if n % 2 == 0 {
+                format!("Step 1: think. So the answer is {gold}.")
+            } else {
+                format!("Step 1: guess. So the answer is {gold}1.")
+            };
+            Reply::Text(Box::leak(text.into_boxed_str()))
+        },
+        Duration::ZERO,
+    );
+    let fixed = harness_round(
+        &tables,
+        &tasks,
+        dir.path(),
+        &format!("http://127.0.0.1:{}", server.port),
+        "alternating-harness",
+    );
+    eprintln!("a server right on every other question, accuracy per task: {fixed:?}");
+    assert!(
+        fixed.values().any(|a| *a > 0.0) && fixed.values().any(|a| *a < 1.0),
+        "both grades occur: {fixed:?}"
+    );
+    agrees_with_advmath(&tables, dir.path(), "alternating-harness", &fixed);
+}
+
+/// Run the harness on every published task (3 questions each) against `url` and ingest its
+/// sample logs as `model`: each reply lands once, under the variant it answered, graded as the
+/// harness graded it. The harness's accuracy per attack.
+fn harness_round(
+    tables: &Path,
+    tasks: &Path,
+    dir: &Path,
+    url: &str,
+    model: &str,
+) -> BTreeMap<String, f64> {
+    let out = dir.join(model);
     let harness = Command::new("lm_eval")
         .args(["--model", "local-chat-completions", "--apply_chat_template", "--model_args"])
         .arg(format!(
             "base_url={url}/v1/chat/completions,model=smollm2,tokenizer_backend=None,tokenized_requests=False,timeout=600"
         ))
         .arg("--include_path")
-        .arg(&tasks)
+        .arg(tasks)
         .args(["--tasks", "advmath", "--limit", "3", "--log_samples", "--output_path"])
         .arg(&out)
-        .env("ADVMATH_BIN", bin)
+        .env("ADVMATH_BIN", env!("CARGO_BIN_EXE_advmath"))
         .env("HF_HUB_OFFLINE", "1")
         .env("HF_DATASETS_OFFLINE", "1")
-        .env("HF_HOME", dir.path().join("hf"))
+        .env("HF_HOME", dir.join("hf"))
         .output()
         .unwrap();
     assert!(
@@ -75,42 +148,27 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
         "lm_eval failed:\n{}",
         String::from_utf8_lossy(&harness.stderr)
     );
-    let results_dir = out.join("smollm2");
-    let files: Vec<_> = std::fs::read_dir(&results_dir)
+    let files: Vec<_> = std::fs::read_dir(out.join("smollm2"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    let results_file = files
-        .iter()
-        .find(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("results_")
-        })
-        .unwrap();
+    let name_starts =
+        |p: &Path, prefix: &str| p.file_name().unwrap().to_string_lossy().starts_with(prefix);
+    let results_file = files.iter().find(|p| name_starts(p, "results_")).unwrap();
     let results: Value =
         serde_json::from_str(&std::fs::read_to_string(results_file).unwrap()).unwrap();
-
-    // Every sample log ingests back, each reply under the variant it answered.
-    let mut harness_acc: BTreeMap<String, f64> = BTreeMap::new();
     let mut samples = 0;
-    for log in files.iter().filter(|p| {
-        p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("samples_advmath_")
-    }) {
+    for log in files.iter().filter(|p| name_starts(p, "samples_advmath_")) {
         advmath()
             .args([
                 "ingest-responses",
                 "--format",
                 "lm-eval",
                 "--model",
-                MODEL,
+                model,
                 "--tables",
             ])
-            .arg(&tables)
+            .arg(tables)
             .arg(log)
             .assert()
             .success();
@@ -120,9 +178,9 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
             let stored = stdout_of(
                 &advmath()
                     .args(["sql", "--format", "json", "--tables"])
-                    .arg(&tables)
+                    .arg(tables)
                     .arg(format!(
-                        "SELECT response, correct FROM responses WHERE model = '{MODEL}' AND variant_id = '{variant}'"
+                        "SELECT response, correct FROM responses WHERE model = '{model}' AND variant_id = '{variant}'"
                     ))
                     .assert()
                     .success(),
@@ -141,31 +199,46 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
             samples += 1;
         }
     }
-    for (task, r) in results["results"].as_object().unwrap() {
-        if let Some(attack) = task.strip_prefix("advmath_default_") {
-            harness_acc.insert(attack.to_string(), r["acc,none"].as_f64().unwrap());
-        }
-    }
-    eprintln!("harness accuracy per task (3 questions each): {harness_acc:?}");
     assert_eq!(samples, 7 * 3, "three questions of each of the seven tasks");
-    assert_eq!(harness_acc.len(), 7, "{results}");
+    let acc: BTreeMap<String, f64> = results["results"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter_map(|(task, r)| {
+            Some((
+                task.strip_prefix("advmath_default_")?.to_string(),
+                r["acc,none"].as_f64()?,
+            ))
+        })
+        .collect();
+    assert_eq!(acc.len(), 7, "{results}");
+    acc
+}
 
-    // Per task: the harness's accuracy is advmath's mean over the same graded rows...
+/// advmath's figures over the ingested rows of `model` are the harness's: the mean of the graded
+/// rows per attack, and for the clean and noisy questions the ArithmAttack accuracy table that
+/// `metrics` writes.
+fn agrees_with_advmath(
+    tables: &Path,
+    dir: &Path,
+    model: &str,
+    harness_acc: &BTreeMap<String, f64>,
+) {
     let per_attack = sql_csv(
-        &tables,
+        tables,
         &format!(
-            "SELECT attack, AVG(CAST(ok AS DOUBLE)) AS accuracy FROM graded WHERE model = '{MODEL}' GROUP BY attack ORDER BY attack"
+            "SELECT attack, AVG(CAST(ok AS DOUBLE)) AS accuracy FROM graded WHERE model = '{model}' GROUP BY attack ORDER BY attack"
         ),
     );
+    assert_eq!(per_attack.lines().count(), 1 + 7, "{per_attack}");
     for line in per_attack.lines().skip(1) {
         let (attack, acc) = line.split_once(',').unwrap();
         assert_eq!(acc.parse::<f64>().unwrap(), harness_acc[attack], "{attack}");
     }
-    // ...and, for the clean and noisy questions, the ArithmAttack accuracy table `metrics` writes.
-    let metrics = dir.path().join("metrics");
+    let metrics = dir.join(format!("metrics-{model}"));
     advmath()
         .args(["metrics", "--replicates", "10", "--tables"])
-        .arg(&tables)
+        .arg(tables)
         .arg("--out")
         .arg(&metrics)
         .assert()
@@ -176,7 +249,7 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
     let mut levels = 0;
     for line in table.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
-        if cells[col("model")] != MODEL {
+        if cells[col("model")] != model {
             continue;
         }
         let attack = match cells[col("noise_level")] {

@@ -31,7 +31,11 @@ fn the_wheel_installs_and_its_default_run_writes_the_tables_cargo_run_writes() {
     };
     let dir = tempfile::tempdir().unwrap();
     let venv = dir.path().join("venv");
-    let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().unwrap();
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .unwrap();
     assert!(made.success());
     // The wheel needs nothing else: installed with no index, it cannot fetch anything.
     let pip = Command::new(venv.join("bin/pip"))
@@ -39,9 +43,16 @@ fn the_wheel_installs_and_its_default_run_writes_the_tables_cargo_run_writes() {
         .arg(&wheel)
         .output()
         .unwrap();
-    assert!(pip.status.success(), "{}", String::from_utf8_lossy(&pip.stderr));
+    assert!(
+        pip.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pip.stderr)
+    );
     let installed = venv.join("bin/advmath");
-    assert!(installed.is_file(), "the wheel puts advmath on the environment's PATH");
+    assert!(
+        installed.is_file(),
+        "the wheel puts advmath on the environment's PATH"
+    );
 
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
@@ -50,15 +61,30 @@ fn the_wheel_installs_and_its_default_run_writes_the_tables_cargo_run_writes() {
         .args(["run", "--out", "X"])
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 
     let reference = dir.path().join("cargo");
-    advmath().arg("run").arg("--out").arg(&reference).assert().success();
-    let (a, b) = (contents(&empty.join("X/tables")), contents(&reference.join("tables")));
+    advmath()
+        .arg("run")
+        .arg("--out")
+        .arg(&reference)
+        .assert()
+        .success();
+    let (a, b) = (
+        contents(&empty.join("X/tables")),
+        contents(&reference.join("tables")),
+    );
     assert!(a.len() > 20, "{} files", a.len());
     let names = |m: &BTreeMap<(PathBuf, Vec<u8>), usize>| -> Vec<PathBuf> {
         m.keys().map(|(f, _)| f.clone()).collect()
     };
     assert_eq!(names(&a), names(&b), "the same files in the same folders");
-    assert!(a == b, "a table's bytes differ between the wheel's run and cargo's");
+    assert!(
+        a == b,
+        "a table's bytes differ between the wheel's run and cargo's"
+    );
 }

@@ -109,7 +109,7 @@ fn serve(
             return;
         }
         let n = count.fetch_add(1, Ordering::SeqCst);
-        let ok = r#"{"choices":[{"message":{"role":"assistant","content":"Step 1: add. So the answer is 42."},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":9}}"#;
+        let ok = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Step 1: add. So the answer is 42."},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":9}}"#;
         let send = |out: &mut TcpStream, status: &str, extra: &str, body: &str| {
             let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}\r\n", body.len());
             out.write_all(head.as_bytes())
@@ -157,7 +157,7 @@ fn serve(
             ),
             Reply::Text(t) => {
                 let body = format!(
-                    r#"{{"choices":[{{"message":{{"role":"assistant","content":{}}},"finish_reason":"stop"}}]}}"#,
+                    r#"{{"choices":[{{"index":0,"message":{{"role":"assistant","content":{}}},"finish_reason":"stop"}}]}}"#,
                     json_string(t)
                 );
                 send(&mut out, "200 OK", "", &body)
