@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::util::rust_files;
+
 /// Modules of the core crate, usable from anywhere.
 const CORE: &[&str] = &[
     "extract", "features", "generate", "num", "program", "question", "seed", "synth", "vocab",
@@ -66,17 +68,6 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("synth", &["num", "program", "question"]),
     ("generate", &["num", "program", "question", "seed", "vocab"]),
 ];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// `crate::<module>` references of every non-test source file, by the top-level module the file
 /// belongs to.

@@ -25,13 +25,7 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
         return;
     }
     let bin = env!("CARGO_BIN_EXE_advmath");
-    let dir = tempfile::tempdir().unwrap();
-    advmath()
-        .arg("run")
-        .arg("--out")
-        .arg(dir.path())
-        .assert()
-        .success();
+    let dir = crate::util::default_run();
     let (tables, hub) = (dir.path().join("tables"), dir.path().join("hub"));
     let tasks = hub.join("lm_eval");
     assert!(tasks.join("advmath.yaml").is_file() && tasks.join("utils.py").is_file());

@@ -9,7 +9,9 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::util::rust_files;
 
 /// Folders and files that speak a format which is not ours, so their keys are that format's.
 const OTHER_FORMATS: &[(&str, &str)] = &[
@@ -79,17 +81,6 @@ const OTHER_LITERALS: &[(&str, &str, &str)] = &[
         "a Figure 8 panel's feature, by the core's name",
     ),
 ];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// Source files outside the store with the code before their inline test module (tests spell the
 /// names they check).

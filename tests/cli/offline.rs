@@ -9,13 +9,7 @@ use advmath::store::responses::stored_rows;
 /// has its own graded row, and no variant has two.
 #[test]
 fn default_run_grades_every_variant_of_every_model() {
-    let dir = tempfile::tempdir().unwrap();
-    advmath()
-        .arg("run")
-        .arg("--out")
-        .arg(dir.path())
-        .assert()
-        .success();
+    let dir = crate::util::default_run();
     let engine = advmath::metrics::SqlEngine::open(&dir.path().join("tables")).unwrap();
     let count = |sql: &str| -> Vec<(String, String, i64)> {
         let t = engine.query_table(sql).unwrap();

@@ -36,13 +36,7 @@ fn the_default_runs_report_opens_sorts_and_browses_offline_in_chromium() {
     let Some(browser) = chromium() else {
         return skip("no chromium on PATH (Debian's package `chromium`)");
     };
-    let dir = tempfile::tempdir().unwrap();
-    advmath()
-        .arg("run")
-        .arg("--out")
-        .arg(dir.path())
-        .assert()
-        .success();
+    let dir = crate::util::default_run();
     let metrics = dir.path().join("reports/metrics");
     let report = metrics.join("report.html");
     let html = std::fs::read_to_string(&report).unwrap();
@@ -226,13 +220,7 @@ fn the_example_sample_gives_the_same_rows_in_duckdb() {
     if !crate::util::python_has("duckdb") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    advmath()
-        .arg("run")
-        .arg("--out")
-        .arg(dir.path())
-        .assert()
-        .success();
+    let dir = crate::util::default_run();
     let tables = dir.path().join("tables");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let query = std::fs::read_to_string(root.join("sql/report/examples.sql")).unwrap();

@@ -161,6 +161,30 @@ pub fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stderr).into_owned()
 }
 
+/// `advmath run` with its defaults (the embedded default dataset) into a new temporary folder.
+pub fn default_run() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    advmath()
+        .arg("run")
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success();
+    dir
+}
+
+/// Every Rust source file below `dir`.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
 pub fn small_run(dir: &Path) {
     small_run_with(dir, &[]);
 }
