@@ -174,8 +174,10 @@ def _advmath():
 
 
 def process_results(doc, results):
+    # The exact answer (a decimal or n/d), as advmath grades its own rows; `answer` is rounded text.
+    gold = doc.get("answer_exact") or doc["answer"]
     graded = subprocess.run(
-        [_advmath(), "extract", "--gold", doc["answer"]],
+        [_advmath(), "extract", "--gold", gold],
         input=results[0],
         capture_output=True,
         text=True,
