@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::result::{simulated_column, Cell, ResultTable, MODEL_COLUMNS};
+use super::result::{Cell, ResultTable};
 use super::{MetricSql, SqlEngine};
 use crate::error::{Error, Result};
 use crate::store::columns;
@@ -169,11 +169,7 @@ const EXAMPLES_SECTION: &str = r#"<section id="examples">
 /// numbers (`data-v`), model names of simulated models marked. The flag columns `mark_simulated`
 /// adds are left out, as in the Markdown.
 fn table_html(name: &str, t: &ResultTable, simulated: &HashSet<String>) -> String {
-    let flags: HashSet<String> = MODEL_COLUMNS.iter().map(|c| simulated_column(c)).collect();
-    let shown: Vec<usize> = (0..t.columns.len())
-        .filter(|&i| !flags.contains(&t.columns[i]))
-        .collect();
-    let model_columns: HashSet<usize> = MODEL_COLUMNS.iter().filter_map(|c| t.column(c)).collect();
+    let (shown, model_columns) = t.shown_columns();
     let mut out = String::new();
     let _ = writeln!(
         out,

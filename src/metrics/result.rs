@@ -217,18 +217,24 @@ impl ResultTable {
         csv.finish()
     }
 
-    /// A Markdown (GFM) table. Model names of simulated models get " *(simulated)*"; the flag
-    /// columns themselves are left out. At most `max_rows` rows, with a note when cut.
-    pub fn to_markdown(&self, simulated: &HashSet<String>, max_rows: Option<usize>) -> String {
-        let flag_columns: HashSet<String> =
-            MODEL_COLUMNS.iter().map(|c| simulated_column(c)).collect();
-        let shown: Vec<usize> = (0..self.columns.len())
-            .filter(|&i| !flag_columns.contains(&self.columns[i]))
+    /// What a report shows of the table: every column but the simulated flags `mark_simulated`
+    /// adds (the model names are marked instead), and which of those name a model.
+    pub(crate) fn shown_columns(&self) -> (Vec<usize>, HashSet<usize>) {
+        let flags: HashSet<String> = MODEL_COLUMNS.iter().map(|c| simulated_column(c)).collect();
+        let shown = (0..self.columns.len())
+            .filter(|&i| !flags.contains(&self.columns[i]))
             .collect();
-        let model_cols: HashSet<usize> = MODEL_COLUMNS
+        let models = MODEL_COLUMNS
             .iter()
             .filter_map(|c| self.column(c))
             .collect();
+        (shown, models)
+    }
+
+    /// A Markdown (GFM) table. Model names of simulated models get " *(simulated)*"; the flag
+    /// columns themselves are left out. At most `max_rows` rows, with a note when cut.
+    pub fn to_markdown(&self, simulated: &HashSet<String>, max_rows: Option<usize>) -> String {
+        let (shown, model_cols) = self.shown_columns();
         let numeric: Vec<bool> = shown
             .iter()
             .map(|&i| {
