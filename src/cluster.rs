@@ -67,7 +67,8 @@ fn cluster_error(action: &'static str, e: impl std::error::Error + Send + Sync +
 }
 
 /// Object stores by URL; an `s3://<bucket>` store is made on first use from this process's
-/// environment (the scheduler lists a table's objects when it plans, the executors read them).
+/// environment (the scheduler lists a table's objects when it plans, the executors read them),
+/// and serves the query sessions' pinned tables.
 #[derive(Debug, Default)]
 struct Stores(DefaultObjectStoreRegistry);
 
@@ -94,6 +95,9 @@ impl ObjectStoreRegistry for Stores {
                 };
                 let store = crate::store::location::object_store(&bucket)
                     .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+                // A query session's tables are its pinned objects: `store::sessions`.
+                let store: Arc<dyn ObjectStore> =
+                    Arc::new(crate::store::sessions::PinnedStore::new(store));
                 self.0.register_store(url, Arc::clone(&store));
                 Ok(store)
             }

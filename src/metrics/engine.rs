@@ -137,6 +137,9 @@ pub struct SqlEngine {
     /// Shared views too big to hold in memory, written to temporary Parquet files that live as
     /// long as the session (deleted when it is dropped).
     held_files: std::sync::Mutex<Vec<Arc<dyn datafusion::execution::spill_file::SpillFile>>>,
+    /// On a cluster: the committed tables pinned (a bucket), and the shared views' parts where
+    /// the executors read them; removed when the engine is dropped.
+    session: Option<crate::store::sessions::Session>,
     /// No stage switches a table in while the session can read it (a local folder's lock).
     _read: Option<TablesLock>,
 }
@@ -187,14 +190,8 @@ impl SqlEngine {
 
     /// Open a `tables/` folder whose queries run within `limits`.
     pub fn open_limited(tables: &Path, limits: EngineLimits) -> Result<Self> {
-        let threads = limits.threads;
-        let source = tables::Source::of(tables, limits.cluster.is_some())?;
-        let tables_dir = source.display_path();
-        let read = match &source {
-            tables::Source::Local(dir) => Some(TablesLock::shared(dir)?),
-            tables::Source::Remote { .. } => None,
-        };
-        let threads = threads
+        let threads = limits
+            .threads
             .filter(|&t| t > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -203,6 +200,12 @@ impl SqlEngine {
             .enable_all()
             .build()
             .map_err(Error::Io)?;
+        let (source, session) = tables::Source::of(&runtime, tables, limits.cluster.is_some())?;
+        let tables_dir = source.display_path();
+        let read = match &source {
+            tables::Source::Local(dir) => Some(TablesLock::shared(dir)?),
+            tables::Source::Remote { .. } => None,
+        };
         let mut config = SessionConfig::new()
             .with_target_partitions(threads)
             .with_information_schema(false);
@@ -237,7 +240,7 @@ impl SqlEngine {
                 ))
             }
         };
-        let statuses = tables::register(&runtime, &ctx, &source)?;
+        let statuses = tables::register(&runtime, &ctx, &source, session.as_ref())?;
         let responses_registered = statuses.iter().any(|t| {
             t.layout.name == "responses" && matches!(t.state, TableState::Registered { .. })
         });
@@ -256,6 +259,7 @@ impl SqlEngine {
             tables: statuses,
             limits,
             held_files: Default::default(),
+            session,
             _read: read,
         })
     }

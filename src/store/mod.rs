@@ -34,6 +34,7 @@ pub mod places;
 pub mod problems;
 pub mod responses;
 pub mod runs;
+pub mod sessions;
 pub mod variants;
 
 pub use atomic::{tmp_path, write_text};

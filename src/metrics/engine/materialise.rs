@@ -1,5 +1,6 @@
 //! Shared views computed once: a metrics run holds the per-problem outcomes (in memory, or in a
-//! temporary Parquet file when they are too big) so that the metric files reading them share one
+//! temporary Parquet file when they are too big; on a cluster, as Parquet parts in the session's
+//! scratch area where every executor reads them) so that the metric files reading them share one
 //! computation.
 
 use std::collections::HashSet;
@@ -33,10 +34,11 @@ impl SqlEngine {
     /// bounded on tables of any size. Returns the views materialised.
     pub fn materialise_views(&self, names: &[&str], budget: usize) -> Result<Vec<String>> {
         use futures::StreamExt;
-        // On a cluster the executors compute each view where a query needs it: a result held in
-        // this process, or in its spill folder, is out of their reach.
-        if self.require("responses").is_err() || self.limits.cluster.is_some() {
+        if self.require("responses").is_err() {
             return Ok(Vec::new());
+        }
+        if let Some(session) = &self.session {
+            return self.materialise_in_session(session, names);
         }
         let partitions = self.ctx.state().config().target_partitions().max(1);
         for (name, _) in EMBEDDED_VIEWS {
@@ -125,6 +127,107 @@ impl SqlEngine {
                         held += bytes;
                     }
                 }
+                Ok::<_, datafusion::error::DataFusionError>(true)
+            };
+            let materialised =
+                self.runtime()
+                    .block_on(register)
+                    .map_err(|source| Error::Register {
+                        name: name.to_string(),
+                        dir: self.tables_dir.clone(),
+                        source,
+                    })?;
+            if materialised {
+                done.push(name.to_string());
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// Rows per part of a view written for a cluster, and per row group within it (a scan splits a
+/// part at its row groups, so that every executor gets a share).
+const VIEW_PART_ROWS: usize = 4 << 20;
+const VIEW_GROUP_ROWS: usize = 128 << 10;
+
+fn view_writer(schema: &SchemaRef) -> datafusion::error::Result<ArrowWriter<Vec<u8>>> {
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(VIEW_GROUP_ROWS))
+        .set_compression(parquet::basic::Compression::SNAPPY)
+        .build();
+    Ok(ArrowWriter::try_new(
+        Vec::new(),
+        Arc::clone(schema),
+        Some(properties),
+    )?)
+}
+
+impl SqlEngine {
+    /// [`SqlEngine::materialise_views`] on a cluster: each wanted view is computed once by the
+    /// executors, its rows come back to this process and go as Parquet parts to the session's
+    /// scratch area (beside the tables, which every executor reads), and the view is replaced by
+    /// a table over those parts. Their order is the cluster's, so sums over a view may differ in
+    /// the last bits between runs, as every cluster result may.
+    fn materialise_in_session(
+        &self,
+        session: &crate::store::sessions::Session,
+        names: &[&str],
+    ) -> Result<Vec<String>> {
+        use datafusion::datasource::file_format::parquet::ParquetFormat;
+        use datafusion::datasource::listing::ListingOptions;
+        use futures::StreamExt;
+        for (name, _) in EMBEDDED_VIEWS {
+            self.ctx.deregister_table(*name)?;
+        }
+        let mut done = Vec::new();
+        for (name, sql) in EMBEDDED_VIEWS {
+            let wanted = names.contains(name);
+            let register = async {
+                self.ctx.sql(sql).await?.collect().await?;
+                if !wanted {
+                    return Ok(false);
+                }
+                let df = self.ctx.table(*name).await?;
+                let schema: SchemaRef = Arc::clone(df.schema().inner());
+                let mut stream = df.execute_stream().await?;
+                let (mut part, mut rows) = (0, 0);
+                let mut writer = view_writer(&schema)?;
+                loop {
+                    let batch = stream.next().await.transpose()?;
+                    let end = batch.is_none();
+                    if let Some(batch) = batch {
+                        rows += batch.num_rows();
+                        writer.write(&batch)?;
+                    }
+                    // The last part is written even when empty: a view without rows is a
+                    // table of its schema.
+                    if rows >= VIEW_PART_ROWS || (end && (rows > 0 || part == 0)) {
+                        let full = std::mem::replace(&mut writer, view_writer(&schema)?);
+                        let bytes = full.into_inner()?;
+                        session
+                            .write_view_part(name, part, bytes)
+                            .await
+                            .map_err(|e| {
+                                datafusion::error::DataFusionError::External(Box::new(e))
+                            })?;
+                        (part, rows) = (part + 1, 0);
+                    }
+                    if end {
+                        break;
+                    }
+                }
+                self.ctx.deregister_table(*name)?;
+                let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
+                    .with_file_extension(crate::store::PARQUET_EXT);
+                self.ctx
+                    .register_listing_table(
+                        *name,
+                        session.view_url(name),
+                        options,
+                        Some(schema),
+                        None,
+                    )
+                    .await?;
                 Ok::<_, datafusion::error::DataFusionError>(true)
             };
             let materialised =

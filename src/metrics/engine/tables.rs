@@ -1,6 +1,6 @@
 //! The engine's tables: every known table of a local `tables/` folder, or, for a cluster, of a
-//! folder in object storage that the executors read themselves, registered when it holds
-//! Parquet files.
+//! folder in object storage that the executors read themselves (its committed state, pinned by
+//! the session: `store::sessions`), registered when it holds Parquet files.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use object_store::ObjectStore;
 use super::{empty_table, TableState, TableStatus};
 use crate::error::{Error, Result};
 use crate::store::location::{Location, RemoteUrl};
+use crate::store::sessions::{PinnedStore, Pins, Session};
 use crate::store::TABLE_LAYOUTS;
 
 /// Where the tables are.
@@ -26,16 +27,26 @@ pub(super) enum Source {
     Remote {
         url: RemoteUrl,
         store: Arc<dyn ObjectStore>,
+        /// The committed objects, as the session pinned them.
+        pins: Pins,
     },
 }
 
 impl Source {
-    pub(super) fn of(tables: &Path, on_cluster: bool) -> Result<Source> {
+    /// The tables at `tables`, and on a cluster the session that pins them (a bucket) and holds
+    /// the shared views where every executor reads them.
+    pub(super) fn of(
+        runtime: &tokio::runtime::Runtime,
+        tables: &Path,
+        on_cluster: bool,
+    ) -> Result<(Source, Option<Session>)> {
         match Location::parse(tables)? {
-            Location::Remote(url) if on_cluster => Ok(Source::Remote {
-                store: crate::store::location::object_store(&url)?,
-                url,
-            }),
+            Location::Remote(url) if on_cluster => {
+                let store = crate::store::location::object_store(&url)?;
+                let (session, pins) =
+                    runtime.block_on(Session::remote(Arc::clone(&store), &url))?;
+                Ok((Source::Remote { store, url, pins }, Some(session)))
+            }
             Location::Remote(url) => Err(Error::Usage(format!(
                 "{url}: the SQL engine reads a remote folder through its local copy; open it with \
                  store::places::Places (as the advmath command does), or run on a cluster"
@@ -47,9 +58,9 @@ impl Source {
                         "no such tables folder (expected the `tables/` folder of an advmath run, e.g. out/tables)",
                     ));
                 }
-                Ok(Source::Local(
-                    dir.canonicalize().map_err(|e| Error::file(&dir, e))?,
-                ))
+                let dir = dir.canonicalize().map_err(|e| Error::file(&dir, e))?;
+                let session = on_cluster.then(|| Session::local(&dir)).transpose()?;
+                Ok((Source::Local(dir), session))
             }
         }
     }
@@ -62,22 +73,23 @@ impl Source {
         }
     }
 
-    /// Make the bucket's client known to the session (a local folder needs none).
+    /// Make the bucket's client known to the session (a local folder needs none), wrapped so
+    /// that it serves the pinned tables.
     pub(super) fn register_store(&self, runtime_env: &RuntimeEnv) -> Result<()> {
-        if let Source::Remote { url, store } = self {
+        if let Source::Remote { url, store, .. } = self {
             let bucket = ObjectStoreUrl::parse(format!("s3://{}", url.bucket))?;
-            runtime_env.register_object_store(bucket.as_ref(), Arc::clone(store));
+            runtime_env.register_object_store(
+                bucket.as_ref(),
+                Arc::new(PinnedStore::new(Arc::clone(store))),
+            );
         }
         Ok(())
     }
 
     /// The listing URL of table `name` and how many Parquet files it holds (hidden and `_`
-    /// names skipped, as the engine's listing skips them); `None` when there is no folder.
-    fn table(
-        &self,
-        runtime: &tokio::runtime::Runtime,
-        name: &str,
-    ) -> Result<Option<(String, usize)>> {
+    /// names skipped, as the engine's listing skips them); `None` when there is no folder. A
+    /// bucket's table is its pinned objects, under the session's virtual folder.
+    fn table(&self, session: Option<&Session>, name: &str) -> Result<Option<(String, usize)>> {
         match self {
             Source::Local(dir) => {
                 let path = dir.join(name);
@@ -89,35 +101,23 @@ impl Source {
                 let files = crate::store::parquet_files_under(&path)?.len();
                 Ok(Some((format!("{}/", path.display()), files)))
             }
-            Source::Remote { url, store } => {
-                use futures::TryStreamExt;
-                let prefix = url.key(name);
-                let metas: Vec<object_store::ObjectMeta> = runtime
-                    .block_on(
-                        store
-                            .list(Some(&object_store::path::Path::from(prefix.as_str())))
-                            .try_collect(),
-                    )
-                    .map_err(|e| Error::Remote {
-                        url: url.child(name).to_string(),
-                        action: "list the table",
-                        source: Box::new(e),
-                    })?;
-                if metas.is_empty() {
+            Source::Remote { pins, .. } => {
+                let Some(url) = session.and_then(|s| s.table_url(name)) else {
+                    return Ok(None);
+                };
+                let folder = format!("{name}/");
+                let mut keys = pins
+                    .objects
+                    .keys()
+                    .filter(|k| k.starts_with(&folder))
+                    .peekable();
+                if keys.peek().is_none() {
                     return Ok(None);
                 }
-                let files = metas
-                    .iter()
-                    .filter(|m| {
-                        let key = m.location.to_string();
-                        let relative = key[prefix.len()..].trim_start_matches('/');
-                        crate::store::is_parquet(relative.rsplit('/').next().unwrap_or(""))
-                            && !relative
-                                .split('/')
-                                .any(|part| part.starts_with('.') || part.starts_with('_'))
-                    })
+                let files = keys
+                    .filter(|k| crate::store::is_parquet(k.rsplit('/').next().unwrap_or("")))
                     .count();
-                Ok(Some((format!("{}/", url.child(name)), files)))
+                Ok(Some((url, files)))
             }
         }
     }
@@ -129,11 +129,12 @@ pub(super) fn register(
     runtime: &tokio::runtime::Runtime,
     ctx: &SessionContext,
     source: &Source,
+    session: Option<&Session>,
 ) -> Result<Vec<TableStatus>> {
     let mut statuses = Vec::new();
     for layout in TABLE_LAYOUTS {
         let path = source.display_path().join(layout.name);
-        let state = match source.table(runtime, layout.name)? {
+        let state = match source.table(session, layout.name)? {
             None => TableState::Missing,
             Some((_, 0)) => TableState::Empty,
             Some((url, files)) => {

@@ -20,6 +20,9 @@ pub(super) struct Synced {
     pub size: u64,
     pub modified_ns: u128,
     pub e_tag: Option<String>,
+    /// The object's version on a bucket that keeps versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// A local file's size and modification time.

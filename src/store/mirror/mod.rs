@@ -52,11 +52,15 @@ const PARALLEL: usize = 8;
 /// Files larger than this are uploaded in parts of this size.
 const PART_BYTES: usize = 16 << 20;
 
-/// An object of a pushed state (keys relative to the manifest's folder).
+/// An object of a pushed state (keys relative to the manifest's folder): its size, its ETag, and
+/// on a bucket that keeps versions its version, by which a reader gets exactly these bytes even
+/// after a later push replaced them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct Entry {
-    size: u64,
-    e_tag: Option<String>,
+pub struct Entry {
+    pub size: u64,
+    pub e_tag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -147,105 +151,26 @@ impl Mirror {
     }
 
     fn remote_error(&self, key: &str, action: &'static str, e: object_store::Error) -> Error {
-        Error::Remote {
-            url: format!("s3://{}/{key}", self.url.bucket),
-            action,
-            source: Box::new(e),
-        }
+        remote_error(&self.url.bucket, key, action, e)
     }
 
     /// The nearest folder at or above this one that has a manifest (this one if none has).
     fn find_root(&mut self) -> Result<()> {
-        let mut candidate = self.url.prefix.clone();
-        loop {
-            let key = join_key(&candidate, MANIFEST);
-            match self
-                .runtime
-                .block_on(self.store.head(&ObjectPath::from(key.as_str())))
-            {
-                Ok(_) => {
-                    self.below_root = self
-                        .url
-                        .prefix
-                        .strip_prefix(&candidate)
-                        .unwrap_or_default()
-                        .trim_start_matches('/')
-                        .to_string();
-                    self.root = candidate;
-                    return Ok(());
-                }
-                Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(self.remote_error(&key, "look for a manifest", e)),
-            }
-            match candidate.rsplit_once('/') {
-                Some((parent, _)) => candidate = parent.to_string(),
-                None if !candidate.is_empty() => candidate = String::new(),
-                None => break,
-            }
-        }
-        self.root = self.url.prefix.clone();
-        self.below_root = String::new();
+        let (root, below_root) = self
+            .runtime
+            .block_on(manifest_root(self.store.as_ref(), &self.url))?;
+        self.root = root;
+        self.below_root = below_root;
         Ok(())
     }
 
     /// The manifest and its version; without one, a listing of the folder.
     fn read_manifest(&self) -> Result<(Manifest, Option<UpdateVersion>)> {
-        let key = join_key(&self.root, MANIFEST);
-        let got = self.runtime.block_on(async {
-            let result = self
-                .store
-                .get_opts(&ObjectPath::from(key.as_str()), GetOptions::default())
-                .await?;
-            let version = UpdateVersion {
-                e_tag: result.meta.e_tag.clone(),
-                version: result.meta.version.clone(),
-            };
-            Ok::<_, object_store::Error>((result.bytes().await?, version))
-        });
-        match got {
-            Ok((bytes, version)) => {
-                let manifest = serde_json::from_slice(&bytes).map_err(|e| {
-                    Error::invalid(
-                        format!("s3://{}/{key}", self.url.bucket),
-                        format!("not an advmath manifest: {e}"),
-                    )
-                })?;
-                Ok((manifest, Some(version)))
-            }
-            Err(object_store::Error::NotFound { .. }) => Ok((self.listing()?, None)),
-            Err(e) => Err(self.remote_error(&key, "read the manifest", e)),
-        }
-    }
-
-    /// Every object under the root folder, as a manifest (for folders no advmath has pushed).
-    fn listing(&self) -> Result<Manifest> {
-        let prefix = (!self.root.is_empty()).then(|| ObjectPath::from(self.root.as_str()));
-        let metas: Vec<object_store::ObjectMeta> = self
-            .runtime
-            .block_on(self.store.list(prefix.as_ref()).try_collect())
-            .map_err(|e| self.remote_error(&self.root, "list the folder", e))?;
-        let mut manifest = Manifest::default();
-        for meta in metas {
-            let key = meta.location.to_string();
-            let relative = match self.root.is_empty() {
-                true => key.as_str(),
-                false => key
-                    .strip_prefix(&self.root)
-                    .map(|k| k.trim_start_matches('/'))
-                    .unwrap_or(&key),
-            };
-            if relative.starts_with("_advmath/") || local_only(relative) {
-                continue;
-            }
-            manifest.objects.insert(
-                relative.to_string(),
-                Entry {
-                    size: meta.size,
-                    e_tag: meta.e_tag,
-                },
-            );
-        }
-        Ok(manifest)
+        self.runtime.block_on(read_manifest(
+            self.store.as_ref(),
+            &self.url.bucket,
+            &self.root,
+        ))
     }
 
     /// `relative` (to this copy) as a key relative to the manifest's folder, and back.
@@ -334,6 +259,7 @@ impl Mirror {
             async move {
                 let options = GetOptions {
                     if_match: entry.e_tag.clone(),
+                    version: entry.version.clone(),
                     ..Default::default()
                 };
                 let got = self
@@ -374,6 +300,7 @@ impl Mirror {
                         size,
                         modified_ns,
                         e_tag: entry.e_tag,
+                        version: entry.version,
                     },
                 ))
             }
@@ -475,6 +402,7 @@ impl Mirror {
                         size,
                         modified_ns,
                         e_tag: result.e_tag,
+                        version: result.version,
                     },
                 ))
             }
@@ -498,6 +426,7 @@ impl Mirror {
                     Entry {
                         size: synced.size,
                         e_tag: synced.e_tag.clone(),
+                        version: synced.version.clone(),
                     },
                 );
             }
@@ -531,4 +460,134 @@ impl Mirror {
             source: "other writers kept committing first (50 tries)".into(),
         })
     }
+}
+
+fn remote_error(bucket: &str, key: &str, action: &'static str, e: object_store::Error) -> Error {
+    Error::Remote {
+        url: format!("s3://{bucket}/{key}"),
+        action,
+        source: Box::new(e),
+    }
+}
+
+/// The nearest folder at or above `url` that has a manifest (`url` itself if none has), and
+/// `url`'s path below it.
+async fn manifest_root(store: &dyn ObjectStore, url: &RemoteUrl) -> Result<(String, String)> {
+    let mut candidate = url.prefix.clone();
+    loop {
+        let key = join_key(&candidate, MANIFEST);
+        match store.head(&ObjectPath::from(key.as_str())).await {
+            Ok(_) => {
+                let below_root = url
+                    .prefix
+                    .strip_prefix(&candidate)
+                    .unwrap_or_default()
+                    .trim_start_matches('/')
+                    .to_string();
+                return Ok((candidate, below_root));
+            }
+            Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(remote_error(&url.bucket, &key, "look for a manifest", e)),
+        }
+        match candidate.rsplit_once('/') {
+            Some((parent, _)) => candidate = parent.to_string(),
+            None if !candidate.is_empty() => candidate = String::new(),
+            None => break,
+        }
+    }
+    Ok((url.prefix.clone(), String::new()))
+}
+
+/// The manifest of the folder `root` and its version; without one, a listing of the folder.
+async fn read_manifest(
+    store: &dyn ObjectStore,
+    bucket: &str,
+    root: &str,
+) -> Result<(Manifest, Option<UpdateVersion>)> {
+    let key = join_key(root, MANIFEST);
+    let got = async {
+        let result = store
+            .get_opts(&ObjectPath::from(key.as_str()), GetOptions::default())
+            .await?;
+        let version = UpdateVersion {
+            e_tag: result.meta.e_tag.clone(),
+            version: result.meta.version.clone(),
+        };
+        Ok::<_, object_store::Error>((result.bytes().await?, version))
+    }
+    .await;
+    match got {
+        Ok((bytes, version)) => {
+            let manifest = serde_json::from_slice(&bytes).map_err(|e| {
+                Error::invalid(
+                    format!("s3://{bucket}/{key}"),
+                    format!("not an advmath manifest: {e}"),
+                )
+            })?;
+            Ok((manifest, Some(version)))
+        }
+        Err(object_store::Error::NotFound { .. }) => {
+            Ok((listing(store, bucket, root).await?, None))
+        }
+        Err(e) => Err(remote_error(bucket, &key, "read the manifest", e)),
+    }
+}
+
+/// Every object under the folder `root`, as a manifest (for folders no advmath has pushed).
+async fn listing(store: &dyn ObjectStore, bucket: &str, root: &str) -> Result<Manifest> {
+    let prefix = (!root.is_empty()).then(|| ObjectPath::from(root));
+    let metas: Vec<object_store::ObjectMeta> = store
+        .list(prefix.as_ref())
+        .try_collect()
+        .await
+        .map_err(|e| remote_error(bucket, root, "list the folder", e))?;
+    let mut manifest = Manifest::default();
+    for meta in metas {
+        let key = meta.location.to_string();
+        let relative = match root.is_empty() {
+            true => key.as_str(),
+            false => key
+                .strip_prefix(root)
+                .map(|k| k.trim_start_matches('/'))
+                .unwrap_or(&key),
+        };
+        // advmath's own objects (the manifest, sessions' scratch areas) at any level.
+        if relative.split('/').any(|part| part == "_advmath") || local_only(relative) {
+            continue;
+        }
+        manifest.objects.insert(
+            relative.to_string(),
+            Entry {
+                size: meta.size,
+                e_tag: meta.e_tag,
+                version: meta.version,
+            },
+        );
+    }
+    Ok(manifest)
+}
+
+/// The committed state of the folder `url`: the objects its manifest (its own or its nearest
+/// parent's) lists below it, keys relative to `url`, or, for a folder no advmath has pushed, a
+/// listing of it. What a reader that must not see a push in progress reads.
+pub async fn committed(
+    store: &dyn ObjectStore,
+    url: &RemoteUrl,
+) -> Result<BTreeMap<String, Entry>> {
+    let (root, below_root) = manifest_root(store, url).await?;
+    let (manifest, _) = read_manifest(store, &url.bucket, &root).await?;
+    Ok(manifest
+        .objects
+        .into_iter()
+        .filter_map(|(key, entry)| {
+            let relative = if below_root.is_empty() {
+                key
+            } else {
+                key.strip_prefix(&below_root)?
+                    .strip_prefix('/')?
+                    .to_string()
+            };
+            Some((relative, entry))
+        })
+        .collect())
 }
