@@ -29,6 +29,14 @@ use url::Url;
 
 use crate::error::{Error, Result};
 
+/// How often an executor tells the scheduler it is alive, by default.
+pub const HEARTBEAT: Duration = Duration::from_secs(2);
+
+/// How long the scheduler waits for an executor's heartbeat before it takes the executor for dead
+/// and runs its tasks on the others, by default: five missed heartbeats. The scheduler looks every
+/// third of it, so an executor's loss is acted on within 4/3 of this (13 s).
+pub const EXECUTOR_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A scheduler's settings.
 #[derive(Clone, Debug)]
 pub struct SchedulerOptions {
@@ -52,8 +60,8 @@ pub struct ExecutorOptions {
     pub slots: Option<usize>,
     /// Shuffle and spill files (default: `advmath-executor-<port>` in the temporary folder).
     pub work_dir: Option<std::path::PathBuf>,
-    /// Memory for its operators (default: 70% of the machine, Ballista's).
-    pub memory: Option<u64>,
+    /// Memory for its operators in all, each task getting its slots' share.
+    pub memory: u64,
     /// How often it tells the scheduler it is alive.
     pub heartbeat: Duration,
 }
@@ -214,7 +222,7 @@ pub fn run_executor(options: &ExecutorOptions) -> Result<()> {
         job_data_ttl_seconds: 3600,
         job_data_clean_up_interval_seconds: 600,
         executor_heartbeat_interval_seconds: options.heartbeat.as_secs().max(1),
-        memory_pool_size: options.memory,
+        memory_pool_size: Some(options.memory.max(1 << 20)),
         // Ballista's default registry lacks the nested functions the metric files call.
         override_function_registry: Some(Arc::new(BallistaFunctionRegistry::from(&functions))),
         // Ballista's own runtime, plus the S3 stores; its memory pool is added on top.

@@ -12,9 +12,10 @@ pub enum ClusterCommand {
         /// Address to listen on (clients connect with --cluster df://<this address>).
         #[arg(long, default_value = "127.0.0.1:50050")]
         bind: std::net::SocketAddr,
-        /// Seconds without news after which an executor is taken for dead and its tasks are run
-        /// on the others.
-        #[arg(long, default_value_t = 30)]
+        /// Seconds without a heartbeat after which an executor is taken for dead and its tasks
+        /// are run on the others (checked every third of it). Longer than the executors'
+        /// --heartbeat, so that a busy executor is not taken for dead.
+        #[arg(long, default_value_t = advmath::cluster::EXECUTOR_TIMEOUT.as_secs())]
         executor_timeout: u64,
     },
     /// An executor: runs tasks, reads the tables' files, serves shuffle data to the others.
@@ -34,11 +35,13 @@ pub enum ClusterCommand {
         /// Folder for shuffle files (default: a temporary folder).
         #[arg(long)]
         work_dir: Option<PathBuf>,
-        /// Memory for the operators (e.g. 4GiB; default: 70% of the machine).
-        #[arg(long, value_parser = super::size)]
-        memory: Option<usize>,
+        /// Memory the operators of the executor's tasks may hold in all, shared among its slots
+        /// (e.g. 4GiB); past it aggregations and sorts spill to the work folder. Default: as
+        /// `metrics` in one process, 2 GiB or half the machine when that is less.
+        #[arg(long, alias = "memory", value_parser = super::size)]
+        memory_limit: Option<usize>,
         /// Seconds between heartbeats to the scheduler.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = advmath::cluster::HEARTBEAT.as_secs())]
         heartbeat: u64,
     },
 }
@@ -58,7 +61,7 @@ pub fn run(process: ClusterCommand) -> anyhow::Result<()> {
             port,
             slots,
             work_dir,
-            memory,
+            memory_limit,
             heartbeat,
         } => advmath::cluster::run_executor(&advmath::cluster::ExecutorOptions {
             scheduler,
@@ -69,7 +72,7 @@ pub fn run(process: ClusterCommand) -> anyhow::Result<()> {
                 .ok_or_else(|| advmath::Error::Usage("--port must be below 65535".into()))?,
             slots,
             work_dir,
-            memory: memory.map(|m| m as u64),
+            memory: memory_limit.unwrap_or_else(advmath::metrics::default_operator_memory) as u64,
             heartbeat: std::time::Duration::from_secs(heartbeat),
         })?,
     };

@@ -32,7 +32,9 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub use engine::{EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus};
+pub use engine::{
+    default_operator_memory, EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus,
+};
 pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
 use report::{plots, report_markdown};
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};

@@ -5,7 +5,9 @@
 //! lock when its process ends, killed or not, so a dead run never blocks the next one. The
 //! guarantee holds for processes sharing one local filesystem; over a network filesystem
 //! (NFS, SMB) file locks are only as good as the server's, so two machines must not write the
-//! same model's responses into one shared folder at once.
+//! same model's responses into one shared folder at once. A folder that is a copy of a remote
+//! one takes the store's lease too (`mirror`, through [`set_remote_lease`]), which holds across
+//! machines.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -16,6 +18,15 @@ use crate::error::{Error, Result};
 
 /// The folder of the lock files, hidden from every table lister.
 pub const FOLDER: &str = ".locks";
+
+/// Takes the store's lease for a writer lock on a copy of a remote folder: set by `mirror`, which
+/// sits above this module.
+type RemoteLease = fn(&Path, &'static str, &str) -> Result<()>;
+static REMOTE_LEASE: std::sync::OnceLock<RemoteLease> = std::sync::OnceLock::new();
+
+pub(crate) fn set_remote_lease(take: RemoteLease) {
+    let _ = REMOTE_LEASE.set(take);
+}
 
 /// Held while the value lives.
 #[derive(Debug)]
@@ -58,6 +69,9 @@ impl WriterLock {
             .and_then(|_| file.write_all(pid.as_bytes()))
             .and_then(|_| file.flush())
             .map_err(|e| Error::file(&path, e))?;
+        if let Some(take) = REMOTE_LEASE.get() {
+            take(tables, stage, name)?;
+        }
         Ok(WriterLock { file, path })
     }
 

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// the store. Local paths pass through unchanged.
 #[derive(Default)]
 pub struct Places {
-    mirrors: Vec<Mirror>,
+    mirrors: Vec<std::sync::Arc<Mirror>>,
     outputs: Vec<(PathBuf, RemoteUrl)>,
 }
 

@@ -69,7 +69,8 @@ pub struct Session {
     place: Place,
 }
 
-fn host() -> String {
+/// This machine's name, as sessions and leases record it.
+pub(crate) fn host() -> String {
     let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .unwrap_or_else(|_| "host".into());
@@ -448,7 +449,22 @@ impl ObjectStore for PinnedStore {
             None => options.if_match = options.if_match.or_else(|| entry.e_tag.clone()),
         }
         let real = ObjectPath::from(join_key(&pins.tables, relative).as_str());
-        let mut result = self.inner.get_opts(&real, options).await?;
+        let mut result = self
+            .inner
+            .get_opts(&real, options)
+            .await
+            .map_err(|e| match e {
+                object_store::Error::Precondition { path, .. } => {
+                    object_store::Error::Precondition {
+                        path,
+                        source: "replaced since this query's session pinned it: a push is under \
+                                 way, and the bucket keeps no versions to read the pinned one \
+                                 by; run the query again once the push has committed"
+                            .into(),
+                    }
+                }
+                other => other,
+            })?;
         result.meta.location = location.clone();
         Ok(result)
     }

@@ -17,6 +17,7 @@ mod gold;
 mod hostile;
 mod ingest;
 mod layers;
+mod leases;
 mod lm_eval;
 mod long_runs;
 mod metrics;

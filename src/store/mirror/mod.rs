@@ -21,7 +21,9 @@
 //! then follows. A prefix without any manifest (tables uploaded by hand) is read by listing.
 //! Hidden files (locks, staging folders, temporary files) and write-ahead logs (`*.wal`) stay
 //! local: never sent, and never taken from a store, whose manifest or listing may name anything
-//! (`copy` keeps those rules). One command at a time uses a copy (a second one is refused).
+//! (`copy` keeps those rules). One command at a time uses a copy (a second one is refused), and
+//! one writer at a time, on any machine, writes a table's part (a stage's writer lock on a copy
+//! also takes the store's lease: `lease`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +44,7 @@ use copy::{
 };
 
 mod copy;
+mod lease;
 
 /// The manifest's key under its folder.
 pub const MANIFEST: &str = "_advmath/manifest.json";
@@ -77,7 +80,62 @@ pub struct Mirror {
     /// The folder whose manifest this copy follows, and this folder's path below it.
     root: String,
     below_root: String,
+    /// The store's leases this command took (held until it ends).
+    leases: std::sync::Mutex<Vec<lease::Lease>>,
     _lock: WriterLock,
+}
+
+/// The copies open in this process, for the writer locks taken in them.
+static COPIES: std::sync::Mutex<Vec<(PathBuf, std::sync::Weak<Mirror>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// A writer lock's lease: when `tables` is in a copy open in this process, take the store's
+/// lease of `stage` on `name` for it (once per command), and bring the copy up to date, since
+/// another machine may have pushed between the copy's opening and this lease.
+fn take_lease(tables: &Path, stage: &'static str, name: &str) -> Result<()> {
+    let found = COPIES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .find_map(|(local, mirror)| {
+            let relative = tables.strip_prefix(local).ok()?;
+            Some((relative.to_path_buf(), mirror.upgrade()?))
+        });
+    let Some((relative, mirror)) = found else {
+        return Ok(());
+    };
+    let folder = join_key(
+        &join_key(lease::FOLDER, &mirror.below_root),
+        &relative.to_string_lossy(),
+    );
+    let key = join_key(
+        &join_key(&mirror.root, &folder),
+        &format!("{stage}-{}.json", crate::store::paths::sanitize(name)),
+    );
+    if mirror
+        .leases
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .any(|l| l.key == key)
+    {
+        return Ok(());
+    }
+    let bucket = mirror.url.bucket.clone();
+    let taken = lease::take(
+        &mirror.runtime,
+        &mirror.store,
+        &|key| format!("s3://{bucket}/{key}"),
+        &key,
+        stage,
+        name,
+    )?;
+    mirror
+        .leases
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(taken);
+    mirror.pull()
 }
 
 /// The cache folder: `ADVMATH_CACHE_DIR`, else `$XDG_CACHE_HOME/advmath`, else
@@ -96,8 +154,9 @@ pub fn cache_dir() -> PathBuf {
 }
 
 impl Mirror {
-    /// The local copy of `url`, brought up to date with the store.
-    pub fn open(url: &RemoteUrl) -> Result<Mirror> {
+    /// The local copy of `url`, brought up to date with the store; the writer locks taken in it
+    /// take the store's leases too.
+    pub fn open(url: &RemoteUrl) -> Result<Arc<Mirror>> {
         let name = format!(
             "{}-{:016x}",
             crate::store::paths::sanitize(&url.prefix),
@@ -124,6 +183,7 @@ impl Mirror {
             local,
             root: url.prefix.clone(),
             below_root: String::new(),
+            leases: Default::default(),
             _lock: lock,
         };
         mirror.find_root()?;
@@ -138,6 +198,11 @@ impl Mirror {
             }
         }
         mirror.pull()?;
+        let mirror = Arc::new(mirror);
+        crate::store::lock::set_remote_lease(take_lease);
+        let mut copies = COPIES.lock().unwrap_or_else(|p| p.into_inner());
+        copies.retain(|(_, m)| m.strong_count() > 0);
+        copies.push((mirror.local.clone(), Arc::downgrade(&mirror)));
         Ok(mirror)
     }
 
@@ -349,6 +414,19 @@ impl Mirror {
         let uploaded = self.upload(changed)?;
         crate::store::fault::point(|| format!("commit manifest of {}", self.url))
             .map_err(|e| Error::file(copy::index_path(&self.local), e))?;
+        // A writer whose lease another took over must not add its rows to the other's.
+        if let Some(lost) = self
+            .leases
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|l| l.lost())
+        {
+            return Err(Error::invalid(
+                format!("s3://{}/{}", self.url.bucket, lost.key),
+                "this command's lease was taken over by another writer while it ran (its renewals stopped for longer than the lease's time to live), so its changes are not committed; they stay in the local copy",
+            ));
+        }
         self.commit(&uploaded, &removed)?;
         for relative in &removed {
             let key = join_key(&self.root, &self.root_relative(relative));
