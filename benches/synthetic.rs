@@ -62,6 +62,8 @@ fn batch(model: &str, simulated: bool, rows: &[Row]) -> RecordBatch {
         )),
         same(model),
         same("xie2024"),
+        // `run`: NULL, the default run.
+        Arc::new(StringArray::from(vec![None::<&str>; n])),
         Arc::new(StringArray::from_iter_values(
             rows.iter().map(|r| r.variant_id.as_str()),
         )),

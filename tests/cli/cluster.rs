@@ -45,6 +45,7 @@ pub struct Cluster {
     pub url: String,
     pub scheduler: Child,
     pub executors: Vec<Child>,
+    pub scheduler_log: PathBuf,
     _work: tempfile::TempDir,
 }
 
@@ -69,11 +70,14 @@ impl Cluster {
         let port = free_port();
         let mut scheduler = Command::new(&bin);
         env(&mut scheduler);
+        // Its log says when it takes an executor for dead.
+        let scheduler_log = work.path().join("scheduler.log");
         let scheduler = scheduler
             .args(["cluster", "scheduler", "--bind"])
             .arg(format!("127.0.0.1:{port}"))
+            .env("ADVMATH_CLUSTER_LOG", "info")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&scheduler_log).unwrap())
             .spawn()
             .unwrap();
         wait_for(port);
@@ -99,6 +103,7 @@ impl Cluster {
             url: format!("df://127.0.0.1:{port}"),
             scheduler,
             executors,
+            scheduler_log,
             _work: work,
         }
     }
@@ -295,7 +300,7 @@ fn an_executor_killed_mid_query_never_gives_a_wrong_result() {
     // Heavy enough to outlive the kill: every response against every variant, many times.
     let sql = "SELECT r.model, COUNT(*) AS n, SUM(LENGTH(v.question) + s.i) AS total \
                FROM responses r CROSS JOIN variants v \
-               CROSS JOIN (SELECT UNNEST(GENERATE_SERIES(1, 3)) AS i) s \
+               CROSS JOIN (SELECT UNNEST(GENERATE_SERIES(1, 2)) AS i) s \
                GROUP BY r.model ORDER BY r.model";
     let expected = SqlEngine::open(&tables).unwrap().query_table(sql).unwrap();
     let bin = assert_cmd::cargo::cargo_bin("advmath");
@@ -326,18 +331,39 @@ fn an_executor_killed_mid_query_never_gives_a_wrong_result() {
     victim.kill().unwrap();
     victim.wait().unwrap();
     let killed = Instant::now();
+    // The scheduler's own word that it took the executor for dead.
+    let noticed = loop {
+        let log = std::fs::read_to_string(&cluster.scheduler_log).unwrap_or_default();
+        if log.contains("Removing executor") {
+            break killed.elapsed();
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(120),
+            "the scheduler never took the killed executor for dead"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
     let out = running.wait_with_output().unwrap();
     let recovery = killed.elapsed();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let timeout = advmath::cluster::EXECUTOR_TIMEOUT;
-    let bound = healthy_time + timeout + timeout / 3 + Duration::from_secs(10);
+    let detection = timeout + timeout / 3;
+    let bound = healthy_time + detection + Duration::from_secs(10);
     eprintln!(
-        "healthy query {:.1} s; after the kill {:.1} s (bound {:.1} s): exit {:?}; stderr: {stderr}",
+        "healthy query {:.1} s; the scheduler took the killed executor for dead after {:.1} s \
+         (bound {:.1} s); the query ended {:.1} s after the kill (bound {:.1} s): exit {:?}; \
+         stderr: {stderr}",
         healthy_time.as_secs_f64(),
+        noticed.as_secs_f64(),
+        (detection + Duration::from_secs(5)).as_secs_f64(),
         recovery.as_secs_f64(),
         bound.as_secs_f64(),
         out.status.code()
+    );
+    assert!(
+        noticed <= detection + Duration::from_secs(5),
+        "noticed after {noticed:?}"
     );
     assert!(
         recovery <= bound,
