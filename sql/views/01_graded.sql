@@ -6,8 +6,10 @@
 -- extraction, `imported`) are another run, never pooled. A model with one run under a template
 -- keeps its name; a model with several shows as `model [run]` in `model`, so every metric has one
 -- row per run. `base_model` and `run` keep the parts. (An inner join on every (model, template):
--- a filter on `model` must not turn an outer join into an inner one.) Parts written before `run` existed read as
--- NULL, the default run.
+-- a filter on `model` must not turn an outer join into an inner one. The runs per model and
+-- template come from the view `model_runs`, and come first: a hash join holds its first input
+-- in memory, and the responses may be hundreds of millions.) Parts written before `run` existed
+-- read as NULL, the default run.
 CREATE VIEW graded AS
 WITH rows_in_runs AS (
     SELECT
@@ -26,11 +28,6 @@ WITH rows_in_runs AS (
       AND problem_id IS NOT NULL
       AND dataset IS NOT NULL
       AND attack IS NOT NULL
-),
-runs_per_model AS (
-    SELECT model, template, COUNT(DISTINCT run) AS runs
-    FROM rows_in_runs
-    GROUP BY model, template
 )
 SELECT
     CASE WHEN n.runs > 1 THEN r.model || ' [' || r.run || ']' ELSE r.model END AS model,
@@ -43,5 +40,5 @@ SELECT
     r.variant_id,
     r.noise_level,
     CASE WHEN r.correct THEN 1 ELSE 0 END AS ok
-FROM rows_in_runs r
-JOIN runs_per_model n ON n.model = r.model AND n.template = r.template;
+FROM model_runs n
+JOIN rows_in_runs r ON n.model = r.model AND n.template = r.template;

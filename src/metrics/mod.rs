@@ -97,6 +97,10 @@ pub const EMBEDDED_SQL: &[(&str, &str)] = &[
 /// views read earlier ones). [`SqlEngine`] creates them whenever `responses` is registered, so
 /// `advmath sql` can query them too; in DuckDB, run these files before a metric file.
 pub const EMBEDDED_VIEWS: &[(&str, &str)] = &[
+    (
+        "model_runs",
+        include_str!("../../sql/views/00_model_runs.sql"),
+    ),
     ("graded", include_str!("../../sql/views/01_graded.sql")),
     (
         "problem_outcomes",
@@ -356,13 +360,15 @@ pub fn run_metrics(tables: &Path, out: &Path) -> Result<MetricsSummary> {
     run_metrics_with(&MetricsConfig::new(tables, out))
 }
 
-/// The shared views a metrics run computes once and keeps, in creation order: the per-problem
-/// outcomes (one pass over the responses), the two views that split them into originals and
+/// The shared views a metrics run computes once and keeps, in creation order: the runs per model
+/// (a handful of rows, held so that the engine knows it is small and joins it whole to every
+/// share of the responses), the per-problem outcomes (one pass over the responses), the two views that split them into originals and
 /// attacks (held on their own so that the engine knows their sizes when it plans a join), the
 /// models of each attack, and the paper's accuracy. `graded` (a row per response) and
 /// `adversarial_examples` (one file reads it) stay views: holding them would cost more than
 /// recomputing them saves time.
 const SHARED_ONCE: &[&str] = &[
+    "model_runs",
     "problem_outcomes",
     "original_outcomes",
     "attack_outcomes",

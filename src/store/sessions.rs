@@ -69,8 +69,12 @@ pub struct Session {
     place: Place,
 }
 
-/// This machine's name, as sessions and leases record it.
+/// This machine's name, as sessions and leases record it: `ADVMATH_HOST`, else the host name
+/// (containers that share one host name each need their own).
 pub(crate) fn host() -> String {
+    if let Some(name) = std::env::var("ADVMATH_HOST").ok().filter(|n| !n.is_empty()) {
+        return super::paths::sanitize(&name);
+    }
     let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .unwrap_or_else(|_| "host".into());
@@ -112,8 +116,16 @@ fn left_over(id: &str) -> bool {
     if now_seconds().saturating_sub(seconds) > STALE_SECONDS {
         return true;
     }
+    host_name == host() && pid > 0 && !process_alive(pid as u32)
+}
+
+/// Whether process `pid` of this machine is running.
+pub(crate) fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
     // SAFETY: kill(2) with signal 0 only checks that the process exists.
-    host_name == host() && pid > 0 && unsafe { libc::kill(pid, 0) } != 0
+    pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
 }
 
 fn remote_error(bucket: &str, key: &str, action: &'static str, e: object_store::Error) -> Error {

@@ -6,7 +6,7 @@
 //! the version it last wrote) every third of its time to live, and deleted when the command ends.
 //! A lease the store last saw renewed more than its time to live ago belongs to a dead writer and
 //! is taken over with a write conditional on that very version, so two machines cannot both take
-//! it. A writer whose heartbeat finds the lease taken over has lost it: its push is refused, so
+//! it; so is one whose holder ran on this machine and has ended. A writer whose heartbeat finds the lease taken over has lost it: its push is refused, so
 //! what it wrote never joins the other writer's. The store's clock dates the renewals and this
 //! machine's judges them: the machines' clocks must agree within a few seconds (NTP).
 
@@ -138,7 +138,14 @@ pub(super) fn take(
         let age = std::time::SystemTime::now()
             .duration_since(std::time::SystemTime::from(meta.last_modified))
             .unwrap_or_default();
-        if age <= lease_ttl {
+        // A holder on this machine whose process has ended is dead now, as the kernel knows of
+        // a local lock's holder: a rerun after a kill -9 need not wait for the expiry.
+        let dead_here = holder.as_ref().is_some_and(|h| {
+            h.host == super::super::sessions::host()
+                && h.pid != std::process::id()
+                && !super::super::sessions::process_alive(h.pid)
+        });
+        if age <= lease_ttl && !dead_here {
             let who = holder.map_or_else(
                 || "an unreadable lease".to_string(),
                 |h| format!("{} on {}", h.pid, h.host),
