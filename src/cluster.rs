@@ -248,15 +248,21 @@ pub fn remote_context(
     config: SessionConfig,
     runtime_env: Arc<RuntimeEnv>,
 ) -> Result<SessionContext> {
+    // The adaptive planner (on by default in Ballista 55) loses track of a stage's task metrics
+    // on the metric files' plans and never finishes the job: the static planner runs.
+    let mut config = config
+        .upgrade_for_ballista()
+        .with_ballista_adaptive_query_planner(false);
+    // Hash joins, as in one process. Ballista 55 plans sort-merge joins by default (they spill),
+    // and a sort-merge join is never a broadcast: joining the few rows of `model_runs` to the
+    // responses then shuffled and sorted every response (8 GB per executor at 100 million
+    // responses). A hash join whose small side is under Ballista's broadcast threshold sends that
+    // side whole to every task instead; the metric files' other joins hold their small side
+    // within the executors' memory limit as they do within one process's.
+    config.options_mut().optimizer.prefer_hash_join = true;
     let state = SessionStateBuilder::new()
         .with_default_features()
-        // The adaptive planner (on by default in Ballista 55) loses track of a stage's task
-        // metrics on the metric files' plans and never finishes the job: the static planner runs.
-        .with_config(
-            config
-                .upgrade_for_ballista()
-                .with_ballista_adaptive_query_planner(false),
-        )
+        .with_config(config)
         .with_runtime_env(runtime_env)
         .build();
     runtime

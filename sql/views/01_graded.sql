@@ -5,10 +5,11 @@
 -- A run is a unit: rows of one model and template written under other settings (`run`: decoding,
 -- extraction, `imported`) are another run, never pooled. A model with one run under a template
 -- keeps its name; a model with several shows as `model [run]` in `model`, so every metric has one
--- row per run. `base_model` and `run` keep the parts. (An inner join on every (model, template):
--- a filter on `model` must not turn an outer join into an inner one. The runs per model and
--- template come from the view `model_runs`, and come first: a hash join holds its first input
--- in memory, and the responses may be hundreds of millions.) Parts written before `run` existed
+-- row per run. `base_model` and `run` keep the parts. The runs per model and template come from
+-- the view `model_runs`, which has a row for every (model, template) of these rows: the left join
+-- keeps every row, as an inner join would, and tells the engine that the result is as large as
+-- the responses (so that it holds the small side of every later join in memory, and on a cluster
+-- joins `model_runs` whole to every share of the responses). Parts written before `run` existed
 -- read as NULL, the default run.
 CREATE VIEW graded AS
 WITH rows_in_runs AS (
@@ -40,5 +41,5 @@ SELECT
     r.variant_id,
     r.noise_level,
     CASE WHEN r.correct THEN 1 ELSE 0 END AS ok
-FROM model_runs n
-JOIN rows_in_runs r ON n.model = r.model AND n.template = r.template;
+FROM rows_in_runs r
+LEFT JOIN model_runs n ON n.model = r.model AND n.template = r.template;

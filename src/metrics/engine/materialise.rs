@@ -217,7 +217,9 @@ impl SqlEngine {
                     }
                 }
                 self.ctx.deregister_table(*name)?;
-                let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
+                // Strings as `Utf8`, as the session's tables (see `tables::register`).
+                let format = ParquetFormat::default().with_force_view_types(false);
+                let options = ListingOptions::new(Arc::new(format))
                     .with_file_extension(crate::store::PARQUET_EXT);
                 self.ctx
                     .register_listing_table(
