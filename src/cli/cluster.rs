@@ -36,8 +36,8 @@ pub enum ClusterCommand {
         #[arg(long)]
         work_dir: Option<PathBuf>,
         /// Memory the operators of the executor's tasks may hold in all, shared among its slots
-        /// (e.g. 4GiB); past it aggregations and sorts spill to the work folder. Default: as
-        /// `metrics` in one process, 2 GiB or half the machine when that is less.
+        /// (e.g. 4GiB); past it aggregations and sorts spill to the work folder. Default: half
+        /// the machine; give each its share when several executors share a machine.
         #[arg(long, alias = "memory", value_parser = super::size)]
         memory_limit: Option<usize>,
         /// Seconds between heartbeats to the scheduler.
@@ -72,7 +72,7 @@ pub fn run(process: ClusterCommand) -> anyhow::Result<()> {
                 .ok_or_else(|| advmath::Error::Usage("--port must be below 65535".into()))?,
             slots,
             work_dir,
-            memory: memory_limit.unwrap_or_else(advmath::metrics::default_operator_memory) as u64,
+            memory: memory_limit.unwrap_or_else(advmath::metrics::default_executor_memory) as u64,
             heartbeat: std::time::Duration::from_secs(heartbeat),
         })?,
     };

@@ -171,6 +171,13 @@ pub fn default_operator_memory() -> usize {
     physical_memory().map_or(CAP, |bytes| (bytes / 2).min(CAP))
 }
 
+/// Operator memory of a cluster executor without a limit given: half the machine's memory (an
+/// executor is a machine's worker, and the other half is for its shuffle files' page cache and the
+/// rest of the machine), or 2 GiB when the machine's memory is unknown.
+pub fn default_executor_memory() -> usize {
+    physical_memory().map_or(2 << 30, |bytes| bytes / 2)
+}
+
 impl SqlEngine {
     /// Open a `tables/` folder with one worker thread per core.
     pub fn open(tables: &Path) -> Result<Self> {

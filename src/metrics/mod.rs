@@ -33,7 +33,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use engine::{
-    default_operator_memory, EngineLimits, QueryOutput, SqlEngine, TableState, TableStatus,
+    default_executor_memory, default_operator_memory, EngineLimits, QueryOutput, SqlEngine,
+    TableState, TableStatus,
 };
 pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
 use report::{plots, report_markdown};

@@ -87,7 +87,14 @@ impl Cluster {
                 let mut executor = Command::new(&bin);
                 env(&mut executor);
                 let child = executor
-                    .args(["cluster", "executor", "--slots", "2"])
+                    .args([
+                        "cluster",
+                        "executor",
+                        "--slots",
+                        "2",
+                        "--memory-limit",
+                        "4GiB",
+                    ])
                     .args(["--scheduler", &format!("127.0.0.1:{port}")])
                     .args(["--port", &flight.to_string(), "--work-dir"])
                     .arg(work.path().join(format!("executor-{i}")))
