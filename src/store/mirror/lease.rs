@@ -211,11 +211,7 @@ fn heartbeat(
             };
             let location = ObjectPath::from(key.as_str());
             let mut renewed = std::time::Instant::now();
-            loop {
-                match stopped.recv_timeout(ttl / 3) {
-                    Err(RecvTimeoutError::Timeout) => {}
-                    _ => break,
-                }
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(ttl / 3) {
                 let body =
                     PutPayload::from(serde_json::to_vec(&Holder::me(ttl)).expect("serialises"));
                 let mode = PutMode::Update(version.clone());
