@@ -14,22 +14,29 @@ use crate::s3::Moto;
 /// The lease's time to live in these tests (a heartbeat every second).
 const LEASE_SECONDS: u64 = 3;
 
-/// `advmath respond` for `model` on the bucket's tables from cache folder `cache`, held just
-/// before its push commits (`hold` appears then, and the run goes on when it is removed).
-fn held_respond(moto: &Moto, cache: &Path, model: &str, hold: &Path) -> Child {
+/// `advmath respond` for `model` on the bucket's tables, from the machine whose cache folder is
+/// `cache` (and whose name is that folder's).
+fn respond_command(moto: &Moto, cache: &Path, model: &str) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("advmath"));
     moto.env(&mut cmd, cache)
         .env("ADVMATH_HOST", cache.file_name().unwrap())
         .env("ADVMATH_LEASE_SECONDS", LEASE_SECONDS.to_string())
-        .env("ADVMATH_HOLD_AT", "commit manifest")
-        .env("ADVMATH_HOLD_FILE", hold)
         .args([
             "respond",
             "--tables",
             "s3://lab-bucket/lease/tables",
             "--model",
-            model,
         ])
+        .arg(model);
+    cmd
+}
+
+/// [`respond_command`], held just before its push commits (`hold` appears then, and the run goes
+/// on when it is removed).
+fn held_respond(moto: &Moto, cache: &Path, model: &str, hold: &Path) -> Child {
+    respond_command(moto, cache, model)
+        .env("ADVMATH_HOLD_AT", "commit manifest")
+        .env("ADVMATH_HOLD_FILE", hold)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -48,23 +55,12 @@ fn wait_for_file(path: &Path, child: &mut Child) {
 }
 
 fn respond(moto: &Moto, cache: &Path, model: &str) -> std::process::Output {
-    moto.advmath(cache)
-        .env("ADVMATH_HOST", cache.file_name().unwrap())
-        .env("ADVMATH_LEASE_SECONDS", LEASE_SECONDS.to_string())
-        .args([
-            "respond",
-            "--tables",
-            "s3://lab-bucket/lease/tables",
-            "--model",
-            model,
-        ])
-        .output()
-        .unwrap()
+    respond_command(moto, cache, model).output().unwrap()
 }
 
-/// Rows per variant of `model` in the bucket's committed responses, as a third machine reads
-/// them: (variants, rows).
-fn rows_per_variant(moto: &Moto, cache: &Path, model: &str) -> (i64, i64) {
+/// `sql --format csv` over the bucket's committed tables, as a third machine reads them: the
+/// rows of the result, header left out.
+fn sql_rows(moto: &Moto, cache: &Path, sql: &str) -> Vec<String> {
     let out = moto
         .advmath(cache)
         .args([
@@ -73,11 +69,8 @@ fn rows_per_variant(moto: &Moto, cache: &Path, model: &str) -> (i64, i64) {
             "csv",
             "--tables",
             "s3://lab-bucket/lease/tables",
+            sql,
         ])
-        .arg(format!(
-            "SELECT COUNT(DISTINCT variant_id) AS variants, COUNT(*) AS n \
-             FROM responses WHERE model = '{model}'"
-        ))
         .output()
         .unwrap();
     assert!(
@@ -86,34 +79,25 @@ fn rows_per_variant(moto: &Moto, cache: &Path, model: &str) -> (i64, i64) {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    let row = text.lines().nth(1).unwrap().to_string();
-    let (variants, n) = row.split_once(',').unwrap();
+    text.lines().skip(1).map(str::to_string).collect()
+}
+
+/// (variants, rows) of `model` in the bucket's committed responses.
+fn rows_per_variant(moto: &Moto, cache: &Path, model: &str) -> (i64, i64) {
+    let rows = sql_rows(
+        moto,
+        cache,
+        &format!(
+            "SELECT COUNT(DISTINCT variant_id) AS variants, COUNT(*) AS n \
+             FROM responses WHERE model = '{model}'"
+        ),
+    );
+    let (variants, n) = rows[0].split_once(',').unwrap();
     (variants.parse().unwrap(), n.parse().unwrap())
 }
 
 fn variants(moto: &Moto, cache: &Path) -> i64 {
-    let out = moto
-        .advmath(cache)
-        .args([
-            "sql",
-            "--format",
-            "csv",
-            "--tables",
-            "s3://lab-bucket/lease/tables",
-        ])
-        .arg("SELECT COUNT(*) FROM variants")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .nth(1)
-        .unwrap()
+    sql_rows(moto, cache, "SELECT COUNT(*) FROM variants")[0]
         .parse()
         .unwrap()
 }

@@ -129,19 +129,30 @@ impl SqlEngine {
                 }
                 Ok::<_, datafusion::error::DataFusionError>(true)
             };
-            let materialised =
-                self.runtime()
-                    .block_on(register)
-                    .map_err(|source| Error::Register {
-                        name: name.to_string(),
-                        dir: self.tables_dir.clone(),
-                        source,
-                    })?;
-            if materialised {
-                done.push(name.to_string());
-            }
+            let outcome = self.runtime().block_on(register);
+            self.note_view(name, outcome, &mut done)?;
         }
         Ok(done)
+    }
+}
+
+impl SqlEngine {
+    /// One view's outcome: materialised (named in `done`), left a view, or an error naming it.
+    fn note_view(
+        &self,
+        name: &str,
+        outcome: datafusion::error::Result<bool>,
+        done: &mut Vec<String>,
+    ) -> Result<()> {
+        let materialised = outcome.map_err(|source| Error::Register {
+            name: name.to_string(),
+            dir: self.tables_dir.clone(),
+            source,
+        })?;
+        if materialised {
+            done.push(name.to_string());
+        }
+        Ok(())
     }
 }
 
@@ -232,17 +243,8 @@ impl SqlEngine {
                     .await?;
                 Ok::<_, datafusion::error::DataFusionError>(true)
             };
-            let materialised =
-                self.runtime()
-                    .block_on(register)
-                    .map_err(|source| Error::Register {
-                        name: name.to_string(),
-                        dir: self.tables_dir.clone(),
-                        source,
-                    })?;
-            if materialised {
-                done.push(name.to_string());
-            }
+            let outcome = self.runtime().block_on(register);
+            self.note_view(name, outcome, &mut done)?;
         }
         Ok(done)
     }
