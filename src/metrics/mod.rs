@@ -26,9 +26,10 @@ mod html;
 mod query;
 mod report;
 mod result;
+mod sources;
 pub mod stats;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -39,6 +40,7 @@ pub use engine::{
 pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
 use report::{plots, report_markdown};
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
+pub use sources::{embedded_metrics, metrics_from_dir, MetricSql, EMBEDDED_SQL, EMBEDDED_VIEWS};
 pub use stats::{
     arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED,
@@ -47,194 +49,6 @@ pub use stats::{
 use crate::error::{Error, Result};
 use crate::output::tsv_row;
 use crate::store::commit::StagedFolder;
-
-/// The metric SQL files, in report order, embedded so that the binary works anywhere.
-pub const EMBEDDED_SQL: &[(&str, &str)] = &[
-    ("xie_asr", include_str!("../../sql/xie_asr.sql")),
-    ("bootstrap_ci", include_str!("../../sql/bootstrap_ci.sql")),
-    ("mcnemar", include_str!("../../sql/mcnemar.sql")),
-    (
-        "xie_rephrasing",
-        include_str!("../../sql/xie_rephrasing.sql"),
-    ),
-    (
-        "xie_incorrect_share",
-        include_str!("../../sql/xie_incorrect_share.sql"),
-    ),
-    (
-        "xie_incorrect_share_hist",
-        include_str!("../../sql/xie_incorrect_share_hist.sql"),
-    ),
-    ("xie_universal", include_str!("../../sql/xie_universal.sql")),
-    ("xie_transfer", include_str!("../../sql/xie_transfer.sql")),
-    ("xie_efficient", include_str!("../../sql/xie_efficient.sql")),
-    (
-        "xie_human_eval",
-        include_str!("../../sql/xie_human_eval.sql"),
-    ),
-    (
-        "xie_attack_curve",
-        include_str!("../../sql/xie_attack_curve.sql"),
-    ),
-    (
-        "xie_generations",
-        include_str!("../../sql/xie_generations.sql"),
-    ),
-    (
-        "arithmattack_accuracy",
-        include_str!("../../sql/arithmattack_accuracy.sql"),
-    ),
-    (
-        "arithmattack_asr",
-        include_str!("../../sql/arithmattack_asr.sql"),
-    ),
-    (
-        "arithmattack_miss_rate",
-        include_str!("../../sql/arithmattack_miss_rate.sql"),
-    ),
-];
-
-/// Views over `responses` that the metric files share (`sql/views/`, in creation order: later
-/// views read earlier ones). [`SqlEngine`] creates them whenever `responses` is registered, so
-/// `advmath sql` can query them too; in DuckDB, run these files before a metric file.
-pub const EMBEDDED_VIEWS: &[(&str, &str)] = &[
-    (
-        "model_runs",
-        include_str!("../../sql/views/00_model_runs.sql"),
-    ),
-    ("graded", include_str!("../../sql/views/01_graded.sql")),
-    (
-        "problem_outcomes",
-        include_str!("../../sql/views/02_problem_outcomes.sql"),
-    ),
-    (
-        "original_outcomes",
-        include_str!("../../sql/views/03_original_outcomes.sql"),
-    ),
-    (
-        "attack_outcomes",
-        include_str!("../../sql/views/04_attack_outcomes.sql"),
-    ),
-    (
-        "attack_models",
-        include_str!("../../sql/views/05_attack_models.sql"),
-    ),
-    (
-        "adversarial_examples",
-        include_str!("../../sql/views/06_adversarial_examples.sql"),
-    ),
-    (
-        "paper_accuracy",
-        include_str!("../../sql/views/07_paper_accuracy.sql"),
-    ),
-];
-
-/// One metric: a name (the file stem) and its SQL text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MetricSql {
-    pub name: String,
-    pub sql: String,
-    /// Where it came from: `embedded` or the file path.
-    pub origin: String,
-}
-
-impl MetricSql {
-    /// The first line of the opening comment: what the metric is and which paper table or
-    /// figure it reproduces.
-    pub fn title(&self) -> String {
-        self.comment_lines()
-            .into_iter()
-            .find(|l| !l.is_empty())
-            .unwrap_or_else(|| self.name.clone())
-    }
-
-    /// The rest of the opening comment, as Markdown paragraphs.
-    pub fn description(&self) -> String {
-        let lines = self.comment_lines();
-        let body: Vec<String> = lines
-            .into_iter()
-            .skip_while(|l| l.is_empty())
-            .skip(1)
-            .collect();
-        let mut paragraphs: Vec<String> = Vec::new();
-        let mut current = String::new();
-        for line in body {
-            if line.is_empty() {
-                if !current.is_empty() {
-                    paragraphs.push(std::mem::take(&mut current));
-                }
-            } else {
-                if !current.is_empty() {
-                    current.push(' ');
-                }
-                current.push_str(&line);
-            }
-        }
-        if !current.is_empty() {
-            paragraphs.push(current);
-        }
-        paragraphs.join("\n\n")
-    }
-
-    fn comment_lines(&self) -> Vec<String> {
-        self.sql
-            .lines()
-            .map(str::trim)
-            .take_while(|l| l.starts_with("--"))
-            .map(|l| l.trim_start_matches('-').trim().to_string())
-            .collect()
-    }
-}
-
-/// The embedded metric files, in report order.
-pub fn embedded_metrics() -> Vec<MetricSql> {
-    EMBEDDED_SQL
-        .iter()
-        .map(|(name, sql)| MetricSql {
-            name: name.to_string(),
-            sql: sql.to_string(),
-            origin: format!("embedded sql/{name}.sql"),
-        })
-        .collect()
-}
-
-/// Every `*.sql` file of a folder: the known metrics in report order first, then the others by
-/// name.
-pub fn metrics_from_dir(dir: &Path) -> Result<Vec<MetricSql>> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::file(dir, e))?;
-    let mut found = BTreeMap::new();
-    for entry in entries {
-        let path = entry.map_err(|e| Error::file(dir, e))?.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("sql") || !path.is_file() {
-            continue;
-        }
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_string();
-        let sql = std::fs::read_to_string(&path).map_err(|e| Error::file(&path, e))?;
-        found.insert(
-            name.clone(),
-            MetricSql {
-                name,
-                sql,
-                origin: path.display().to_string(),
-            },
-        );
-    }
-    if found.is_empty() {
-        return Err(Error::invalid(dir.display(), "no .sql file in this folder"));
-    }
-    let mut out = Vec::new();
-    for (name, _) in EMBEDDED_SQL {
-        if let Some(m) = found.remove(*name) {
-            out.push(m);
-        }
-    }
-    out.extend(found.into_values());
-    Ok(out)
-}
 
 /// Options of [`run_metrics_with`] (the CLI's `advmath metrics`).
 #[derive(Debug, Clone)]

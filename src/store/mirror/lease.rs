@@ -10,6 +10,7 @@
 //! what it wrote never joins the other writer's. The store's clock dates the renewals and this
 //! machine's judges them: the machines' clocks must agree within a few seconds (NTP).
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -19,7 +20,9 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use serde::{Deserialize, Serialize};
 
+use super::Mirror;
 use crate::error::{Error, Result};
+use crate::store::location::join_key;
 
 /// The leases' folder under the manifest's folder.
 pub(super) const FOLDER: &str = "_advmath/locks";
@@ -250,4 +253,65 @@ fn heartbeat(
         stop: Some(stop),
         heartbeat: Some(thread),
     }
+}
+
+/// The copies open in this process, for the writer locks taken in them.
+static COPIES: std::sync::Mutex<Vec<(PathBuf, std::sync::Weak<Mirror>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// A writer lock's lease: when `tables` is in a copy open in this process, take the store's
+/// lease of `stage` on `name` for it (once per command), and bring the copy up to date, since
+/// another machine may have pushed between the copy's opening and this lease.
+fn take_lease(tables: &Path, stage: &'static str, name: &str) -> Result<()> {
+    let found = COPIES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .find_map(|(local, mirror)| {
+            let relative = tables.strip_prefix(local).ok()?;
+            Some((relative.to_path_buf(), mirror.upgrade()?))
+        });
+    let Some((relative, mirror)) = found else {
+        return Ok(());
+    };
+    let folder = join_key(
+        &join_key(FOLDER, &mirror.below_root),
+        &relative.to_string_lossy(),
+    );
+    let key = join_key(
+        &join_key(&mirror.root, &folder),
+        &format!("{stage}-{}.json", crate::store::paths::sanitize(name)),
+    );
+    if mirror
+        .leases
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .any(|l| l.key == key)
+    {
+        return Ok(());
+    }
+    let bucket = mirror.url.bucket.clone();
+    let taken = take(
+        &mirror.runtime,
+        &mirror.store,
+        &|key| format!("s3://{bucket}/{key}"),
+        &key,
+        stage,
+        name,
+    )?;
+    mirror
+        .leases
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(taken);
+    mirror.pull()
+}
+
+/// Make `mirror`'s copy known to the writer locks taken in it.
+pub(super) fn register_copy(mirror: &Arc<Mirror>) {
+    crate::store::lock::set_remote_lease(take_lease);
+    let mut copies = COPIES.lock().unwrap_or_else(|p| p.into_inner());
+    copies.retain(|(_, m)| m.strong_count() > 0);
+    copies.push((mirror.local.clone(), Arc::downgrade(mirror)));
 }
