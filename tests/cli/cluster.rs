@@ -243,6 +243,26 @@ fn every_metric_on_the_cluster_equals_in_process() {
         .assert()
         .success();
     assert!(out.path().join("report.md").is_file());
+    // The shared views were computed once, into the session's scratch folder, which went with it.
+    let stdout = String::from_utf8(
+        advmath()
+            .args(["metrics", "--cluster", &cluster.url, "--tables"])
+            .arg(&tables)
+            .arg("--out")
+            .arg(out.path())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        stdout.lines().any(|l| l.starts_with("shared_views\t")),
+        "{stdout}"
+    );
+    let left = std::fs::read_dir(tables.join(".sessions"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(left, 0, "session folders left in the tables");
 }
 
 /// The same over tables in S3 (moto): `metrics --tables s3://... --cluster`, whose scheduler and
@@ -284,6 +304,8 @@ fn every_metric_on_the_cluster_over_s3_equals_in_process() {
     }
     // On the cluster nothing was copied locally: the executors read the bucket.
     assert!(!cluster_cache.join("mirrors").exists());
+    // Nor is anything left in the bucket: the session's pins and views went with it.
+    assert!(moto.objects("cluster/tables/_advmath").is_empty());
     let mut compared = 0;
     for (name, _) in EMBEDDED_SQL {
         let csv = |d: &PathBuf| {
