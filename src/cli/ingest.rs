@@ -47,8 +47,10 @@ pub struct SourceArgs {
     pub programs_from: Option<PathBuf>,
     /// What a program's literals may link to beyond the numbers written in digits (the paper's
     /// alignment, the default): a comma-separated list of `number-words` ("four friends"),
-    /// `percentages` (`0.4` for "40%"), `fractions` ("1/6 of" divided by 6), or `all`. Links
-    /// are made only where they are unambiguous; see reports/gold_audit.md for what each gives.
+    /// `percentages` (`0.4` for "40%"), `fractions` ("1/6 of" divided by 6), or `all` (these
+    /// three). Links are made only where they are unambiguous; see reports/gold_audit.md for
+    /// what each gives. `unit-lengths` lets a number that defines a unit ("7 days a week", "a
+    /// 30 day month") vary as in the paper; by default it stays constant.
     #[arg(long, value_name = "LIST", default_value = "digits", value_parser = Links::parse)]
     pub link: Links,
 }

@@ -51,7 +51,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("program_origin", "`given`, `gsm8k_annotations`, `multiarith_equations`, `llm:<model>` (`advmath programs`, kept also when rejected) or `none`"),
     ("tree", "the validated solution tree as JSON (null when invalid)"),
     ("status", "`valid` or `invalid`"),
-    ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer, number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input"),
+    ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer, number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input, unused_number (the question writes a number more often than the program uses it), ambiguous_operand (a synthesised step's operand could be two earlier quantities that give different answers)"),
     ("error_detail", "a sentence naming the construct, value or file row at fault"),
 ];
 
@@ -253,4 +253,6 @@ const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::EvalError,
     ErrorKind::MissingProgram,
     ErrorKind::BadInput,
+    ErrorKind::UnusedNumber,
+    ErrorKind::AmbiguousOperand,
 ];

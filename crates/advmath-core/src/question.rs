@@ -547,6 +547,7 @@ pub fn word_numbers(text: &str) -> Vec<(String, Num)> {
 }
 
 pub mod shown;
+pub mod units;
 
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,7 @@ use crate::program::align::{
 };
 use crate::program::links::{linkable_slots, Links};
 use crate::program::lower::{parse_expression, LiteralResolver, Lowerer};
+use crate::program::readings;
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use crate::program::{ErrorKind, ProgramError};
 use crate::question::{expression_counts, word_numbers, Slot};
@@ -178,6 +179,24 @@ struct StepResolver<'a> {
     /// Literal ordinal -> slot forced by an alignment (MultiArith `lAlignments`).
     forced: HashMap<usize, u32>,
     base_ordinal: usize,
+    /// Literals resolved so far, over all steps: the index of the next one.
+    resolved: usize,
+    /// Which reading each literal with more than one takes (by index; the first by default).
+    choices: HashMap<usize, usize>,
+    /// The literals with more than one reading.
+    alternatives: Vec<Alternative>,
+    /// The step being lowered.
+    step: usize,
+}
+
+/// A literal with more than one reading.
+#[derive(Clone, Debug, PartialEq)]
+struct Alternative {
+    /// Which literal (over all steps).
+    index: usize,
+    readings: usize,
+    value: String,
+    step: usize,
 }
 
 impl<'a> StepResolver<'a> {
@@ -205,6 +224,10 @@ impl<'a> StepResolver<'a> {
             slot_positions,
             forced: HashMap::new(),
             base_ordinal: 0,
+            resolved: 0,
+            choices: HashMap::new(),
+            alternatives: Vec::new(),
+            step: 0,
         }
     }
 
@@ -223,6 +246,10 @@ impl<'a> StepResolver<'a> {
             slot_positions: HashMap::new(),
             forced: HashMap::new(),
             base_ordinal: 0,
+            resolved: 0,
+            choices: HashMap::new(),
+            alternatives: Vec::new(),
+            step: 0,
         }
     }
 }
@@ -299,53 +326,118 @@ impl StepResolver<'_> {
     }
 }
 
-impl LiteralResolver for StepResolver<'_> {
-    fn literal(&mut self, ordinal: usize, value: Num, b: &mut Builder) -> Res<NodeId> {
-        if let Some(&slot) = self.forced.get(&(self.base_ordinal + ordinal)) {
-            return Ok(push_role(&Role::Leaf(slot), value, b));
-        }
-        let key = num_text::to_text(&value);
-        if let Some(&(_, id)) = self.results.iter().rev().find(|(v, _)| v.eq_num(value)) {
-            // "12 x 5" after "2.40 x 5 = 12" in a question about dozens: the 12 may be the
-            // earlier result or the dozen, and only one of them is right.
-            // Both readings are one constant when the result depends on no question number
-            // and the stated number is no leaf: no ambiguity then.
-            let as_stated_varies = self.slot_positions.contains_key(&key);
-            if self.stated.contains(&key) && (as_stated_varies || depends_on_a_leaf(b, id)) {
-                return Err(ProgramError::new(
-                    ErrorKind::NumberMisalignment,
-                    format!(
-                        "{key} is both an earlier step's result and a number the question states"
-                    ),
-                ));
+/// One way to read a step's literal.
+#[derive(Clone, PartialEq)]
+enum Reading {
+    Node(NodeId),
+    Role(Role),
+    /// An earlier quantity the question implies from another: `of / 2` ("half that fast") or
+    /// `of * 2` ("twice").
+    Implied(NodeId, BinOp),
+}
+
+impl StepResolver<'_> {
+    /// Every earlier quantity a literal of value `value` could be: earlier results of that value
+    /// (latest first), the question's statement of it (a leaf, or a constant where it cannot be
+    /// linked), and, when there is already more than one, the halves and doubles of earlier
+    /// results the question's words imply.
+    fn readings(&mut self, value: Num, key: &str) -> Res<Vec<Reading>> {
+        let mut out: Vec<Reading> = Vec::new();
+        for &(v, id) in self.results.iter().rev() {
+            if v.eq_num(value) && !out.contains(&Reading::Node(id)) {
+                out.push(Reading::Node(id));
             }
-            return Ok(id);
         }
-        if let Some(positions) = self.slot_positions.get(&key) {
+        if let Some(positions) = self.slot_positions.get(key) {
             let digits: Vec<u32> = positions
                 .iter()
                 .copied()
                 .filter(|&p| !self.slots[p as usize].word)
                 .collect();
-            let n = self.slot_uses.entry(key.clone()).or_default();
+            let n = self.slot_uses.get(key).copied().unwrap_or(0);
             let slot = match (digits.len(), positions.len()) {
                 (0, 1) => Some(positions[0]),
                 (0, _) => None,
                 (1, _) => Some(digits[0]),
-                (q, _) if *n < q => Some(digits[*n]),
-                (q, _) => {
+                (q, _) if n < q => Some(digits[n]),
+                (q, _) if out.is_empty() => {
                     return Err(ProgramError::new(
                         ErrorKind::NumberMisalignment,
                         format!(
-                        "{key} appears {q} times in the question and more often in the solution"
-                    ),
+                            "{key} appears {q} times in the question and more often in the solution"
+                        ),
                     ))
                 }
+                _ => None,
             };
             if let Some(slot) = slot {
-                *n += 1;
-                return Ok(push_role(&Role::Leaf(slot), value, b));
+                out.push(Reading::Role(Role::Leaf(slot)));
             }
+        } else if !out.is_empty() && self.stated.contains(key) {
+            // "12 x 5" after "2.40 x 5 = 12" in a question about dozens.
+            if let Some(kind) = justify_constant(value, self.question, self.slots) {
+                out.push(Reading::Role(Role::Const(kind)));
+            }
+        }
+        if out.len() > 1 {
+            let lower = self.question.to_ascii_lowercase();
+            let two = Num::int(2);
+            for &(v, id) in self.results.iter().rev() {
+                if lower.contains("half") && v.div(two).is_ok_and(|h| h.eq_num(value)) {
+                    out.push(Reading::Implied(id, BinOp::Div));
+                }
+                if (lower.contains("twice") || lower.contains("double"))
+                    && v.mul(two).is_ok_and(|d| d.eq_num(value))
+                {
+                    out.push(Reading::Implied(id, BinOp::Mul));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl LiteralResolver for StepResolver<'_> {
+    fn literal(&mut self, ordinal: usize, value: Num, b: &mut Builder) -> Res<NodeId> {
+        let index = self.resolved;
+        self.resolved += 1;
+        if let Some(&slot) = self.forced.get(&(self.base_ordinal + ordinal)) {
+            return Ok(push_role(&Role::Leaf(slot), value, b));
+        }
+        let key = num_text::to_text(&value);
+        let readings = self.readings(value, &key)?;
+        if readings.len() > 1 {
+            self.alternatives.push(Alternative {
+                index,
+                readings: readings.len(),
+                value: key.clone(),
+                step: self.step,
+            });
+        }
+        let choice = self.choices.get(&index).copied().unwrap_or(0);
+        if let Some(reading) = readings.get(choice).or(readings.first()) {
+            return Ok(match reading {
+                Reading::Node(id) => *id,
+                Reading::Role(role) => {
+                    if let Role::Leaf(_) = role {
+                        *self.slot_uses.entry(key).or_default() += 1;
+                    }
+                    push_role(role, value, b)
+                }
+                Reading::Implied(of, op) => {
+                    let two = b.push(Node::Const {
+                        value: Num::int(2),
+                        kind: ConstKind::Word(
+                            if *op == BinOp::Div { "half" } else { "twice" }.into(),
+                        ),
+                    });
+                    b.push(Node::Bin {
+                        op: *op,
+                        lhs: *of,
+                        rhs: two,
+                    })
+                }
+            });
         }
         if self.links.percentages {
             if let Some(role) = percent_role(value, self.slots, &self.is_percent) {
@@ -365,22 +457,15 @@ impl LiteralResolver for StepResolver<'_> {
     }
 }
 
-/// Whether node `id` reads a question number.
-fn depends_on_a_leaf(b: &Builder, id: NodeId) -> bool {
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        match &b.nodes[n as usize] {
-            Node::Leaf { .. } => return true,
-            Node::Const { .. } => {}
-            Node::Bin { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
-            Node::Neg { arg } => stack.push(*arg),
-            Node::Call { args, .. } => stack.extend(args.iter().copied()),
-        }
-    }
-    false
-}
+/// The most combinations of readings tried for one solution; past it the problem is refused.
+const MAX_COMBINATIONS: usize = 64;
 
 /// Build a program from GSM8K calculator annotations.
+///
+/// A step's operand that more than one earlier quantity could supply (two steps that both gave
+/// 20; a stated number that is also an earlier result; a half the question implies) is tried
+/// every way: when the programs disagree on distinguishing numbers the problem is refused as
+/// `ambiguous_operand`, since the solution's numbers alone cannot say which was meant.
 pub fn from_gsm8k(
     question: &str,
     slots: &[Slot],
@@ -395,7 +480,108 @@ pub fn from_gsm8k(
             "the solution has no calculator annotations",
         ));
     }
+    let (first, alternatives) =
+        gsm8k_reading(question, slots, &steps, gold, links, &HashMap::new());
+    if alternatives.is_empty() {
+        return first;
+    }
+    let combinations = alternatives
+        .iter()
+        .try_fold(1usize, |acc, a| acc.checked_mul(a.readings))
+        .filter(|&c| c <= MAX_COMBINATIONS)
+        .ok_or_else(|| {
+            ProgramError::new(
+                ErrorKind::AmbiguousOperand,
+                format!(
+                    "{} operands could each be more than one earlier quantity: too many readings to compare",
+                    alternatives.len()
+                ),
+            )
+        })?;
+    let draws = readings::distinguishing_draws(&slots.iter().map(|s| s.value).collect::<Vec<_>>());
+    let mut program: Option<(Program, Vec<String>)> = None;
+    for c in 0..combinations {
+        let Some(choices) = admissible(&alternatives, c) else {
+            continue;
+        };
+        let (reading, _) = gsm8k_reading(question, slots, &steps, gold, links, &choices);
+        let Ok(reading) = reading else { continue };
+        let answers = readings::answers_on(&reading, &draws);
+        match &program {
+            None => program = Some((reading, answers)),
+            Some((_, expected)) if *expected != answers => {
+                return Err(ProgramError::new(
+                    ErrorKind::AmbiguousOperand,
+                    format!(
+                        "an operand of value {} could be more than one earlier quantity, and the readings give different answers",
+                        alternatives.iter().map(|a| a.value.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    program.map(|(p, _)| p).ok_or_else(|| {
+        first.err().unwrap_or_else(|| {
+            ProgramError::new(
+                ErrorKind::AmbiguousOperand,
+                "no reading of the operands gives the answer",
+            )
+        })
+    })
+}
+
+/// The choices of combination `c` (a mixed-radix number over the alternatives), unless two
+/// literals of one value in one step read the same quantity while another of that value is left
+/// unread ("20 + 20" after two steps that each gave 20 reads each step once, in either order).
+fn admissible(alternatives: &[Alternative], c: usize) -> Option<HashMap<usize, usize>> {
+    let mut rest = c;
+    let mut choices = HashMap::new();
+    for a in alternatives {
+        choices.insert(a.index, rest % a.readings);
+        rest /= a.readings;
+    }
+    for (i, a) in alternatives.iter().enumerate() {
+        let same: Vec<&Alternative> = alternatives[i..]
+            .iter()
+            .filter(|b| b.step == a.step && b.value == a.value && b.readings == a.readings)
+            .collect();
+        if same.len() > 1 && same.len() <= a.readings {
+            let mut picked: Vec<usize> = same.iter().map(|b| choices[&b.index]).collect();
+            picked.sort_unstable();
+            picked.dedup();
+            if picked.len() < same.len() {
+                return None;
+            }
+        }
+    }
+    Some(choices)
+}
+
+/// One synthesis from the steps, each literal with more than one reading taking the one
+/// `choices` names; with the literals that had more than one.
+fn gsm8k_reading(
+    question: &str,
+    slots: &[Slot],
+    steps: &[Step],
+    gold: Num,
+    links: Links,
+    choices: &HashMap<usize, usize>,
+) -> (Res<Program>, Vec<Alternative>) {
     let mut resolver = StepResolver::new(question, slots, links);
+    resolver.choices = choices.clone();
+    let program = synthesise_steps(&mut resolver, question, slots, steps, gold, links);
+    (program, resolver.alternatives)
+}
+
+fn synthesise_steps(
+    resolver: &mut StepResolver,
+    question: &str,
+    slots: &[Slot],
+    steps: &[Step],
+    gold: Num,
+    links: Links,
+) -> Res<Program> {
     let mut builder = Builder::default();
     let mut answer = None;
     // A step that cannot be linked is skipped: if the answer does not need it, no harm done; if it
@@ -406,6 +592,7 @@ pub fn from_gsm8k(
     let mut answer_step = None;
     let mut last_failure: Option<(usize, ProgramError)> = None;
     for (i, step) in steps.iter().enumerate() {
+        resolver.step = i;
         let cleaned = clean_expression(&step.expr);
         // "<<8=8>>" restates a number; as a step it would make the answer a bare leaf.
         if !cleaned
@@ -416,11 +603,11 @@ pub fn from_gsm8k(
         }
         let lowered = parse_expression(&cleaned).and_then(|expr| {
             let stand_in = resolver.placeholder();
-            let mut lowerer = Lowerer::new(&cleaned, std::mem::replace(&mut resolver, stand_in));
+            let mut lowerer = Lowerer::new(&cleaned, std::mem::replace(resolver, stand_in));
             *lowerer.builder_mut() = std::mem::take(&mut builder);
             let id = lowerer.expr(&expr);
             let (lowered, back) = lowerer.into_parts();
-            resolver = back;
+            *resolver = back;
             builder = lowered.builder;
             let id = id?;
             Ok((id, eval_node(&builder, id, slots)?))
@@ -516,6 +703,7 @@ fn eval_node(builder: &Builder, id: NodeId, slots: &[Slot]) -> Res<Num> {
     let p = Program {
         nodes: builder.nodes.clone(),
         answer: id,
+        ties: Vec::new(),
     };
     let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
     p.eval(&values).map_err(|e| {

@@ -559,7 +559,11 @@ fn only_nodes_the_answer_depends_on_count() {
             args: vec![1],
         },
     ];
-    let p = Program { nodes, answer: 4 };
+    let p = Program {
+        nodes,
+        answer: 4,
+        ties: Vec::new(),
+    };
     let f = compute(&p, &nums(&["5", "16"])).unwrap();
     assert_eq!(f[FUNC], 1.0);
     assert_eq!(f[DIV], 0.0);

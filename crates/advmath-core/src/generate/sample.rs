@@ -316,14 +316,22 @@ impl<'p> Attacker<'p> {
     /// Also keep the constraints the question's text puts on its numbers (see
     /// [`crate::question::shown::text_constraints`]); those on constant slots always hold and are dropped.
     pub fn with_text_constraints(mut self, constraints: &[TextConstraint]) -> Self {
+        let leader = |s: u32| {
+            self.program
+                .ties
+                .iter()
+                .find(|t| t.slot == s)
+                .map_or(s, |t| t.follows)
+        };
         for &c in constraints {
             let (a, b) = c.slots();
-            let variable = |s: u32| self.draws.iter().any(|(d, _)| *d == s);
+            let variable = |s: u32| self.draws.iter().any(|(d, _)| *d == leader(s));
             if !variable(a) && !b.is_some_and(variable) {
                 continue;
             }
             match c {
                 TextConstraint::Plural { slot } => {
+                    let slot = leader(slot);
                     if let Some((_, d)) = self.draws.iter_mut().find(|(s, _)| *s == slot) {
                         *d = std::mem::replace(d, Draw::Keep(Num::ZERO)).at_least_two();
                     }
@@ -359,6 +367,7 @@ impl<'p> Attacker<'p> {
         if same {
             return Err(Reject::Original);
         }
+        self.program.apply_ties(&mut scratch.slots);
         self.check(scratch)
     }
 

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use super::links::{linkable_slots, Links};
 use super::lower::{parse_module, LiteralResolver, Lowerer, RecordLiterals, Shown};
+use super::readings;
 use super::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use super::{ErrorKind, ProgramError};
 use crate::num::wide::{Value, Wide};
@@ -422,6 +423,7 @@ fn eval_all(nodes: &[Node]) -> Res<Values> {
     let p = Program {
         nodes: nodes.to_vec(),
         answer: 0,
+        ties: Vec::new(),
     };
     Values::of(&p, &[])
 }
@@ -495,12 +497,14 @@ pub fn finish_checked(
             }
         }
     }
+    let program = readings::settle(program, slots, question, links);
     if program.variable_slots().is_empty() {
         return Err(ProgramError::new(
             ErrorKind::NumberMisalignment,
             "no number of the question feeds the answer",
         ));
     }
+    readings::require_every_number_used(&program, slots, question)?;
     Ok(program)
 }
 

@@ -20,6 +20,9 @@ pub struct Links {
     /// denominator alone divides by `denominator / numerator`, so a variant's "2/7" is computed
     /// as written.
     pub fractions: bool,
+    /// A number that defines a unit ("7 days a week", "a 30 day month") links like any other,
+    /// as in the paper, instead of staying a constant.
+    pub unit_lengths: bool,
 }
 
 impl Links {
@@ -28,10 +31,12 @@ impl Links {
         number_words: false,
         percentages: false,
         fractions: false,
+        unit_lengths: false,
     };
 
     /// The names `--link` takes.
-    pub const NAMES: [&'static str; 3] = ["number-words", "percentages", "fractions"];
+    pub const NAMES: [&'static str; 4] =
+        ["number-words", "percentages", "fractions", "unit-lengths"];
 
     /// Parse a comma-separated list of [`Links::NAMES`] (`digits` or an empty list: none).
     pub fn parse(list: &str) -> Result<Links, String> {
@@ -42,11 +47,14 @@ impl Links {
                 "number-words" => links.number_words = true,
                 "percentages" => links.percentages = true,
                 "fractions" => links.fractions = true,
+                "unit-lengths" => links.unit_lengths = true,
+                // The extensions; unit lengths vary only when named.
                 "all" => {
                     links = Links {
                         number_words: true,
                         percentages: true,
                         fractions: true,
+                        unit_lengths: links.unit_lengths,
                     }
                 }
                 other => {
@@ -67,6 +75,7 @@ impl Links {
             (self.number_words, "number-words"),
             (self.percentages, "percentages"),
             (self.fractions, "fractions"),
+            (self.unit_lengths, "unit-lengths"),
         ] {
             if on {
                 names.push(name);

@@ -5,13 +5,14 @@ pub mod align;
 pub mod guard;
 pub mod links;
 pub mod lower;
+pub mod readings;
 pub mod tree;
 
 use std::fmt;
 
 pub use align::{validate_program, AlignMode};
 pub use links::Links;
-pub use tree::{BinOp, Builder, ConstKind, Func, Node, NodeId, Program};
+pub use tree::{BinOp, Builder, ConstKind, Func, Node, NodeId, Program, Tie};
 
 /// Why a problem's program cannot be attacked (the paper's failure taxonomy, section 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -30,6 +31,12 @@ pub enum ErrorKind {
     MissingProgram,
     /// The problem row itself is unusable (no question, answer not a number).
     BadInput,
+    /// The question writes a number in digits more often than the program uses it (appendix
+    /// H.4, third case): the ignored number could depend on the others.
+    UnusedNumber,
+    /// A synthesised step's operand could be more than one earlier quantity of the same value,
+    /// and the readings give different answers.
+    AmbiguousOperand,
 }
 
 impl ErrorKind {
@@ -46,6 +53,8 @@ impl ErrorKind {
             ErrorKind::EvalError => "eval_error",
             ErrorKind::MissingProgram => "missing_program",
             ErrorKind::BadInput => "bad_input",
+            ErrorKind::UnusedNumber => "unused_number",
+            ErrorKind::AmbiguousOperand => "ambiguous_operand",
         }
     }
 }

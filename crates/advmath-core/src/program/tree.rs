@@ -225,6 +225,18 @@ pub struct Program {
     /// Topological order: every child index is smaller than its parent's.
     pub nodes: Vec<Node>,
     pub answer: NodeId,
+    /// Question slots that always show another slot's value: the occurrences of a number the
+    /// question writes more than once whose readings give different answers are tied to one new
+    /// value, so that every reading of the variant has the one gold answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ties: Vec<Tie>,
+}
+
+/// Slot `slot` shows the value of slot `follows` (a variable leaf of the tree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tie {
+    pub slot: u32,
+    pub follows: u32,
 }
 
 impl Program {
@@ -301,7 +313,16 @@ impl Program {
         }
     }
 
-    /// Question slots that feed the answer, in increasing order.
+    /// Copy each tied slot's leader into it.
+    #[inline]
+    pub fn apply_ties(&self, slots: &mut [Num]) {
+        for t in &self.ties {
+            slots[t.slot as usize] = slots[t.follows as usize];
+        }
+    }
+
+    /// Question slots that feed the answer, in increasing order (a tied slot shows a leaf's
+    /// value but is not one).
     pub fn variable_slots(&self) -> Vec<u32> {
         let mut s: Vec<u32> = self
             .nodes
@@ -428,6 +449,7 @@ impl Builder {
         Program {
             nodes,
             answer: remap[answer as usize],
+            ties: Vec::new(),
         }
     }
 }

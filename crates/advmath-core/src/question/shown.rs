@@ -1,5 +1,6 @@
 //! What the question's text itself asks of its numbers ([`TextConstraint`]): a written fraction
-//! stays proper, a percentage stays at most 100, a number word stays a plural count.
+//! stays proper, a percentage stays at most 100, a number word stays a plural count, a count of
+//! days in a week stays at most 7.
 
 use super::{is_percentage, Slot};
 use crate::num::Num;
@@ -19,6 +20,9 @@ pub enum TextConstraint {
     /// A number word before a plural noun ("two cassette tapes"): stays at least 2, so the noun
     /// still agrees.
     Plural { slot: u32 },
+    /// A count of a smaller unit within a larger one ("5 days a week"): stays at most the larger
+    /// unit's length (see [`super::units`]).
+    AtMost { slot: u32, max: Num },
 }
 
 impl TextConstraint {
@@ -27,7 +31,9 @@ impl TextConstraint {
         match self {
             TextConstraint::Fraction { num, den } => (num, Some(den)),
             TextConstraint::FractionOf { num, .. } => (num, None),
-            TextConstraint::Percentage { slot } | TextConstraint::Plural { slot } => (slot, None),
+            TextConstraint::Percentage { slot }
+            | TextConstraint::Plural { slot }
+            | TextConstraint::AtMost { slot, .. } => (slot, None),
         }
     }
 
@@ -46,6 +52,9 @@ impl TextConstraint {
             }
             TextConstraint::Plural { slot } => {
                 values[slot as usize].cmp_num(Num::int(2)) != std::cmp::Ordering::Less
+            }
+            TextConstraint::AtMost { slot, max } => {
+                values[slot as usize].cmp_num(max) != std::cmp::Ordering::Greater
             }
         }
     }
@@ -83,6 +92,11 @@ pub fn text_constraints(text: &str, slots: &[Slot]) -> Vec<TextConstraint> {
         }
         if s.word {
             out.push(TextConstraint::Plural { slot: i as u32 });
+        }
+    }
+    for (slot, u) in super::units::unit_uses(text, slots) {
+        if let super::units::UnitUse::AtMost(max) = u {
+            out.push(TextConstraint::AtMost { slot, max });
         }
     }
     out.retain(|c| c.holds(&values));

@@ -16,6 +16,7 @@ const ALL: Links = Links {
     number_words: true,
     percentages: true,
     fractions: true,
+    unit_lengths: false,
 };
 
 #[test]

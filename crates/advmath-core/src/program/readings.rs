@@ -1,0 +1,311 @@
+//! The readings of a question that a program could link more than one way (the paper's appendix
+//! H.4), decided before a single variant is drawn.
+//!
+//! - A number written in digits more than once ("125 chimichangas on Tuesdays, 125 on Wednesdays
+//!   and twice as many on Friday"): every correspondence between the program's uses of it and the
+//!   question's occurrences is evaluated on distinguishing numbers, and the equivalent ones merge
+//!   (the paper's "Mary has 5 apples and 5 oranges"). When more than one reading is left, the
+//!   occurrences are tied to one new value, so that every reading of the variant has the same
+//!   gold answer and the text stays consistent; a value the program also uses as a constant keeps
+//!   all its occurrences constant instead.
+//! - A number the question writes more often than the program uses it (the third case of H.4:
+//!   "12 racquets ... 3 of them ... 5 of them ... 4 of them" with a program that never reads 12)
+//!   removes the problem: the ignored number could depend on the others.
+//! - A number that defines a unit ("7 days a week", "a normal 30 day month") stays constant, as
+//!   the paper makes "one year" a constant 365, unless [`Links::unit_lengths`] asks for the
+//!   paper's own behaviour.
+
+use std::collections::BTreeMap;
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::links::Links;
+use super::tree::{num_text, ConstKind, Node, NodeId, Program, Tie};
+use super::{ErrorKind, ProgramError};
+use crate::num::Num;
+use crate::question::units::{unit_uses, UnitUse};
+use crate::question::{is_percentage, Slot};
+
+type Res<T> = std::result::Result<T, ProgramError>;
+
+/// How many sets of distinguishing numbers two readings are compared on.
+const DRAWS: u64 = 4;
+/// The most readings of one repeated value enumerated; past it the occurrences are tied without
+/// looking (a tie is right whatever the readings say).
+const MAX_READINGS: usize = 720;
+
+/// Numbers for every slot, all different from each other, that keep each original's kind (an
+/// integer stays an integer, a proper fraction stays proper): two readings that give the same
+/// answers on several of them are one reading.
+pub fn distinguishing_draws(originals: &[Num]) -> Vec<Vec<Num>> {
+    (0..DRAWS)
+        .map(|k| {
+            let mut rng = Pcg64Mcg::seed_from_u64(0x4834_5f72_6561_6400 ^ k);
+            let mut out: Vec<Num> = Vec::with_capacity(originals.len());
+            for &o in originals {
+                loop {
+                    let v = if o.is_integer() || !o.is_exact() {
+                        Num::int(rng.random_range(2..10_000))
+                    } else if o.is_proper_fraction() {
+                        Num::ratio(rng.random_range(1..97), 97).expect("a nonzero denominator")
+                    } else {
+                        Num::ratio(rng.random_range(9..80_000), 8).expect("a nonzero denominator")
+                    };
+                    if !out.iter().any(|x| x.eq_num(v)) {
+                        out.push(v);
+                        break;
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// The program's answers on each draw, as comparable text (an error is an outcome too).
+pub fn answers_on(program: &Program, draws: &[Vec<Num>]) -> Vec<String> {
+    draws
+        .iter()
+        .map(|d| {
+            let mut slots = d.clone();
+            program.apply_ties(&mut slots);
+            match program.eval_value(&slots) {
+                Ok(v) => v.to_string(),
+                Err(e) => format!("error: {e}"),
+            }
+        })
+        .collect()
+}
+
+/// Unit lengths constant, repeated numbers settled (then see [`require_every_number_used`]).
+pub fn settle(mut program: Program, slots: &[Slot], question: &str, links: Links) -> Program {
+    if !links.unit_lengths {
+        keep_unit_lengths(&mut program, slots, question);
+    }
+    settle_repeated(&mut program, slots, question);
+    program
+}
+
+/// Leaves of slots that define a unit become constants.
+fn keep_unit_lengths(program: &mut Program, slots: &[Slot], question: &str) {
+    for (slot, u) in unit_uses(question, slots) {
+        let UnitUse::Defines(what) = u else { continue };
+        for node in program.nodes.iter_mut() {
+            if matches!(node, Node::Leaf { slot: s } if *s == slot) {
+                *node = Node::Const {
+                    value: slots[slot as usize].value,
+                    kind: ConstKind::Unit(what.to_string()),
+                };
+            }
+        }
+    }
+}
+
+/// The digit slots of each value the question writes more than once, in slot order.
+fn repeated_values(slots: &[Slot]) -> BTreeMap<u32, Vec<u32>> {
+    let mut by_value: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for (i, s) in slots.iter().enumerate().filter(|(_, s)| !s.word) {
+        by_value
+            .entry(num_text::to_text(&s.value))
+            .or_default()
+            .push(i as u32);
+    }
+    by_value
+        .into_values()
+        .filter(|g| g.len() > 1)
+        .map(|g| (g[0], g))
+        .collect()
+}
+
+fn settle_repeated(program: &mut Program, slots: &[Slot], question: &str) {
+    let draws = distinguishing_draws(&slots.iter().map(|s| s.value).collect::<Vec<_>>());
+    for (leader, group) in repeated_values(slots) {
+        let uses: Vec<NodeId> = program
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n, Node::Leaf { slot } if group.contains(slot)))
+            .map(|(i, _)| i as NodeId)
+            .collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let value = slots[leader as usize].value;
+        let also_constant = program.nodes.iter().any(|n| {
+            matches!(n, Node::Const { value: v, kind: ConstKind::Literal | ConstKind::Stated(_) } if v.eq_num(value))
+        });
+        if also_constant {
+            // A constant of the same value may stand for one of the occurrences: only keeping
+            // them all is right whatever it stands for.
+            let shown = &question[slots[leader as usize].start..slots[leader as usize].end];
+            for &u in &uses {
+                program.nodes[u as usize] = Node::Const {
+                    value,
+                    kind: ConstKind::Stated(shown.to_string()),
+                };
+            }
+            continue;
+        }
+        if !one_reading(program, &uses, &group, &draws) {
+            tie(program, &uses, leader, &group);
+        }
+    }
+}
+
+/// Do all correspondences of the uses to the occurrences give the same answers?
+fn one_reading(program: &Program, uses: &[NodeId], group: &[u32], draws: &[Vec<Num>]) -> bool {
+    let readings = readings(uses.len(), group.len());
+    let Some(readings) = readings else {
+        return false;
+    };
+    let mut first: Option<Vec<String>> = None;
+    let mut p = program.clone();
+    for reading in readings {
+        for (&u, &k) in uses.iter().zip(&reading) {
+            p.nodes[u as usize] = Node::Leaf { slot: group[k] };
+        }
+        let got = answers_on(&p, draws);
+        match &first {
+            None => first = Some(got),
+            Some(f) if *f != got => return false,
+            Some(_) => {}
+        }
+    }
+    true
+}
+
+/// Every assignment of `uses` uses to `occurrences` occurrences that reads each occurrence at
+/// least once when there are enough uses (a bijection when the counts agree, as in the paper),
+/// or `None` when there are too many to enumerate.
+fn readings(uses: usize, occurrences: usize) -> Option<Vec<Vec<usize>>> {
+    let total = (occurrences as u64).checked_pow(uses as u32)?;
+    if total > 50_000 {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut current = vec![0usize; uses];
+    loop {
+        let covers = uses < occurrences || (0..occurrences).all(|k| current.contains(&k));
+        if covers {
+            out.push(current.clone());
+            if out.len() > MAX_READINGS {
+                return None;
+            }
+        }
+        let mut i = 0;
+        loop {
+            if i == uses {
+                return Some(out);
+            }
+            current[i] += 1;
+            if current[i] < occurrences {
+                break;
+            }
+            current[i] = 0;
+            i += 1;
+        }
+    }
+}
+
+/// Every use reads the leader, and every other occurrence shows the leader's value.
+fn tie(program: &mut Program, uses: &[NodeId], leader: u32, group: &[u32]) {
+    for &u in uses {
+        program.nodes[u as usize] = Node::Leaf { slot: leader };
+    }
+    for &slot in group.iter().filter(|&&s| s != leader) {
+        program.ties.push(Tie {
+            slot,
+            follows: leader,
+        });
+    }
+    program.ties.sort_by_key(|t| t.slot);
+}
+
+/// The third case of H.4: no number written in digits occurs in the question more often than
+/// the program uses it. A use is a leaf of its slot (or of the slot it is tied to), a constant of
+/// its value, a percentage's fraction (`0.2` for "20%"), or a written fraction's value (`0.75`
+/// for "3/4", and "1/4" read by dividing by 4).
+pub fn require_every_number_used(program: &Program, slots: &[Slot], question: &str) -> Res<()> {
+    let mut read = vec![0usize; slots.len()];
+    for n in &program.nodes {
+        if let Node::Leaf { slot } = n {
+            read[*slot as usize] += 1;
+        }
+    }
+    let constants: Vec<Num> = program
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Const { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect();
+    let hundred = Num::int(100);
+    // Per value: (occurrences, uses, first slot, forms a constant may take).
+    let mut shown: BTreeMap<String, (usize, usize, u32, Vec<Num>)> = BTreeMap::new();
+    for (i, s) in slots.iter().enumerate().filter(|(_, s)| !s.word) {
+        let entry = shown
+            .entry(num_text::to_text(&s.value))
+            .or_insert_with(|| (0, 0, i as u32, vec![s.value]));
+        entry.0 += 1;
+        entry.1 += read[i];
+        if is_percentage(question, s) {
+            if let Ok(f) = s.value.div(hundred) {
+                entry.3.extend(
+                    [Ok(f), Num::ONE.sub(f), Num::ONE.add(f)]
+                        .into_iter()
+                        .flatten(),
+                );
+            }
+        }
+        // A written fraction "a/b" is one number: reading either part, or its value, reads it.
+        if let Some((num, den)) = fraction_partner(slots, question, i) {
+            if read[num] + read[den] > 0 && read[i] == 0 {
+                entry.1 += 1;
+            }
+            if let Ok(f) = slots[num].value.div(slots[den].value) {
+                entry
+                    .3
+                    .extend([Ok(f), Num::ONE.sub(f), f.recip()].into_iter().flatten());
+            }
+        }
+    }
+    for (occurrences, uses, first, forms) in shown.into_values() {
+        let tied = program.ties.iter().any(|t| t.follows == first);
+        let by_constant = constants
+            .iter()
+            .filter(|c| forms.iter().any(|f| f.eq_num(**c)))
+            .count();
+        let uses = uses + by_constant;
+        if occurrences > uses && !tied {
+            let s = &slots[first as usize];
+            return Err(ProgramError::new(
+                ErrorKind::UnusedNumber,
+                format!(
+                    "{} appears {occurrences} time(s) in the question and the program uses it {uses} time(s)",
+                    &question[s.start..s.end]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The (numerator, denominator) slots of a fraction written "a/b" that slot `i` is part of.
+fn fraction_partner(slots: &[Slot], question: &str, i: usize) -> Option<(usize, usize)> {
+    let joined = |a: usize| {
+        let (x, y) = (&slots[a], &slots[a + 1]);
+        !x.word && !y.word && question[x.end..y.start].trim() == "/"
+    };
+    if i + 1 < slots.len() && joined(i) {
+        return Some((i, i + 1));
+    }
+    if i > 0 && joined(i - 1) {
+        return Some((i - 1, i));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,143 @@
+use super::*;
+use crate::num::wide::Value;
+use crate::program::align::{validate_program, AlignMode};
+use crate::question::find_slots;
+
+fn given(question: &str, source: &str, gold: &str) -> Res<Program> {
+    let slots = find_slots(question);
+    validate_program(
+        source,
+        question,
+        &slots,
+        Value::parse_decimal(gold),
+        AlignMode::Given,
+        Links::DIGITS,
+    )
+}
+
+/// The answer of the program when slot values are set by the question's own numbers, given as
+/// `(slot, value)`: ties are applied as the generator applies them.
+fn answer_with(p: &Program, question: &str, set: &[(u32, i128)]) -> String {
+    let mut values: Vec<Num> = find_slots(question).iter().map(|s| s.value).collect();
+    for &(s, v) in set {
+        values[s as usize] = Num::int(v);
+    }
+    p.apply_ties(&mut values);
+    p.eval_value(&values).unwrap().to_string()
+}
+
+#[test]
+fn a_repeated_number_read_two_ways_is_tied() {
+    // xie2024-gsm8k/test/174: twice Tuesday or twice Wednesday?
+    let q = "Marcus sells 125 chimichangas on Tuesdays, 125 chimichangas on Wednesdays and twice as many on Friday. How many does he sell?";
+    let src =
+        "tuesday = 125\nwednesday = 125\nfriday = 2 * tuesday\nprint(tuesday + wednesday + friday)";
+    let p = given(q, src, "500").unwrap();
+    assert_eq!(p.variable_slots(), vec![0]);
+    assert_eq!(
+        p.ties,
+        vec![Tie {
+            slot: 1,
+            follows: 0
+        }]
+    );
+    // Any new value shows in both places, and the answer is the text's: 4 x 448.
+    assert_eq!(answer_with(&p, q, &[(0, 448)]), "1792");
+}
+
+#[test]
+fn a_repeated_number_read_one_way_stays_free() {
+    let q = "Mary has 5 apples and 5 oranges. How many fruits does she have?";
+    let p = given(q, "apples = 5\noranges = 5\nprint(apples + oranges)", "10").unwrap();
+    assert!(p.ties.is_empty());
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+}
+
+#[test]
+fn three_equal_numbers_in_a_quotient_are_tied() {
+    // MultiArith 372: the dataset's alignment puts the first 5 on the capacity.
+    let q = "Roger can only carry 5 trays at a time. He had to pick up 5 trays from one table and 5 trays from another. How many trips will he make?";
+    let p = given(q, "print((5 + 5) / 5)", "2").unwrap();
+    assert_eq!(p.variable_slots(), vec![0]);
+    assert_eq!(p.ties.len(), 2);
+    assert_eq!(answer_with(&p, q, &[(0, 86)]), "2");
+}
+
+#[test]
+fn a_value_also_used_as_a_constant_stays_constant() {
+    let q = "A box holds 4 pens and 4 pencils. Each pen costs 3 dollars. What is it all worth?";
+    let slots = find_slots(q);
+    // pens * 3 + 4, the second 4 a constant: which 4 the leaf reads cannot be told.
+    let program = Program {
+        nodes: vec![
+            Node::Leaf { slot: 0 },
+            Node::Const {
+                value: Num::int(4),
+                kind: ConstKind::Stated("4".into()),
+            },
+            Node::Leaf { slot: 2 },
+            Node::Bin {
+                op: crate::program::BinOp::Mul,
+                lhs: 0,
+                rhs: 2,
+            },
+            Node::Bin {
+                op: crate::program::BinOp::Add,
+                lhs: 3,
+                rhs: 1,
+            },
+        ],
+        answer: 4,
+        ties: Vec::new(),
+    };
+    let p = settle(program, &slots, q, Links::DIGITS);
+    assert_eq!(p.variable_slots(), vec![2]);
+    assert!(p.ties.is_empty());
+}
+
+#[test]
+fn a_number_the_program_ignores_refuses_the_problem() {
+    let q = "He has 12 racquets. 3 of them need strings, 5 of them need grips and 4 of them need both. He charges $2 a racquet. How much does he earn?";
+    let err = given(q, "print((3 + 5 + 4) * 2)", "24").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::UnusedNumber);
+    assert!(err.detail.starts_with("12 appears 1 time(s)"), "{err}");
+}
+
+#[test]
+fn percentages_and_fractions_read_as_their_value_are_used() {
+    let q = "A $50 coat is 20% off and 3/4 of the buyers pay cash. What do they pay?";
+    assert!(given(q, "print(50 * 0.8 * 0.75)", "30").is_ok());
+}
+
+#[test]
+fn a_unit_s_length_is_a_constant_unless_asked() {
+    let q = "He earns $20 a day. How much does he earn for a normal 30 day month?";
+    let p = given(q, "print(20 * 30)", "600").unwrap();
+    assert_eq!(p.variable_slots(), vec![0]);
+    let slots = find_slots(q);
+    let paper = validate_program(
+        "print(20 * 30)",
+        q,
+        &slots,
+        Value::parse_decimal("600"),
+        AlignMode::Given,
+        Links {
+            unit_lengths: true,
+            ..Links::DIGITS
+        },
+    )
+    .unwrap();
+    assert_eq!(paper.variable_slots(), vec![0, 1]);
+}
+
+#[test]
+fn readings_are_bijections_when_counts_agree() {
+    let r = readings(3, 3).unwrap();
+    assert_eq!(r.len(), 6);
+    assert!(r.iter().all(|x| {
+        let mut y = x.clone();
+        y.sort();
+        y == vec![0, 1, 2]
+    }));
+    assert_eq!(readings(1, 2).unwrap().len(), 2);
+}

@@ -1,0 +1,196 @@
+//! Numbers that measure a unit by another ("7 days a week", "a normal 30 day month", "24 hours in
+//! a day"): where the number is the unit's own length it defines the unit, as the paper makes
+//! "one year" a constant 365, and a variant must not write a week of 9 days; where it counts part
+//! of the unit ("works 5 days a week") it stays within the unit's length.
+
+use super::Slot;
+use crate::num::Num;
+
+/// A smaller unit counted within a larger one.
+struct Measure {
+    what: &'static str,
+    small: &'static [&'static str],
+    large: &'static [&'static str],
+    /// The lengths the larger unit has in the smaller.
+    lengths: &'static [i128],
+}
+
+const MEASURES: &[Measure] = &[
+    Measure {
+        what: "days per week",
+        small: &["day", "days"],
+        large: &["week"],
+        lengths: &[7],
+    },
+    Measure {
+        what: "days per month",
+        small: &["day", "days"],
+        large: &["month", "february"],
+        lengths: &[28, 29, 30, 31],
+    },
+    Measure {
+        what: "days per year",
+        small: &["day", "days"],
+        large: &["year"],
+        lengths: &[365, 366],
+    },
+    Measure {
+        what: "hours per day",
+        small: &["hour", "hours"],
+        large: &["day"],
+        lengths: &[24],
+    },
+    Measure {
+        what: "hours per week",
+        small: &["hour", "hours"],
+        large: &["week"],
+        lengths: &[168],
+    },
+    Measure {
+        what: "minutes per hour",
+        small: &["minute", "minutes"],
+        large: &["hour"],
+        lengths: &[60],
+    },
+    Measure {
+        what: "seconds per minute",
+        small: &["second", "seconds"],
+        large: &["minute"],
+        lengths: &[60],
+    },
+    Measure {
+        what: "months per year",
+        small: &["month", "months"],
+        large: &["year"],
+        lengths: &[12],
+    },
+    Measure {
+        what: "weeks per year",
+        small: &["week", "weeks"],
+        large: &["year"],
+        lengths: &[52],
+    },
+];
+
+/// Words before a larger unit that make the phrase a rate or a measure ("a week", "per week",
+/// "each week", "in the month").
+const RATE_WORDS: &[&str] = &["a", "an", "per", "each", "every", "the", "one", "normal"];
+
+/// What the text makes of a number in digits that counts a smaller unit within a larger one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum UnitUse {
+    /// The number is the larger unit's length ("7 days a week", "a 30 day month"): a constant.
+    Defines(&'static str),
+    /// The number counts part of the larger unit ("5 days a week"): at most its length.
+    AtMost(Num),
+}
+
+/// The slots (digits only) the text writes as a count of a smaller unit within a larger one.
+pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
+    let mut out = Vec::new();
+    for (i, s) in slots.iter().enumerate() {
+        if s.word {
+            continue;
+        }
+        let Some(value) = s.value.as_integer().filter(|_| s.value.is_integer()) else {
+            continue;
+        };
+        let rest = &text[s.end..];
+        // The smaller unit follows the number at once ("7 days", "30-day").
+        if !rest.starts_with([' ', '-']) {
+            continue;
+        }
+        let after = words(rest);
+        let Some(small) = after.first() else {
+            continue;
+        };
+        let before = words(&text[..s.start]);
+        let before = &before[before.len().saturating_sub(4)..];
+        let measure = MEASURES.iter().find(|m| {
+            m.small.contains(&small.as_str())
+                && (after.get(1).is_some_and(|w| is_large(m, w))
+                    || rated(m, &after[1..after.len().min(5)])
+                    || rated(m, before))
+        });
+        let Some(m) = measure else {
+            continue;
+        };
+        let max = *m.lengths.iter().max().expect("every measure has a length");
+        if m.lengths.contains(&value) {
+            out.push((i as u32, UnitUse::Defines(m.what)));
+        } else if value > 0 && value < max {
+            out.push((i as u32, UnitUse::AtMost(Num::int(max))));
+        }
+    }
+    out
+}
+
+fn is_large(m: &Measure, word: &str) -> bool {
+    m.large.iter().any(|l| word == *l)
+}
+
+/// A larger unit of `m` in `window`, right after a rate word ("a week", "in the month").
+fn rated(m: &Measure, window: &[String]) -> bool {
+    window
+        .windows(2)
+        .any(|w| RATE_WORDS.contains(&w[0].as_str()) && is_large(m, &w[1]))
+}
+
+/// The words of `text`, lower-cased, in order.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::question::find_slots;
+
+    fn uses(text: &str) -> Vec<(String, UnitUse)> {
+        let slots = find_slots(text);
+        unit_uses(text, &slots)
+            .into_iter()
+            .map(|(i, u)| {
+                let s = &slots[i as usize];
+                (text[s.start..s.end].to_string(), u)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_unit_s_own_length_defines_it() {
+        for text in [
+            "How much does he earn for a normal 30 day month?",
+            "In February if there are 28 days in the month, how many?",
+            "He eats 3 apples a day. How many in a month with 30 days?",
+            "She runs 7 days a week.",
+            "There are 24 hours in a day and he sleeps 8 hours a day.",
+        ] {
+            let found = uses(text);
+            assert!(
+                found.iter().any(|(_, u)| matches!(u, UnitUse::Defines(_))),
+                "{text}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn part_of_a_unit_stays_within_it() {
+        assert_eq!(
+            uses("He works 5 days a week and 8 hours per day."),
+            vec![
+                ("5".to_string(), UnitUse::AtMost(Num::int(7))),
+                ("8".to_string(), UnitUse::AtMost(Num::int(24))),
+            ]
+        );
+    }
+
+    #[test]
+    fn other_durations_are_free() {
+        assert!(uses("It takes 20 minutes to bake and 2 hours to cool.").is_empty());
+        assert!(uses("He saved for 45 days and then 3 weeks more.").is_empty());
+    }
+}
