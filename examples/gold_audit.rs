@@ -19,8 +19,8 @@ use advmath::store::{parquet_files_under, read_batches, text_column};
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let tables = PathBuf::from(args.first().expect("usage: gold_audit <tables> [--review]"));
-    println!("| dataset | attack | variants | problems | number word changed | improper fraction | percentage over 100 | problems with a break |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("| dataset | attack | variants | problems | number word changed | improper fraction | percentage over 100 | unit length changed | problems with a break |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let counts = text_property_breaks(&tables)?;
     let mut problems: BTreeMap<(String, String), usize> = BTreeMap::new();
     for file in parquet_files_under(&advmath::store::variants::dir(&tables))? {
@@ -50,7 +50,7 @@ fn main() -> anyhow::Result<()> {
     }
     for ((dataset, attack), b) in &counts {
         println!(
-            "| {dataset} | {attack} | {} | {} | {} | {} | {} | {} |",
+            "| {dataset} | {attack} | {} | {} | {} | {} | {} | {} | {} |",
             b.variants,
             problems
                 .get(&(dataset.clone(), attack.clone()))
@@ -58,6 +58,7 @@ fn main() -> anyhow::Result<()> {
             b.number_word_changed,
             b.improper_fraction,
             b.percentage_over_100,
+            b.unit_length_changed,
             b.problems.len()
         );
     }

@@ -1,5 +1,6 @@
 //! The gold-answer audit's counts over a tables folder: how many numeric variants change what
-//! the question shows in a way no variant may, read back from the tables alone (the variants'
+//! the question shows in a way no variant may (a number word, a proper fraction, a percentage,
+//! a unit's length), read back from the tables alone (the variants'
 //! `numbers` against their problems' questions), so any folder, from any version, can be audited.
 
 use std::collections::{BTreeMap, HashMap};
@@ -8,6 +9,7 @@ use std::path::Path;
 use crate::error::Result;
 use crate::num::Num;
 use crate::program::tree::num_text;
+use crate::question::units::{unit_uses, UnitUse};
 use crate::question::{find_slots, is_percentage};
 use crate::store::problems::read_problems;
 use crate::store::variants;
@@ -22,6 +24,9 @@ pub struct Breaks {
     pub improper_fraction: usize,
     /// A percentage of at most 100 is above 100.
     pub percentage_over_100: usize,
+    /// A number that defines a unit ("7 days a week", "8:00 AM") has another value, or a count
+    /// of part of a unit ("5 days a week") exceeds the unit's length.
+    pub unit_length_changed: usize,
     /// Problems with at least one such variant.
     pub problems: BTreeMap<String, usize>,
 }
@@ -64,6 +69,7 @@ pub fn text_property_breaks(tables: &Path) -> Result<BTreeMap<(String, String), 
                         breaks.number_word_changed += usize::from(found[0]);
                         breaks.improper_fraction += usize::from(found[1]);
                         breaks.percentage_over_100 += usize::from(found[2]);
+                        breaks.unit_length_changed += usize::from(found[3]);
                     }
                     Ok(())
                 })?;
@@ -73,12 +79,12 @@ pub fn text_property_breaks(tables: &Path) -> Result<BTreeMap<(String, String), 
     Ok(out)
 }
 
-/// [changed number word, improper written fraction, percentage over 100] for a variant with
-/// these slot values of `question`.
-fn breaks_of(question: &str, values: &[Num]) -> [bool; 3] {
+/// [changed number word, improper written fraction, percentage over 100, unit length changed]
+/// for a variant with these slot values of `question`.
+fn breaks_of(question: &str, values: &[Num]) -> [bool; 4] {
     let slots = find_slots(question);
     if slots.len() != values.len() {
-        return [false; 3];
+        return [false; 4];
     }
     let word = slots
         .iter()
@@ -106,7 +112,13 @@ fn breaks_of(question: &str, values: &[Num]) -> [bool; 3] {
     let percentage = slots.iter().zip(values).any(|(s, v)| {
         is_percentage(question, s) && s.value.cmp_num(hundred).is_le() && v.cmp_num(hundred).is_gt()
     });
-    [word, fraction, percentage]
+    let unit = unit_uses(question, &slots)
+        .into_iter()
+        .any(|(i, u)| match u {
+            UnitUse::Defines(_) => !values[i as usize].eq_num(slots[i as usize].value),
+            UnitUse::AtMost(max) => values[i as usize].cmp_num(max).is_gt(),
+        });
+    [word, fraction, percentage, unit]
 }
 
 #[cfg(test)]
@@ -118,18 +130,28 @@ mod tests {
         let q = "Three friends eat 1/4 of 20 pies, 40% of them hot.";
         let slots = find_slots(q);
         let orig: Vec<Num> = slots.iter().map(|s| s.value).collect();
-        assert_eq!(breaks_of(q, &orig), [false; 3]);
+        assert_eq!(breaks_of(q, &orig), [false; 4]);
         let with = |i: usize, v: i128| {
             let mut x = orig.clone();
             x[i] = Num::int(v);
             breaks_of(q, &x)
         };
-        assert_eq!(with(0, 5), [true, false, false]);
-        assert_eq!(with(1, 4), [false, true, false]);
-        assert_eq!(with(2, 7), [false, false, false]);
-        assert_eq!(with(4, 101), [false, false, true]);
+        assert_eq!(with(0, 5), [true, false, false, false]);
+        assert_eq!(with(1, 4), [false, true, false, false]);
+        assert_eq!(with(2, 7), [false; 4]);
+        assert_eq!(with(4, 101), [false, false, true, false]);
         let q = "She smashes 3/4ths of the windows.";
-        assert_eq!(breaks_of(q, &[Num::int(3)]), [false; 3]);
-        assert_eq!(breaks_of(q, &[Num::int(4)]), [false, true, false]);
+        assert_eq!(breaks_of(q, &[Num::int(3)]), [false; 4]);
+        assert_eq!(breaks_of(q, &[Num::int(4)]), [false, true, false, false]);
+        let q = "He works 5 days a week in a normal 30 day month.";
+        assert_eq!(breaks_of(q, &[Num::int(6), Num::int(30)]), [false; 4]);
+        assert_eq!(
+            breaks_of(q, &[Num::int(8), Num::int(30)]),
+            [false, false, false, true]
+        );
+        assert_eq!(
+            breaks_of(q, &[Num::int(5), Num::int(49)]),
+            [false, false, false, true]
+        );
     }
 }

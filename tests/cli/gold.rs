@@ -1,6 +1,7 @@
 //! Variants true to their own text: every gold answer is the answer of the variant's question as
 //! written, and no variant breaks a property the question shows (a number word, a written
-//! fraction, a percentage). Run on the Xie et al. release in `../shared/data`.
+//! fraction, a percentage, a unit's length). Run on the Xie et al. release, GSM8K and MultiArith in
+//! `../shared/data`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -160,6 +161,105 @@ fn audited_problems_keep_gold_answers_true_to_their_text() {
     }
 }
 
+/// Keep only the listed problems of one problems file.
+fn keep_only(tables: &Path, dataset: &str, split: &str, ids: &[&str]) {
+    let path = problems_path(tables, dataset, split);
+    let kept: Vec<_> = problems_in(&path)
+        .into_iter()
+        .filter(|r| ids.contains(&r.problem_id.as_str()))
+        .collect();
+    assert_eq!(kept.len(), ids.len(), "{ids:?} are in {}", path.display());
+    advmath::store::write_batch(&path, &records_to_batch(&kept).unwrap()).unwrap();
+}
+
+/// The answer of one of the three reported problems, worked from a variant's own text (the
+/// repeated numbers were read two ways before: appendix H.4).
+fn reported_by_hand(problem: &str, question: &str) -> Num {
+    let d = digits_in(question);
+    match problem {
+        // T on Tuesdays, W on Wednesdays and twice as many on Friday: T + W + 2W, where a
+        // reader takes "twice as many" of Wednesday; with T = W every reading agrees.
+        "xie2024-gsm8k/test/174" => {
+            let [t, w] = d[..] else { panic!("{question}") };
+            assert!(t.eq_num(w), "the two counts are one number: {question}");
+            t.add(w).unwrap().add(w.mul(n(2)).unwrap()).unwrap()
+        }
+        // A bought, B in the store, N/D times A from his father, 2 kg each ("2kgs" is no number
+        // of its own to the slot finder, so it never varies): (A + B + A N/D) 2.
+        "gsm8k/test/316" => {
+            assert!(question.contains("weighs 2kgs"), "{question}");
+            let [a, b, num, den] = d[..] else {
+                panic!("{question}")
+            };
+            let father = a.mul(num).unwrap().div(den).unwrap();
+            a.add(b).unwrap().add(father).unwrap().mul(n(2)).unwrap()
+        }
+        // C trays a trip, X trays and Y trays: (X + Y) / C trips.
+        "multiarith/test/372" => {
+            let [c, x, y] = d[..] else {
+                panic!("{question}")
+            };
+            x.add(y).unwrap().div(c).unwrap()
+        }
+        other => panic!("no hand-worked answer for {other}"),
+    }
+}
+
+/// The three problems whose repeated numbers the alignment read one way and a reader another:
+/// every variant's gold answer is the answer of its own text.
+#[test]
+fn the_reported_problems_keep_gold_answers_true_to_their_text() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    ingest_xie_release(&data, &tables);
+    advmath()
+        .arg("ingest")
+        .arg(data.join("gsm8k/test.jsonl"))
+        .arg(data.join("multiarith/MultiArith.json"))
+        .arg("--tables")
+        .arg(&tables)
+        .assert()
+        .success();
+    keep_only(
+        &tables,
+        "xie2024-gsm8k",
+        "test",
+        &["xie2024-gsm8k/test/174"],
+    );
+    keep_only(&tables, "gsm8k", "test", &["gsm8k/test/316"]);
+    keep_only(&tables, "multiarith", "test", &["multiarith/test/372"]);
+    std::fs::remove_file(problems_path(&tables, "xie2024-multiarith", "test")).unwrap();
+    advmath()
+        .args(["generate", "--attack", "m1,m2,m3", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let mut checked: BTreeMap<String, usize> = BTreeMap::new();
+    for dataset in ["xie2024-gsm8k", "gsm8k", "multiarith"] {
+        for attack in ["m1", "m2", "m3"] {
+            for v in variants(&tables, dataset, attack) {
+                let expected = reported_by_hand(&v.problem_id, &v.question);
+                let stored = num_text::from_text(&v.answer_exact).unwrap();
+                assert!(
+                    stored.eq_num(expected),
+                    "{} {attack}: gold {} but the text's answer is {expected}: {}",
+                    v.problem_id,
+                    v.answer_exact,
+                    v.question
+                );
+                *checked.entry(v.problem_id).or_default() += 1;
+            }
+        }
+    }
+    eprintln!("hand-worked gold answers checked: {checked:?}");
+    assert_eq!(
+        checked.len(),
+        3,
+        "every reported problem has variants: {checked:?}"
+    );
+}
+
 /// What the default settings must never make: a changed number word, a written fraction turned
 /// improper, or a percentage above 100 where the original was at most 100. Counted over every
 /// numeric variant of both Xie datasets.
@@ -181,6 +281,7 @@ fn no_default_variant_changes_a_number_word_a_fraction_or_a_percentage() {
     assert!(variants > 90_000, "{variants}");
     for ((dataset, attack), b) in &counts {
         assert_eq!(b.broken(), 0, "{dataset} {attack}: {b:?}");
+        assert_eq!(b.unit_length_changed, 0, "{dataset} {attack}: {b:?}");
     }
 }
 

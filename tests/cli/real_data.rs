@@ -101,11 +101,12 @@ fn valid(records: &[ProblemRecord]) -> usize {
     records.iter().filter(|r| r.is_valid()).count()
 }
 
-/// The Xie release's own programs: with the paper's digits-only alignment 187 GSM8K and 189
-/// MultiArith problems are valid. The reference accepts 188 GSM8K problems, but GSM8K 19 ("four
-/// brothers ... two less than twice") and 45 ("eighty percent ... twenty shots") state their
-/// numbers only in words, so under the paper's alignment nothing of them can vary; linking number
-/// words makes them attackable (189).
+/// The Xie release's own programs: with the paper's digits-only alignment 180 GSM8K and 189
+/// MultiArith problems are valid. The reference accepts 188 GSM8K problems; of the difference, 7
+/// write a number the program never uses (appendix H.4's third case eliminates them: see
+/// `reports/gold_audit.md`), and GSM8K 19 ("four brothers ... two less than twice") and 45
+/// ("eighty percent ... twenty shots") state their numbers only in words, so under the paper's
+/// alignment nothing of them can vary; linking number words makes them attackable (182).
 #[test]
 fn xie_release_programs_validate() {
     let Some(data) = shared_data() else { return };
@@ -116,29 +117,29 @@ fn xie_release_programs_validate() {
         valid(&gsm8k),
         valid(&multiarith)
     );
-    assert!(valid(&gsm8k) >= 187);
+    assert!(valid(&gsm8k) >= 180);
     assert!(valid(&multiarith) >= 189);
     let words = ingest_linked(
         &data.join("xie2024/gsm8k"),
         ProgramSource::Given,
         Links::parse("number-words").unwrap(),
     );
-    assert!(valid(&words) >= 189);
+    assert!(valid(&words) >= 182);
 }
 
-/// Programs synthesised from annotations and equations are valid for at least 72% of GSM8K and
-/// 97% of MultiArith. A synthesised program never links a number word or a value the question
-/// states twice (a problem whose numbers are all of that kind cannot vary), and refuses a literal
-/// that is both an earlier step's result and a number the question states (which one the
-/// solution meant cannot be told), or an answer that only an unwritten step after a failed one
-/// would give; with every link kind on, GSM8K reaches 74%.
+/// Programs synthesised from annotations and equations are valid for at least 55% of GSM8K and
+/// 97% of MultiArith: a floor against regressions, not the goal (85%, reports/gold_audit.md says
+/// what is left). A synthesised program never links a number word or a value the question states
+/// twice, refuses an operand that more than one earlier quantity could be when the readings
+/// disagree, a number the question writes more often than the program uses it, and an answer or
+/// operand that only an unwritten step would give; with every link kind on, GSM8K reaches 58%.
 #[test]
 fn synthesised_programs_cover_gsm8k_and_multiarith() {
     let Some(data) = shared_data() else { return };
     let all = Links::parse("all").unwrap();
     for (file, floor, linked_floor) in [
-        ("gsm8k/test.jsonl", 0.72, 0.74),
-        ("gsm8k/train.jsonl", 0.74, 0.76),
+        ("gsm8k/test.jsonl", 0.56, 0.58),
+        ("gsm8k/train.jsonl", 0.55, 0.58),
         ("multiarith/MultiArith.json", 0.97, 0.97),
     ] {
         for (links, floor) in [(Links::DIGITS, floor), (all, linked_floor)] {

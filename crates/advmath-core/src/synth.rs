@@ -6,7 +6,8 @@
 //! (a number word only with [`Links::number_words`]); a percentage written as a fraction is an
 //! expression of its leaf with [`Links::percentages`]; any other number must be a number the
 //! question states, a percentage of it, or a unit constant, kept constant, or the problem is
-//! rejected as `unresolved_constant`.
+//! rejected as `unresolved_constant`. A number that more than one earlier quantity could be is
+//! tried every way, and a number no written step explains is never guessed.
 
 use std::collections::HashMap;
 
@@ -19,7 +20,7 @@ use crate::program::lower::{parse_expression, LiteralResolver, Lowerer};
 use crate::program::readings;
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use crate::program::{ErrorKind, ProgramError};
-use crate::question::{expression_counts, word_numbers, Slot};
+use crate::question::Slot;
 
 type Res<T> = std::result::Result<T, ProgramError>;
 
@@ -167,10 +168,6 @@ struct StepResolver<'a> {
     question: &'a str,
     slots: &'a [Slot],
     links: Links,
-    /// Slots that may be leaves (see [`linkable_slots`]).
-    linkable: Vec<bool>,
-    /// Values the question states, in any form (see [`expression_counts`]).
-    stated: std::collections::HashSet<String>,
     is_percent: Vec<bool>,
     /// Earlier results: annotated value and node, latest last.
     results: Vec<(Num, NodeId)>,
@@ -187,6 +184,9 @@ struct StepResolver<'a> {
     alternatives: Vec<Alternative>,
     /// The step being lowered.
     step: usize,
+    /// The results the solution wrote for steps that could not be linked: a later number of
+    /// the same value may be that step's result, which the program does not have.
+    unlinked_results: Vec<Num>,
 }
 
 /// A literal with more than one reading.
@@ -216,8 +216,6 @@ impl<'a> StepResolver<'a> {
             question,
             slots,
             links,
-            linkable,
-            stated: expression_counts(question, slots).into_keys().collect(),
             is_percent: percent_slots(question, slots),
             results: Vec::new(),
             slot_uses: HashMap::new(),
@@ -228,6 +226,7 @@ impl<'a> StepResolver<'a> {
             choices: HashMap::new(),
             alternatives: Vec::new(),
             step: 0,
+            unlinked_results: Vec::new(),
         }
     }
 
@@ -238,8 +237,6 @@ impl<'a> StepResolver<'a> {
             question: self.question,
             slots: self.slots,
             links: self.links,
-            linkable: Vec::new(),
-            stated: Default::default(),
             is_percent: Vec::new(),
             results: Vec::new(),
             slot_uses: HashMap::new(),
@@ -250,79 +247,8 @@ impl<'a> StepResolver<'a> {
             choices: HashMap::new(),
             alternatives: Vec::new(),
             step: 0,
+            unlinked_results: Vec::new(),
         }
-    }
-}
-
-/// An operand a hidden step may use.
-#[derive(Clone, PartialEq)]
-enum Operand {
-    Slot(u32),
-    Result(NodeId),
-    Word(String),
-}
-
-impl StepResolver<'_> {
-    /// A number the solution computed in its head ("so 48 - 40 = 8 more", unwritten): if exactly
-    /// one binary operation of two known values (question numbers, earlier results) gives it,
-    /// that operation is the missing step. Ambiguity rejects, so no guess is ever silent.
-    fn recover_hidden_step(&self, value: Num, b: &mut Builder) -> Option<NodeId> {
-        let mut operands: Vec<(Num, Operand)> = Vec::new();
-        for (i, s) in self.slots.iter().enumerate() {
-            if self.linkable[i] && !s.word {
-                operands.push((s.value, Operand::Slot(i as u32)));
-            }
-        }
-        for &(v, id) in &self.results {
-            if !operands.iter().any(|(o, _)| o.eq_num(v)) {
-                operands.push((v, Operand::Result(id)));
-            }
-        }
-        for (word, v) in word_numbers(self.question) {
-            if !operands.iter().any(|(o, _)| o.eq_num(v)) {
-                operands.push((v, Operand::Word(word)));
-            }
-        }
-        if operands.len() > 48 {
-            return None;
-        }
-        let mut found: Option<(BinOp, Operand, Operand)> = None;
-        for (i, (x, ox)) in operands.iter().enumerate() {
-            for (j, (y, oy)) in operands.iter().enumerate() {
-                let (x, y) = (*x, *y);
-                for op in [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div] {
-                    if matches!(op, BinOp::Add | BinOp::Mul) && j < i {
-                        continue;
-                    }
-                    if op.apply(x, y).is_ok_and(|r| r.eq_num(value)) {
-                        if found.is_some() {
-                            return None;
-                        }
-                        found = Some((op, ox.clone(), oy.clone()));
-                    }
-                }
-            }
-        }
-        let (op, x, y) = found?;
-        let value_of = |o: &Operand| {
-            operands
-                .iter()
-                .find(|(_, p)| p == o)
-                .map(|(v, _)| *v)
-                .unwrap_or(Num::ZERO)
-        };
-        let (vx, vy) = (value_of(&x), value_of(&y));
-        let mut node = |o: Operand, v: Num| match o {
-            Operand::Slot(s) => b.push(Node::Leaf { slot: s }),
-            Operand::Result(id) => id,
-            Operand::Word(w) => b.push(Node::Const {
-                value: v,
-                kind: ConstKind::Word(w),
-            }),
-        };
-        let lhs = node(x, vx);
-        let rhs = node(y, vy);
-        Some(b.push(Node::Bin { op, lhs, rhs }))
     }
 }
 
@@ -342,6 +268,12 @@ impl StepResolver<'_> {
     /// linked), and, when there is already more than one, the halves and doubles of earlier
     /// results the question's words imply.
     fn readings(&mut self, value: Num, key: &str) -> Res<Vec<Reading>> {
+        if self.unlinked_results.iter().any(|v| v.eq_num(value)) {
+            return Err(ProgramError::new(
+                ErrorKind::AmbiguousOperand,
+                format!("{key} is the result of a step that could not be linked, and may be that step's"),
+            ));
+        }
         let mut out: Vec<Reading> = Vec::new();
         for &(v, id) in self.results.iter().rev() {
             if v.eq_num(value) && !out.contains(&Reading::Node(id)) {
@@ -373,9 +305,12 @@ impl StepResolver<'_> {
             if let Some(slot) = slot {
                 out.push(Reading::Role(Role::Leaf(slot)));
             }
-        } else if !out.is_empty() && self.stated.contains(key) {
-            // "12 x 5" after "2.40 x 5 = 12" in a question about dozens.
-            if let Some(kind) = justify_constant(value, self.question, self.slots) {
+        } else if !out.is_empty() {
+            // "12 x 5" after "2.40 x 5 = 12" in a question about dozens; "300 / 60" after a
+            // step that gave 60, in a question about minutes and hours.
+            if let Some(kind) = justify_constant(value, self.question, self.slots)
+                .filter(|k| self.constant_in_context(k, value))
+            {
                 out.push(Reading::Role(Role::Const(kind)));
             }
         }
@@ -394,6 +329,38 @@ impl StepResolver<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+impl StepResolver<'_> {
+    /// Whether a constant is a reading of a literal as likely as an earlier result of its value:
+    /// a number the question states or writes as a word, or a unit constant whose units the
+    /// question names (60 in a question of minutes and hours, not any 60).
+    fn constant_in_context(&self, kind: &ConstKind, value: Num) -> bool {
+        let lower = self.question.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+        match kind {
+            ConstKind::Stated(_) | ConstKind::Word(_) => true,
+            ConstKind::Unit(_) => match value.as_integer().filter(|_| value.is_integer()) {
+                Some(60) => {
+                    (has(&["hour"]) && has(&["minute", "min "]))
+                        || (has(&["minute"]) && has(&["second"]))
+                }
+                Some(24) => has(&["hour"]) && has(&["day"]),
+                Some(7) => has(&["week"]) && has(&["day"]),
+                Some(12) => {
+                    has(&["dozen"])
+                        || (has(&["month"]) && has(&["year"]))
+                        || (has(&["inch"]) && has(&["foot", "feet"]))
+                }
+                Some(52) => has(&["week"]) && has(&["year"]),
+                Some(365) => has(&["day"]) && has(&["year"]),
+                Some(100) => has(&["percent", "%", "cent"]),
+                Some(1000) => has(&["kilo", "gram", "meter", "liter"]),
+                _ => false,
+            },
+            ConstKind::Literal => false,
+        }
     }
 }
 
@@ -446,9 +413,6 @@ impl LiteralResolver for StepResolver<'_> {
         }
         if let Some(kind) = justify_constant(value, self.question, self.slots) {
             return Ok(push_role(&Role::Const(kind), value, b));
-        }
-        if let Some(id) = self.recover_hidden_step(value, b) {
-            return Ok(id);
         }
         Err(ProgramError::new(
             ErrorKind::UnresolvedConstant,
@@ -623,6 +587,9 @@ fn synthesise_steps(
                     first_error = Some(e.clone());
                 }
                 last_failure = Some((i, e));
+                if let Some(v) = Num::parse_decimal(&clean_number(&step.result)) {
+                    resolver.unlinked_results.push(v);
+                }
                 continue;
             }
         };
@@ -638,14 +605,9 @@ fn synthesise_steps(
             return Err(e.clone());
         }
     }
-    // The last step is often said, not written ("so he has 5 left"); but after a step that could
-    // not be linked, the operation found could stand a stated number in for that step's result.
-    let answer = answer.or_else(|| {
-        last_failure
-            .is_none()
-            .then(|| resolver.recover_hidden_step(gold, &mut builder))
-            .flatten()
-    });
+    // A final step only said, not written ("so he has 5 left"), is not guessed: one operation
+    // of known values that gives the answer can be a coincidence ("25 - 5" for an age found by
+    // algebra), and no variant may inherit it.
     let Some(answer) = answer else {
         return Err(first_error.unwrap_or_else(|| {
             ProgramError::new(

@@ -483,6 +483,7 @@ pub fn finish_checked(
     } else {
         (builder, answer)
     };
+    let written = builder.nodes.clone();
     let mut program = builder.finish(answer);
     let node_values = Values::of(&program, &values)?;
     for node in program.nodes.iter_mut() {
@@ -504,7 +505,7 @@ pub fn finish_checked(
             "no number of the question feeds the answer",
         ));
     }
-    readings::require_every_number_used(&program, slots, question)?;
+    readings::require_every_number_used(&program, &written, slots, question)?;
     Ok(program)
 }
 

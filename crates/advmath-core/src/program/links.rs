@@ -184,14 +184,21 @@ pub fn link_kinds(program: &Program, question: &str, slots: &[Slot]) -> Vec<(u32
 }
 
 /// The variable leaves of a validated program as the question writes them, each with how it was
-/// linked: `50:digits two:number-word 10:percentage`.
+/// linked, then the slots tied to a leaf: `50:digits two:number-word 10:percentage 125:tied`.
 pub fn describe_links(program: &Program, question: &str, slots: &[Slot]) -> String {
+    let shown = |s: u32| {
+        let slot = &slots[s as usize];
+        &question[slot.start..slot.end]
+    };
     link_kinds(program, question, slots)
         .iter()
-        .map(|(s, k)| {
-            let slot = &slots[*s as usize];
-            format!("{}:{}", &question[slot.start..slot.end], k.name())
-        })
+        .map(|(s, k)| format!("{}:{}", shown(*s), k.name()))
+        .chain(
+            program
+                .ties
+                .iter()
+                .map(|t| format!("{}:tied", shown(t.slot))),
+        )
         .collect::<Vec<_>>()
         .join(" ")
 }

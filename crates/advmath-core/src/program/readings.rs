@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::align::UNIT_CONSTANTS;
 use super::links::Links;
 use super::tree::{num_text, ConstKind, Node, NodeId, Program, Tie};
 use super::{ErrorKind, ProgramError};
@@ -83,8 +84,45 @@ pub fn settle(mut program: Program, slots: &[Slot], question: &str, links: Links
     if !links.unit_lengths {
         keep_unit_lengths(&mut program, slots, question);
     }
+    keep_reused_once_stated(&mut program, slots, question);
     settle_repeated(&mut program, slots, question);
     program
+}
+
+/// A number the question writes once that the program reads in more than one place ("2 wood
+/// slats for every foot" read again as a rectangle's 2 sides) may stand for something the text
+/// never writes in those places, when a solution could write it for a reason of its own (a pair,
+/// a side count, 60 minutes: the values of [`UNIT_CONSTANTS`]): every use is then kept constant,
+/// which is right whatever they mean. A value no such reason gives ($80,000 used for the price
+/// and for its increase) is the same quantity each time.
+fn keep_reused_once_stated(program: &mut Program, slots: &[Slot], question: &str) {
+    let mut uses = vec![0usize; slots.len()];
+    for n in &program.nodes {
+        if let Node::Leaf { slot } = n {
+            uses[*slot as usize] += 1;
+        }
+    }
+    for (slot, &n) in uses.iter().enumerate() {
+        let s = &slots[slot];
+        let once = !slots
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != slot && !o.word && o.value.eq_num(s.value));
+        let implicit = UNIT_CONSTANTS
+            .iter()
+            .any(|(v, _, _)| Num::parse_decimal(v).is_some_and(|u| u.eq_num(s.value)));
+        if n < 2 || !once || !implicit {
+            continue;
+        }
+        for node in program.nodes.iter_mut() {
+            if matches!(node, Node::Leaf { slot: x } if *x as usize == slot) {
+                *node = Node::Const {
+                    value: s.value,
+                    kind: ConstKind::Stated(question[s.start..s.end].to_string()),
+                };
+            }
+        }
+    }
 }
 
 /// Leaves of slots that define a unit become constants.
@@ -223,18 +261,24 @@ fn tie(program: &mut Program, uses: &[NodeId], leader: u32, group: &[u32]) {
 }
 
 /// The third case of H.4: no number written in digits occurs in the question more often than
-/// the program uses it. A use is a leaf of its slot (or of the slot it is tied to), a constant of
+/// the program uses it. As the text counts C_c in the code, the uses are counted over `written`,
+/// every node the program wrote (a step the answer does not need included), not only the
+/// answer's tree. A use is a leaf of its slot (a tied group is used as a whole), a constant of
 /// its value, a percentage's fraction (`0.2` for "20%"), or a written fraction's value (`0.75`
 /// for "3/4", and "1/4" read by dividing by 4).
-pub fn require_every_number_used(program: &Program, slots: &[Slot], question: &str) -> Res<()> {
+pub fn require_every_number_used(
+    program: &Program,
+    written: &[Node],
+    slots: &[Slot],
+    question: &str,
+) -> Res<()> {
     let mut read = vec![0usize; slots.len()];
-    for n in &program.nodes {
+    for n in written {
         if let Node::Leaf { slot } = n {
             read[*slot as usize] += 1;
         }
     }
-    let constants: Vec<Num> = program
-        .nodes
+    let constants: Vec<Num> = written
         .iter()
         .filter_map(|n| match n {
             Node::Const { value, .. } => Some(*value),
@@ -244,7 +288,12 @@ pub fn require_every_number_used(program: &Program, slots: &[Slot], question: &s
     let hundred = Num::int(100);
     // Per value: (occurrences, uses, first slot, forms a constant may take).
     let mut shown: BTreeMap<String, (usize, usize, u32, Vec<Num>)> = BTreeMap::new();
-    for (i, s) in slots.iter().enumerate().filter(|(_, s)| !s.word) {
+    // Zero never varies (nor does the "00" of "1:00 PM"), so no variant can contradict it.
+    for (i, s) in slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.word && !s.value.is_zero())
+    {
         let entry = shown
             .entry(num_text::to_text(&s.value))
             .or_insert_with(|| (0, 0, i as u32, vec![s.value]));

@@ -1,5 +1,5 @@
 //! Numbers that measure a unit by another ("7 days a week", "a normal 30 day month", "24 hours in
-//! a day"): where the number is the unit's own length it defines the unit, as the paper makes
+//! a day", and the hours and minutes of a time of day, "8:00 AM"): where the number is the unit's own length it defines the unit, as the paper makes
 //! "one year" a constant 365, and a variant must not write a week of 9 days; where it counts part
 //! of the unit ("works 5 days a week") it stays within the unit's length.
 
@@ -96,6 +96,16 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
             continue;
         };
         let rest = &text[s.end..];
+        // A time of day ("8:00 AM", "from 1:30 to 5"): its hour and minutes are a clock's.
+        let before_colon = text[..s.start].ends_with(':')
+            && text[..s.start - 1].ends_with(|c: char| c.is_ascii_digit());
+        let after_colon = rest.len() > 2
+            && rest.starts_with(':')
+            && rest[1..3].bytes().all(|b| b.is_ascii_digit());
+        if before_colon || after_colon {
+            out.push((i as u32, UnitUse::Defines("a time of day")));
+            continue;
+        }
         // The smaller unit follows the number at once ("7 days", "30-day").
         if !rest.starts_with([' ', '-']) {
             continue;
@@ -175,6 +185,15 @@ mod tests {
                 "{text}: {found:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_time_of_day_is_a_clock_s() {
+        let found = uses("He staples from 8:00 AM until 11:30 AM.");
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert!(found
+            .iter()
+            .all(|(_, u)| *u == UnitUse::Defines("a time of day")));
     }
 
     #[test]
