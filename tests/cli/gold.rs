@@ -122,34 +122,9 @@ fn audited_problems_keep_gold_answers_true_to_their_text() {
     let tables = dir.path().join("t");
     ingest_xie_release(&data, &tables);
     // Attack only the audited problems: their table is the release's, filtered.
-    let path = problems_path(&tables, "xie2024-gsm8k", "test");
-    let kept: Vec<_> = problems_in(&path)
-        .into_iter()
-        .filter(|r| AUDITED.contains(&r.problem_id.as_str()))
-        .collect();
-    assert_eq!(kept.len(), 5, "the audited problems are in the release");
-    advmath::store::write_batch(&path, &records_to_batch(&kept).unwrap()).unwrap();
+    keep_only(&tables, "xie2024-gsm8k", "test", &AUDITED);
     std::fs::remove_file(problems_path(&tables, "xie2024-multiarith", "test")).unwrap();
-    advmath()
-        .args(["generate", "--attack", "m1,m2,m3", "--tables"])
-        .arg(&tables)
-        .assert()
-        .success();
-    let mut checked: BTreeMap<String, usize> = BTreeMap::new();
-    for attack in ["m1", "m2", "m3"] {
-        for v in variants(&tables, "xie2024-gsm8k", attack) {
-            let expected = worked_by_hand(&v.problem_id, &v.question);
-            let stored = num_text::from_text(&v.answer_exact).unwrap();
-            assert!(
-                stored.eq_num(expected),
-                "{} {attack}: gold {} but the text's answer is {expected}: {}",
-                v.problem_id,
-                v.answer_exact,
-                v.question
-            );
-            *checked.entry(v.problem_id).or_default() += 1;
-        }
-    }
+    let checked = generate_and_check(&tables, &["xie2024-gsm8k"], worked_by_hand);
     eprintln!("hand-worked gold answers checked: {checked:?}");
     // Each problem either yields variants or none of a number it cannot vary safely; the four
     // whose only varying numbers are digits must yield the paper's 100 per method.
@@ -159,6 +134,38 @@ fn audited_problems_keep_gold_answers_true_to_their_text() {
             "{id}: {checked:?}"
         );
     }
+}
+
+/// Attack the tables' problems with M1-M3 at the defaults, and check every variant's gold answer
+/// against `by_hand(problem, question)`; the variants checked per problem.
+fn generate_and_check(
+    tables: &Path,
+    datasets: &[&str],
+    by_hand: fn(&str, &str) -> Num,
+) -> BTreeMap<String, usize> {
+    advmath()
+        .args(["generate", "--attack", "m1,m2,m3", "--tables"])
+        .arg(tables)
+        .assert()
+        .success();
+    let mut checked: BTreeMap<String, usize> = BTreeMap::new();
+    for dataset in datasets {
+        for attack in ["m1", "m2", "m3"] {
+            for v in variants(tables, dataset, attack) {
+                let expected = by_hand(&v.problem_id, &v.question);
+                let stored = num_text::from_text(&v.answer_exact).unwrap();
+                assert!(
+                    stored.eq_num(expected),
+                    "{} {attack}: gold {} but the text's answer is {expected}: {}",
+                    v.problem_id,
+                    v.answer_exact,
+                    v.question
+                );
+                *checked.entry(v.problem_id).or_default() += 1;
+            }
+        }
+    }
+    checked
 }
 
 /// Keep only the listed problems of one problems file.
@@ -230,28 +237,11 @@ fn the_reported_problems_keep_gold_answers_true_to_their_text() {
     keep_only(&tables, "gsm8k", "test", &["gsm8k/test/316"]);
     keep_only(&tables, "multiarith", "test", &["multiarith/test/372"]);
     std::fs::remove_file(problems_path(&tables, "xie2024-multiarith", "test")).unwrap();
-    advmath()
-        .args(["generate", "--attack", "m1,m2,m3", "--tables"])
-        .arg(&tables)
-        .assert()
-        .success();
-    let mut checked: BTreeMap<String, usize> = BTreeMap::new();
-    for dataset in ["xie2024-gsm8k", "gsm8k", "multiarith"] {
-        for attack in ["m1", "m2", "m3"] {
-            for v in variants(&tables, dataset, attack) {
-                let expected = reported_by_hand(&v.problem_id, &v.question);
-                let stored = num_text::from_text(&v.answer_exact).unwrap();
-                assert!(
-                    stored.eq_num(expected),
-                    "{} {attack}: gold {} but the text's answer is {expected}: {}",
-                    v.problem_id,
-                    v.answer_exact,
-                    v.question
-                );
-                *checked.entry(v.problem_id).or_default() += 1;
-            }
-        }
-    }
+    let checked = generate_and_check(
+        &tables,
+        &["xie2024-gsm8k", "gsm8k", "multiarith"],
+        reported_by_hand,
+    );
     eprintln!("hand-worked gold answers checked: {checked:?}");
     assert_eq!(
         checked.len(),

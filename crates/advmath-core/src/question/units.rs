@@ -136,7 +136,7 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
 }
 
 fn is_large(m: &Measure, word: &str) -> bool {
-    m.large.iter().any(|l| word == *l)
+    m.large.contains(&word)
 }
 
 /// A larger unit of `m` in `window`, right after a rate word ("a week", "in the month").
