@@ -87,6 +87,16 @@ pub struct IngestArgs {
     /// Also write a Markdown coverage report listing every rejected problem with its reason.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Settle a number the question writes more than once, whose readings give different
+    /// answers, as the paper's appendix H.4 does: ask this OpenAI-compatible server's `--model`
+    /// the question with distinguishing numbers, keep the reading whose answer it gives, and
+    /// discard the problem when none does. Without it such numbers are tied (one new value in
+    /// every place), which is right for every reading.
+    #[arg(long, value_name = "URL", requires = "model")]
+    pub disambiguate_with: Option<String>,
+    /// The model `--disambiguate-with` asks.
+    #[arg(long, requires = "disambiguate_with")]
+    pub model: Option<String>,
 }
 
 impl IngestArgs {
@@ -115,6 +125,14 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         config.inputs = sources;
         let summary = advmath::ingest::ingest(&config)?;
         summary.write_table(&mut stdout.lock())?;
+    }
+    if let (Some(url), Some(model)) = (&args.disambiguate_with, &args.model) {
+        let endpoint = advmath::llm::client::Endpoint::new(url.as_str(), model.as_str());
+        let s = advmath::ingest::disambiguate::disambiguate(&config.tables, &endpoint)?;
+        eprintln!(
+            "disambiguate with {model}: {} asked, {} settled, {} discarded, {} failed",
+            s.asked, s.settled, s.discarded, s.failed
+        );
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ use crate::synth;
 mod borrow;
 pub mod coverage;
 pub mod default_dataset;
+pub mod disambiguate;
 pub mod programs;
 mod read;
 pub mod robustmath;

@@ -342,3 +342,70 @@ fn audited_link_decisions_are_pinned() {
     let all = advmath::program::Links::parse("all").unwrap();
     crate::util::assert_snapshot("gold_links_all", link_listing(all));
 }
+
+/// A generic JSONL of one problem whose two 125s read two ways, ingested with
+/// `--disambiguate-with` a server that answers `reply(question)`; the problem as stored.
+fn disambiguated_with(reply: fn(&str) -> String) -> advmath::store::problems::ProblemRecord {
+    use crate::server::{spawn_with, Reply};
+    let server = spawn_with(
+        move |_, body| {
+            let v: serde_json::Value = serde_json::from_str(body).unwrap();
+            let prompt = v["messages"][0]["content"].as_str().unwrap_or_default();
+            Reply::Text(Box::leak(reply(prompt).into_boxed_str()))
+        },
+        std::time::Duration::ZERO,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("burritos.jsonl");
+    let row = serde_json::json!({
+        "id": "174",
+        "question": "The shop makes 125 chimichangas on Tuesdays, 125 chimichangas on Wednesdays and twice as many on Friday. How many chimichangas do they make on those three days?",
+        "answer": "500",
+        "program": "tuesday = 125\nwednesday = 125\nfriday = 2 * tuesday\nprint(tuesday + wednesday + friday)",
+    });
+    std::fs::write(&input, format!("{row}\n")).unwrap();
+    let tables = dir.path().join("t");
+    advmath()
+        .arg("ingest")
+        .arg(&input)
+        .args(["--dataset", "burritos", "--disambiguate-with"])
+        .arg(format!("http://127.0.0.1:{}", server.port))
+        .args(["--model", "reader", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let mut recs = problems_in(&problems_path(&tables, "burritos", "test"));
+    recs.remove(0)
+}
+
+/// The numbers written in digits in the prompt's question.
+fn prompt_digits(prompt: &str) -> Vec<Num> {
+    let question = prompt.split("Question: ").nth(1).unwrap_or(prompt);
+    digits_in(question.split("\nAnswer:").next().unwrap_or(question))
+}
+
+/// The paper's step (appendix H.4): a model that reads "twice as many" as twice Wednesday
+/// settles the tie on that reading; a model whose answer no reading gives discards the problem.
+#[test]
+fn a_model_settles_a_tie_or_discards_the_problem() {
+    let reader = disambiguated_with(|prompt| {
+        let d = prompt_digits(prompt);
+        let (t, w) = (d[0], d[1]);
+        let total = t.add(w).unwrap().add(w.mul(n(2)).unwrap()).unwrap();
+        format!("Friday is twice Wednesday, so the answer is {total}.")
+    });
+    let tree = reader.tree.as_ref().filter(|_| reader.is_valid()).unwrap();
+    assert!(tree.ties.is_empty(), "{tree:?}");
+    assert_eq!(tree.variable_slots(), vec![0, 1]);
+    assert!(tree.eval(&[n(10), n(20)]).unwrap().eq_num(n(70)));
+
+    let confused = disambiguated_with(|_| "The answer is 3.".to_string());
+    let err = confused.error.expect("discarded");
+    assert_eq!(err.kind, advmath::program::ErrorKind::NumberMisalignment);
+    assert!(
+        err.detail.starts_with("reader answers 3 "),
+        "{}",
+        err.detail
+    );
+}

@@ -24,6 +24,7 @@ use super::align::UNIT_CONSTANTS;
 use super::links::Links;
 use super::tree::{num_text, ConstKind, Node, NodeId, Program, Tie};
 use super::{ErrorKind, ProgramError};
+use crate::num::wide::Value;
 use crate::num::Num;
 use crate::question::units::{unit_uses, UnitUse};
 use crate::question::{is_percentage, Slot};
@@ -258,6 +259,104 @@ fn tie(program: &mut Program, uses: &[NodeId], leader: u32, group: &[u32]) {
         });
     }
     program.ties.sort_by_key(|t| t.slot);
+}
+
+/// The readings of one tied number, for a model to choose between: the paper's step, "one
+/// valid sequence of numbers for the question is randomly generated for the code that ensures
+/// that all correspondences of the syntax tree output different answers".
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiedReadings {
+    /// The tied group's first slot.
+    pub leader: u32,
+    /// One untied program per class of equivalent readings.
+    pub readings: Vec<Program>,
+    /// A number for every slot, all different, on which the classes' answers differ.
+    pub slots: Vec<Num>,
+    /// Each reading's answer on `slots`.
+    pub answers: Vec<Value>,
+}
+
+/// The tied groups of `program` whose readings a model may settle, with their distinguishing
+/// numbers (drawn from `originals`' kinds).
+pub fn tied_readings(program: &Program, originals: &[Num]) -> Vec<TiedReadings> {
+    let mut leaders: Vec<u32> = program.ties.iter().map(|t| t.follows).collect();
+    leaders.sort_unstable();
+    leaders.dedup();
+    let draws = distinguishing_draws(originals);
+    let mut out = Vec::new();
+    for leader in leaders {
+        let mut group = vec![leader];
+        group.extend(
+            program
+                .ties
+                .iter()
+                .filter(|t| t.follows == leader)
+                .map(|t| t.slot),
+        );
+        let uses: Vec<NodeId> = program
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n, Node::Leaf { slot } if *slot == leader))
+            .map(|(i, _)| i as NodeId)
+            .collect();
+        let Some(assignments) = readings(uses.len(), group.len()) else {
+            continue;
+        };
+        let mut base = program.clone();
+        base.ties.retain(|t| t.follows != leader);
+        let candidates: Vec<Program> = assignments
+            .iter()
+            .map(|a| {
+                let mut p = base.clone();
+                for (&u, &k) in uses.iter().zip(a) {
+                    p.nodes[u as usize] = Node::Leaf { slot: group[k] };
+                }
+                p
+            })
+            .collect();
+        // The draw that tells the most readings apart.
+        let best = draws
+            .iter()
+            .map(|d| {
+                let answers = answers_on_one(&candidates, d);
+                let mut distinct = answers.clone();
+                distinct.sort();
+                distinct.dedup();
+                (distinct.len(), d, answers)
+            })
+            .max_by_key(|(n, _, _)| *n);
+        let Some((_, slots, answers)) = best.filter(|(n, _, _)| *n > 1) else {
+            continue;
+        };
+        let mut kept = TiedReadings {
+            leader,
+            readings: Vec::new(),
+            slots: slots.clone(),
+            answers: Vec::new(),
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for (p, a) in candidates.into_iter().zip(answers) {
+            let Ok(value) = p.eval_value(slots) else {
+                continue;
+            };
+            if seen.contains(&a) {
+                continue;
+            }
+            seen.push(a);
+            kept.readings.push(p);
+            kept.answers.push(value);
+        }
+        out.push(kept);
+    }
+    out
+}
+
+fn answers_on_one(programs: &[Program], slots: &[Num]) -> Vec<String> {
+    programs
+        .iter()
+        .map(|p| answers_on(p, std::slice::from_ref(&slots.to_vec())).remove(0))
+        .collect()
 }
 
 /// The third case of H.4: no number written in digits occurs in the question more often than

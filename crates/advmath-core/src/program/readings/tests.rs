@@ -141,3 +141,22 @@ fn readings_are_bijections_when_counts_agree() {
     }));
     assert_eq!(readings(1, 2).unwrap().len(), 2);
 }
+
+#[test]
+fn tied_readings_tell_the_readings_apart() {
+    let q = "Marcus sells 125 chimichangas on Tuesdays, 125 chimichangas on Wednesdays and twice as many on Friday. How many does he sell?";
+    let src =
+        "tuesday = 125\nwednesday = 125\nfriday = 2 * tuesday\nprint(tuesday + wednesday + friday)";
+    let p = given(q, src, "500").unwrap();
+    let originals: Vec<Num> = find_slots(q).iter().map(|s| s.value).collect();
+    let tied = tied_readings(&p, &originals);
+    assert_eq!(tied.len(), 1);
+    let t = &tied[0];
+    assert_eq!(t.readings.len(), 2);
+    assert!(t.readings.iter().all(|r| r.ties.is_empty()));
+    let (tue, wed) = (t.slots[0], t.slots[1]);
+    assert!(!tue.eq_num(wed));
+    let twice = |x: Num| x.mul(Num::int(2)).unwrap();
+    let expect = |x: Num| Value::Num(tue.add(wed).unwrap().add(twice(x)).unwrap());
+    assert!(t.answers.contains(&expect(tue)) && t.answers.contains(&expect(wed)));
+}
