@@ -21,6 +21,7 @@ use crate::program::readings;
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use crate::program::{ErrorKind, ProgramError};
 use crate::question::Slot;
+use operands::{admissible, Alternative, Reading};
 
 type Res<T> = std::result::Result<T, ProgramError>;
 
@@ -189,16 +190,6 @@ struct StepResolver<'a> {
     unlinked_results: Vec<Num>,
 }
 
-/// A literal with more than one reading.
-#[derive(Clone, Debug, PartialEq)]
-struct Alternative {
-    /// Which literal (over all steps).
-    index: usize,
-    readings: usize,
-    value: String,
-    step: usize,
-}
-
 impl<'a> StepResolver<'a> {
     fn new(question: &'a str, slots: &'a [Slot], links: Links) -> Self {
         let linkable = linkable_slots(question, slots, AlignMode::Synthesised, links);
@@ -248,118 +239,6 @@ impl<'a> StepResolver<'a> {
             alternatives: Vec::new(),
             step: 0,
             unlinked_results: Vec::new(),
-        }
-    }
-}
-
-/// One way to read a step's literal.
-#[derive(Clone, PartialEq)]
-enum Reading {
-    Node(NodeId),
-    Role(Role),
-    /// An earlier quantity the question implies from another: `of / 2` ("half that fast") or
-    /// `of * 2` ("twice").
-    Implied(NodeId, BinOp),
-}
-
-impl StepResolver<'_> {
-    /// Every earlier quantity a literal of value `value` could be: earlier results of that value
-    /// (latest first), the question's statement of it (a leaf, or a constant where it cannot be
-    /// linked), and, when there is already more than one, the halves and doubles of earlier
-    /// results the question's words imply.
-    fn readings(&mut self, value: Num, key: &str) -> Res<Vec<Reading>> {
-        if self.unlinked_results.iter().any(|v| v.eq_num(value)) {
-            return Err(ProgramError::new(
-                ErrorKind::AmbiguousOperand,
-                format!("{key} is the result of a step that could not be linked, and may be that step's"),
-            ));
-        }
-        let mut out: Vec<Reading> = Vec::new();
-        for &(v, id) in self.results.iter().rev() {
-            if v.eq_num(value) && !out.contains(&Reading::Node(id)) {
-                out.push(Reading::Node(id));
-            }
-        }
-        if let Some(positions) = self.slot_positions.get(key) {
-            let digits: Vec<u32> = positions
-                .iter()
-                .copied()
-                .filter(|&p| !self.slots[p as usize].word)
-                .collect();
-            let n = self.slot_uses.get(key).copied().unwrap_or(0);
-            let slot = match (digits.len(), positions.len()) {
-                (0, 1) => Some(positions[0]),
-                (0, _) => None,
-                (1, _) => Some(digits[0]),
-                (q, _) if n < q => Some(digits[n]),
-                (q, _) if out.is_empty() => {
-                    return Err(ProgramError::new(
-                        ErrorKind::NumberMisalignment,
-                        format!(
-                            "{key} appears {q} times in the question and more often in the solution"
-                        ),
-                    ))
-                }
-                _ => None,
-            };
-            if let Some(slot) = slot {
-                out.push(Reading::Role(Role::Leaf(slot)));
-            }
-        } else if !out.is_empty() {
-            // "12 x 5" after "2.40 x 5 = 12" in a question about dozens; "300 / 60" after a
-            // step that gave 60, in a question about minutes and hours.
-            if let Some(kind) = justify_constant(value, self.question, self.slots)
-                .filter(|k| self.constant_in_context(k, value))
-            {
-                out.push(Reading::Role(Role::Const(kind)));
-            }
-        }
-        if out.len() > 1 {
-            let lower = self.question.to_ascii_lowercase();
-            let two = Num::int(2);
-            for &(v, id) in self.results.iter().rev() {
-                if lower.contains("half") && v.div(two).is_ok_and(|h| h.eq_num(value)) {
-                    out.push(Reading::Implied(id, BinOp::Div));
-                }
-                if (lower.contains("twice") || lower.contains("double"))
-                    && v.mul(two).is_ok_and(|d| d.eq_num(value))
-                {
-                    out.push(Reading::Implied(id, BinOp::Mul));
-                }
-            }
-        }
-        Ok(out)
-    }
-}
-
-impl StepResolver<'_> {
-    /// Whether a constant is a reading of a literal as likely as an earlier result of its value:
-    /// a number the question states or writes as a word, or a unit constant whose units the
-    /// question names (60 in a question of minutes and hours, not any 60).
-    fn constant_in_context(&self, kind: &ConstKind, value: Num) -> bool {
-        let lower = self.question.to_ascii_lowercase();
-        let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-        match kind {
-            ConstKind::Stated(_) | ConstKind::Word(_) => true,
-            ConstKind::Unit(_) => match value.as_integer().filter(|_| value.is_integer()) {
-                Some(60) => {
-                    (has(&["hour"]) && has(&["minute", "min "]))
-                        || (has(&["minute"]) && has(&["second"]))
-                }
-                Some(24) => has(&["hour"]) && has(&["day"]),
-                Some(7) => has(&["week"]) && has(&["day"]),
-                Some(12) => {
-                    has(&["dozen"])
-                        || (has(&["month"]) && has(&["year"]))
-                        || (has(&["inch"]) && has(&["foot", "feet"]))
-                }
-                Some(52) => has(&["week"]) && has(&["year"]),
-                Some(365) => has(&["day"]) && has(&["year"]),
-                Some(100) => has(&["percent", "%", "cent"]),
-                Some(1000) => has(&["kilo", "gram", "meter", "liter"]),
-                _ => false,
-            },
-            ConstKind::Literal => false,
         }
     }
 }
@@ -493,33 +372,6 @@ pub fn from_gsm8k(
             )
         })
     })
-}
-
-/// The choices of combination `c` (a mixed-radix number over the alternatives), unless two
-/// literals of one value in one step read the same quantity while another of that value is left
-/// unread ("20 + 20" after two steps that each gave 20 reads each step once, in either order).
-fn admissible(alternatives: &[Alternative], c: usize) -> Option<HashMap<usize, usize>> {
-    let mut rest = c;
-    let mut choices = HashMap::new();
-    for a in alternatives {
-        choices.insert(a.index, rest % a.readings);
-        rest /= a.readings;
-    }
-    for (i, a) in alternatives.iter().enumerate() {
-        let same: Vec<&Alternative> = alternatives[i..]
-            .iter()
-            .filter(|b| b.step == a.step && b.value == a.value && b.readings == a.readings)
-            .collect();
-        if same.len() > 1 && same.len() <= a.readings {
-            let mut picked: Vec<usize> = same.iter().map(|b| choices[&b.index]).collect();
-            picked.sort_unstable();
-            picked.dedup();
-            if picked.len() < same.len() {
-                return None;
-            }
-        }
-    }
-    Some(choices)
 }
 
 /// One synthesis from the steps, each literal with more than one reading taking the one
@@ -690,6 +542,8 @@ fn check_answer(program: &Program, slots: &[Slot], gold: Num) -> Res<()> {
         ))
     }
 }
+
+mod operands;
 
 #[cfg(test)]
 mod tests;
