@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::error::Result;
 use crate::extract::extract;
 use crate::llm::client::{Decoding, Endpoint};
-use crate::llm::prompt::XIE2024;
+use crate::llm::prompt::Template;
 use crate::llm::servers::Servers;
 use crate::num::wide::Value;
 use crate::program::readings::tied_readings;
@@ -34,12 +34,21 @@ pub struct DisambiguateSummary {
 pub fn disambiguate(tables: &Path, endpoint: &Endpoint) -> Result<DisambiguateSummary> {
     let servers = Servers::new(endpoint, 1);
     let decoding = Decoding::default();
+    // The paper asks with its own zero-shot prompt (appendix A.2).
+    let prompt = Template::resolve("xie2024")?;
     let mut summary = DisambiguateSummary::default();
     for file in problems::files(tables)? {
         let mut records = problems::read_file(&file)?;
         let mut changed = false;
         for r in records.iter_mut() {
-            changed |= settle(r, &servers, &decoding, &endpoint.model, &mut summary);
+            changed |= settle(
+                r,
+                &servers,
+                &prompt,
+                &decoding,
+                &endpoint.model,
+                &mut summary,
+            );
         }
         if changed {
             write_batch(&file, &records_to_batch(&records)?)?;
@@ -52,6 +61,7 @@ pub fn disambiguate(tables: &Path, endpoint: &Endpoint) -> Result<DisambiguateSu
 fn settle(
     r: &mut ProblemRecord,
     servers: &Servers,
+    prompt: &Template,
     decoding: &Decoding,
     model: &str,
     summary: &mut DisambiguateSummary,
@@ -77,7 +87,7 @@ fn settle(
             .collect();
         let question = render(&shape, &texts);
         summary.asked += 1;
-        let reply = match servers.complete(&XIE2024.replace("{question}", &question), decoding) {
+        let reply = match servers.complete(&prompt.render(&question), decoding) {
             Ok(c) => c.text,
             Err(e) => {
                 eprintln!(

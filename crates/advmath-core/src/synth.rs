@@ -343,11 +343,17 @@ pub fn from_gsm8k(
         })?;
     let draws = readings::distinguishing_draws(&slots.iter().map(|s| s.value).collect::<Vec<_>>());
     let mut program: Option<(Program, Vec<String>)> = None;
+    let first_error = first.as_ref().err().cloned();
+    let mut first = Some(first);
     for c in 0..combinations {
         let Some(choices) = admissible(&alternatives, c) else {
             continue;
         };
-        let (reading, _) = gsm8k_reading(question, slots, &steps, gold, links, &choices);
+        // Combination 0 reads every literal the first way: the synthesis already made.
+        let reading = match first.take() {
+            Some(made) if c == 0 => made,
+            _ => gsm8k_reading(question, slots, &steps, gold, links, &choices).0,
+        };
         let Ok(reading) = reading else { continue };
         let answers = readings::answers_on(&reading, &draws);
         match &program {
@@ -365,7 +371,7 @@ pub fn from_gsm8k(
         }
     }
     program.map(|(p, _)| p).ok_or_else(|| {
-        first.err().unwrap_or_else(|| {
+        first_error.unwrap_or_else(|| {
             ProgramError::new(
                 ErrorKind::AmbiguousOperand,
                 "no reading of the operands gives the answer",

@@ -67,17 +67,37 @@ pub fn distinguishing_draws(originals: &[Num]) -> Vec<Vec<Num>> {
 
 /// The program's answers on each draw, as comparable text (an error is an outcome too).
 pub fn answers_on(program: &Program, draws: &[Vec<Num>]) -> Vec<String> {
-    draws
+    draws.iter().map(|d| answer_on(program, d)).collect()
+}
+
+/// The program's answer on one draw, as comparable text.
+fn answer_on(program: &Program, draw: &[Num]) -> String {
+    let mut slots = draw.to_vec();
+    program.apply_ties(&mut slots);
+    match program.eval_value(&slots) {
+        Ok(v) => v.to_string(),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// The leaf nodes that read one of `slots`.
+fn leaves_of(program: &Program, slots: &[u32]) -> Vec<NodeId> {
+    program
+        .nodes
         .iter()
-        .map(|d| {
-            let mut slots = d.clone();
-            program.apply_ties(&mut slots);
-            match program.eval_value(&slots) {
-                Ok(v) => v.to_string(),
-                Err(e) => format!("error: {e}"),
-            }
-        })
+        .enumerate()
+        .filter(|(_, n)| matches!(n, Node::Leaf { slot } if slots.contains(slot)))
+        .map(|(i, _)| i as NodeId)
         .collect()
+}
+
+/// `program` with use `uses[i]` reading occurrence `group[reading[i]]`.
+fn read_as(program: &Program, uses: &[NodeId], group: &[u32], reading: &[usize]) -> Program {
+    let mut p = program.clone();
+    for (&u, &k) in uses.iter().zip(reading) {
+        p.nodes[u as usize] = Node::Leaf { slot: group[k] };
+    }
+    p
 }
 
 /// Unit lengths constant, repeated numbers settled (then see [`require_every_number_used`]).
@@ -115,13 +135,11 @@ fn keep_reused_once_stated(program: &mut Program, slots: &[Slot], question: &str
         if n < 2 || !once || !implicit {
             continue;
         }
-        for node in program.nodes.iter_mut() {
-            if matches!(node, Node::Leaf { slot: x } if *x as usize == slot) {
-                *node = Node::Const {
-                    value: s.value,
-                    kind: ConstKind::Stated(question[s.start..s.end].to_string()),
-                };
-            }
+        for u in leaves_of(program, &[slot as u32]) {
+            program.nodes[u as usize] = Node::Const {
+                value: s.value,
+                kind: ConstKind::Stated(question[s.start..s.end].to_string()),
+            };
         }
     }
 }
@@ -130,13 +148,11 @@ fn keep_reused_once_stated(program: &mut Program, slots: &[Slot], question: &str
 fn keep_unit_lengths(program: &mut Program, slots: &[Slot], question: &str) {
     for (slot, u) in unit_uses(question, slots) {
         let UnitUse::Defines(what) = u else { continue };
-        for node in program.nodes.iter_mut() {
-            if matches!(node, Node::Leaf { slot: s } if *s == slot) {
-                *node = Node::Const {
-                    value: slots[slot as usize].value,
-                    kind: ConstKind::Unit(what.to_string()),
-                };
-            }
+        for u in leaves_of(program, &[slot]) {
+            program.nodes[u as usize] = Node::Const {
+                value: slots[slot as usize].value,
+                kind: ConstKind::Unit(what.to_string()),
+            };
         }
     }
 }
@@ -160,13 +176,7 @@ fn repeated_values(slots: &[Slot]) -> BTreeMap<u32, Vec<u32>> {
 fn settle_repeated(program: &mut Program, slots: &[Slot], question: &str) {
     let draws = distinguishing_draws(&slots.iter().map(|s| s.value).collect::<Vec<_>>());
     for (leader, group) in repeated_values(slots) {
-        let uses: Vec<NodeId> = program
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| matches!(n, Node::Leaf { slot } if group.contains(slot)))
-            .map(|(i, _)| i as NodeId)
-            .collect();
+        let uses = leaves_of(program, &group);
         if uses.is_empty() {
             continue;
         }
@@ -199,12 +209,8 @@ fn one_reading(program: &Program, uses: &[NodeId], group: &[u32], draws: &[Vec<N
         return false;
     };
     let mut first: Option<Vec<String>> = None;
-    let mut p = program.clone();
     for reading in readings {
-        for (&u, &k) in uses.iter().zip(&reading) {
-            p.nodes[u as usize] = Node::Leaf { slot: group[k] };
-        }
-        let got = answers_on(&p, draws);
+        let got = answers_on(&read_as(program, uses, group, &reading), draws);
         match &first {
             None => first = Some(got),
             Some(f) if *f != got => return false,
@@ -293,13 +299,7 @@ pub fn tied_readings(program: &Program, originals: &[Num]) -> Vec<TiedReadings> 
                 .filter(|t| t.follows == leader)
                 .map(|t| t.slot),
         );
-        let uses: Vec<NodeId> = program
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| matches!(n, Node::Leaf { slot } if *slot == leader))
-            .map(|(i, _)| i as NodeId)
-            .collect();
+        let uses = leaves_of(program, &[leader]);
         let Some(assignments) = readings(uses.len(), group.len()) else {
             continue;
         };
@@ -307,19 +307,13 @@ pub fn tied_readings(program: &Program, originals: &[Num]) -> Vec<TiedReadings> 
         base.ties.retain(|t| t.follows != leader);
         let candidates: Vec<Program> = assignments
             .iter()
-            .map(|a| {
-                let mut p = base.clone();
-                for (&u, &k) in uses.iter().zip(a) {
-                    p.nodes[u as usize] = Node::Leaf { slot: group[k] };
-                }
-                p
-            })
+            .map(|a| read_as(&base, &uses, &group, a))
             .collect();
         // The draw that tells the most readings apart.
         let best = draws
             .iter()
             .map(|d| {
-                let answers = answers_on_one(&candidates, d);
+                let answers: Vec<String> = candidates.iter().map(|p| answer_on(p, d)).collect();
                 let mut distinct = answers.clone();
                 distinct.sort();
                 distinct.dedup();
@@ -350,13 +344,6 @@ pub fn tied_readings(program: &Program, originals: &[Num]) -> Vec<TiedReadings> 
         out.push(kept);
     }
     out
-}
-
-fn answers_on_one(programs: &[Program], slots: &[Num]) -> Vec<String> {
-    programs
-        .iter()
-        .map(|p| answers_on(p, std::slice::from_ref(&slots.to_vec())).remove(0))
-        .collect()
 }
 
 /// The third case of H.4: no number written in digits occurs in the question more often than
