@@ -60,11 +60,14 @@ pub fn find_slots(text: &str) -> Vec<Slot> {
         }
         let end = i;
         let glued_after = i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'_');
-        if glued_after && is_ordinal_suffix(&text[i..]) {
+        // "1/10th" is a fraction whose denominator carries an ordinal's ending, not an ordinal.
+        let denominator = start > 0 && b[start - 1] == b'/';
+        let ordinal = glued_after && is_ordinal_suffix(&text[i..]);
+        if ordinal && !denominator {
             continue;
         }
-        if glued_after && !unit_suffix(&text[i..]) {
-            // "5x", "3rd" handled above; "10am", "5km" are quantities with a glued unit.
+        if glued_after && !ordinal && !unit_suffix(&text[i..]) {
+            // "10am", "5km" are quantities with a glued unit; "5x1" or "COVID19b" are not.
             continue;
         }
         if let Some(value) = Num::parse_decimal(&text[start..end]) {

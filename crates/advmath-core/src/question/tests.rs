@@ -22,6 +22,8 @@ fn finds_money_thousands_decimals_fractions() {
         Vec::<String>::new()
     );
     assert_eq!(values("walks 5km at 10am"), ["5", "10"]);
+    assert_eq!(values("a model 1/10th the size"), ["1", "10"]);
+    assert_eq!(values("the 10th of 1/4"), ["1", "4"]);
     assert_eq!(values("1,2,3 and 12,345,678"), ["1", "2", "3", "12345678"]);
 }
 
