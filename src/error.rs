@@ -129,6 +129,21 @@ pub enum Error {
         link: PathBuf,
         target: PathBuf,
     },
+    /// A write would pass through a symbolic link below a folder the command writes: planted
+    /// in a tables folder, it would steer the write outside.
+    #[error(
+        "{}: would be written through the symbolic link {} (to {}); advmath writes only through real folders and files below {}: replace the link with what it points to",
+        path.display(),
+        link.display(),
+        target.display(),
+        root.display()
+    )]
+    WriteThroughLink {
+        path: PathBuf,
+        link: PathBuf,
+        target: PathBuf,
+        root: PathBuf,
+    },
     /// A setting of a config is out of its range or conflicts with another, named as the config
     /// field (`variants`, `top_problems`); the command line shows it as its flag.
     #[error("setting `{setting}` {problem}")]
@@ -223,6 +238,7 @@ impl Error {
             | Error::JsonLine { .. }
             | Error::ReadTable { .. }
             | Error::LinkInTable { .. }
+            | Error::WriteThroughLink { .. }
             | Error::QueryTimeout { .. }
             | Error::QueryMemory { .. }
             | Error::Register { .. }

@@ -118,5 +118,26 @@ pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<(
         #[cfg(feature = "cluster")]
         Command::Cluster(_) => {}
     }
-    Ok(())
+    refuse_outputs_inside_tables(command)
+}
+
+/// An output file written among the tables it is made from would overwrite a part or be read
+/// back as table data; the folder outputs (`metrics --out`, `publish --out`, `regress
+/// --report-dir`, `sql --output`) are guarded where they are written.
+fn refuse_outputs_inside_tables(command: &Command) -> advmath::Result<()> {
+    use advmath::store::refuse_output_inside;
+    match command {
+        Command::Ingest(a) => match &a.report {
+            Some(report) => refuse_output_inside(report, &a.tables),
+            None => Ok(()),
+        },
+        Command::ExportBatch(a) => refuse_output_inside(&a.out, &a.tables),
+        Command::Annotate(AnnotateCommand::Sample(SampleCommand::HumanEval(a))) => {
+            refuse_output_inside(&a.out, &a.tables)
+        }
+        Command::Annotate(AnnotateCommand::Sample(SampleCommand::MissRate(a))) => {
+            refuse_output_inside(&a.out, &a.tables)
+        }
+        _ => Ok(()),
+    }
 }

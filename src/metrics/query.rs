@@ -154,16 +154,7 @@ const PRINT_CHUNK_ROWS: usize = 10_000;
 
 /// A result written among the tables would be read back as table data by the next query.
 fn refuse_inside_tables(output: &Path, tables: &Path) -> Result<()> {
-    let Ok(tables) = tables.canonicalize() else {
-        return Ok(());
-    };
-    if crate::store::resolved(output)?.starts_with(&tables) {
-        return Err(Error::OutputInsideTables {
-            output: output.to_path_buf(),
-            tables,
-        });
-    }
-    Ok(())
+    crate::store::refuse_output_inside(output, tables)
 }
 
 /// Nested columns (lists, structs, maps) as JSON text, one value per row: CSV has no nested

@@ -152,7 +152,8 @@ pub(super) fn dataset_card(
         for split in splits.keys() {
             let _ = writeln!(
                 y,
-                "  - split: {split}\n    path: {}",
+                "  - split: {}\n    path: {}",
+                yaml_str(split),
                 yaml_str(&hub::split_glob(name, split))
             );
         }
@@ -169,7 +170,8 @@ pub(super) fn dataset_card(
             let bytes = summary.bytes[name][split];
             let _ = writeln!(
                 y,
-                "  - name: {split}\n    num_bytes: {bytes}\n    num_examples: {rows}"
+                "  - name: {}\n    num_bytes: {bytes}\n    num_examples: {rows}",
+                yaml_str(split)
             );
         }
     }

@@ -246,15 +246,39 @@ pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
         ));
     }
     let _read = TablesLock::shared(&config.tables)?;
+    for table in ["problems", "variants"]
+        .into_iter()
+        .chain(config.include.iter().map(String::as_str))
+    {
+        crate::store::foreign::refuse_foreign_in(&config.tables, table)?;
+    }
     let problems = read_problems(&config.tables)?;
     let split_of: HashMap<String, String> = problems
         .iter()
         .map(|p| (p.problem_id.clone(), p.split.clone()))
         .collect();
+    // A split names the Hub's shard files and a key of the card: a value a problems table
+    // carries is untrusted, so only what the Hub itself accepts as a split name goes through.
+    if let Some(p) = problems.iter().find(|p| !is_hub_split(&p.split)) {
+        return Err(Error::invalid(
+            crate::store::problems::problems_path(&config.tables, &p.dataset, &p.split).display(),
+            format!(
+                "problem {}: split {:?} is not a split name the Hub accepts (letters, digits and `_`, in parts joined by `.`)",
+                p.problem_id, p.split
+            ),
+        ));
+    }
     let folder = StagedFolder::begin(&config.out, "publish", &config.tables)?;
     let summary = write_folder(config, &folder.staging, &split_of)?;
     folder.commit()?;
     Ok(summary)
+}
+
+/// The Hub's rule for a split name: `^\w+(\.\w+)*$`.
+fn is_hub_split(split: &str) -> bool {
+    split
+        .split('.')
+        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 fn split_for_problem(split_of: &HashMap<String, String>, problem_id: &str) -> String {

@@ -14,6 +14,7 @@ use crate::store::parts;
 /// Every variant in the tables, as items, in table order.
 pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> Result<Vec<Item>> {
     let _read = crate::store::commit::TablesLock::shared(tables)?;
+    crate::store::foreign::refuse_foreign_in(tables, variants::TABLE)?;
     let root = variants::dir(tables);
     if !root.is_dir() {
         return Err(Error::missing_table(

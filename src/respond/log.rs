@@ -100,6 +100,7 @@ impl<R: Logged> Sink<R> {
             std::process::id(),
             Instant::now().elapsed().as_nanos()
         ));
+        crate::store::refuse_links(&log_path)?;
         let log = OpenOptions::new()
             .create(true)
             .append(true)

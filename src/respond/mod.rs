@@ -75,6 +75,24 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
 /// Every variant asked of (or answered for) one model, the run's lock held.
 fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     let mut items = variant_items(&config.tables, &config.attacks, &config.datasets)?;
+    // A variant regenerated under its id asks another question: its old reply is superseded
+    // before the new one is asked, never pooled beside it.
+    let current: HashMap<String, String> = items
+        .iter()
+        .filter_map(|it| Some((it.variant_id.clone()?, it.question.clone())))
+        .collect();
+    let merged = crate::store::reply_merge::merge_model_rows(
+        &config.tables,
+        &config.model,
+        Vec::new(),
+        &current,
+    )?;
+    if merged.superseded > 0 {
+        eprintln!(
+            "{}: {} stored replies answer questions the variants no longer ask; superseded",
+            config.model, merged.superseded
+        );
+    }
     if let Some(k) = config.per_problem {
         items.retain(|it| {
             it.attack.as_deref().is_some_and(Attack::is_original) || (it.variant_index as usize) < k

@@ -10,7 +10,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
 use super::parquet::write_batch;
-use super::paths::sanitize;
+use super::paths::name_component;
 use crate::error::Result;
 
 /// The table's folder name under the tables root.
@@ -21,9 +21,9 @@ pub const MADE_BY: &str = "advmath annotate ingest";
 
 /// `<tables>/annotations/<kind>/<sheet>.parquet`.
 pub fn file(tables: &Path, kind: &str, sheet: &str) -> PathBuf {
-    tables.join(TABLE).join(sanitize(kind)).join(format!(
+    tables.join(TABLE).join(name_component(kind)).join(format!(
         "{}{}",
-        sanitize(sheet),
+        name_component(sheet),
         super::paths::PARQUET_EXT
     ))
 }

@@ -24,6 +24,7 @@ pub fn tmp_path(path: &Path) -> PathBuf {
 
 /// Write a text file atomically.
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    super::paths::refuse_links(path)?;
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     }

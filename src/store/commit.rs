@@ -78,6 +78,7 @@ pub(crate) fn remove_path(path: &Path) -> Result<()> {
 /// Put `staged` (a complete file or folder) at `target`, replacing what was there in one atomic
 /// step: a reader sees the old version or the new one, never neither. The old version is removed.
 pub fn replace(staged: &Path, target: &Path) -> Result<()> {
+    super::paths::refuse_links(target)?;
     step(target, "replace")?;
     if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
@@ -419,26 +420,30 @@ pub struct TablesLock {
 }
 
 impl TablesLock {
-    fn open(tables: &Path) -> Option<File> {
+    /// The lock file, `None` where it cannot be made (no folder, a read-only copy); a link on
+    /// its way is refused, as every writer refuses one.
+    fn open(tables: &Path) -> Result<Option<File>> {
         if !tables.is_dir() {
-            return None;
+            return Ok(None);
         }
         let dir = tables.join(lock::FOLDER);
-        fs::create_dir_all(&dir).ok()?;
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(dir.join("tables.lock"))
-            .ok()
+        let path = dir.join("tables.lock");
+        super::paths::refuse_links(&path)?;
+        if fs::create_dir_all(&dir).is_err() {
+            return Ok(None);
+        }
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        Ok(options.open(path).ok())
     }
 
     /// For a switch: waits for the readers (and any other switch) to finish, then finishes what
     /// dead writers left decided.
     pub fn exclusive(tables: &Path) -> Result<TablesLock> {
         let path = tables.join(lock::FOLDER).join("tables.lock");
-        let Some(file) = Self::open(tables) else {
+        let Some(file) = Self::open(tables)? else {
             return Err(Error::file(
                 &path,
                 std::io::Error::other("cannot create the lock file"),
@@ -462,7 +467,7 @@ impl TablesLock {
             if !journals(tables).is_empty() {
                 drop(Self::exclusive(tables)?);
             }
-            let Some(file) = Self::open(tables) else {
+            let Some(file) = Self::open(tables)? else {
                 return Ok(TablesLock { _file: None });
             };
             let path = tables.join(lock::FOLDER).join("tables.lock");

@@ -17,7 +17,7 @@ use super::commit::{commit_journal, Move, TablesLock};
 use super::layout::TABLE_LAYOUTS;
 use super::lock::WriterLock;
 use super::parquet::{parquet_files_under, read_batches, AtomicParquet};
-use super::paths::{sanitize, PARQUET_EXT};
+use super::paths::{name_component, PARQUET_EXT};
 use crate::error::{Error, Result};
 
 /// The default size a compacted part grows to.
@@ -91,7 +91,7 @@ pub fn compact_folder(tables: &Path, dir: &Path, target: u64) -> Result<Compacte
         .to_path_buf();
     let prefix = format!(
         ".staging-compact-{}-",
-        sanitize(&relative.to_string_lossy())
+        name_component(&relative.to_string_lossy())
     );
     super::commit::remove_leftovers(tables, Some(&prefix))?;
     for run in small_runs(&before, target) {
@@ -178,9 +178,10 @@ fn fold_run(
 /// The writer lock that guards a folder of a table: the stage that writes it, and for which
 /// model or dataset (`None`: a table written as one file, with nothing to fold).
 fn writer_of(table: &str, first: &str) -> Option<(&'static str, String)> {
-    let dataset = || first.strip_prefix("dataset=").map(str::to_string);
+    let name = |c: &str| super::paths::name_of(c).unwrap_or_else(|| c.to_string());
+    let dataset = || first.strip_prefix("dataset=").map(name);
     match table {
-        "responses" | "efficient_responses" => Some(("respond", first.to_string())),
+        "responses" | "efficient_responses" => Some(("respond", name(first))),
         "variants" | "generation_stats" => Some(("generate", dataset()?)),
         "features" => Some(("features", dataset()?)),
         "features_xie2024" => Some(("features_xie2024", dataset()?)),
@@ -212,7 +213,10 @@ pub fn compact_tables(tables: &Path, names: &[String], target: u64) -> Result<Ve
         if !root.is_dir() {
             continue;
         }
-        let mut folders: Vec<PathBuf> = parquet_files_under(&root)?
+        let files = parquet_files_under(&root)?;
+        // Folded in, a foreign part would pass for one of the table's own.
+        super::foreign::refuse_foreign_parts(layout.name, &root, &files)?;
+        let mut folders: Vec<PathBuf> = files
             .into_iter()
             .filter_map(|(file, _)| file.parent().map(Path::to_path_buf))
             .collect();

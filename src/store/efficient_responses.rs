@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::columns::utf8;
 use super::parquet::parts;
 use super::parquet::read_batches;
-use super::paths::sanitize;
+use super::paths::name_component;
 use super::responses::{batch_to_rows, rows_to_batch, ResponseRow};
 use crate::error::{Error, Result};
 
@@ -86,7 +86,7 @@ pub struct EfficientRow {
 
 /// The folder of a target's efficient-attack rows.
 pub fn efficient_dir(tables: &Path, model: &str) -> PathBuf {
-    tables.join(TABLE).join(sanitize(model))
+    tables.join(TABLE).join(name_component(model))
 }
 
 /// Rows as a batch in the table's schema.

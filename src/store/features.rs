@@ -148,7 +148,11 @@ pub fn staging_dir(tables: &Path, set: FeatureSet, dataset: &str) -> PathBuf {
 }
 
 fn staging_prefix(set: FeatureSet, dataset: &str) -> String {
-    format!(".staging-{}-dataset={dataset}-", set.table())
+    format!(
+        ".staging-{}-dataset={}-",
+        set.table(),
+        super::paths::name_component(dataset)
+    )
 }
 
 /// Remove the staging folders dead features runs of `dataset` left (hold its writer lock).

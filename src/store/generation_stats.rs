@@ -17,11 +17,7 @@ pub const TABLE: &str = "generation_stats";
 /// `generation_stats`: one row per (problem, numeric attack), at `generation_stats/dataset=<d>/`.
 /// `<tables>/generation_stats/dataset=<d>`: the partition a generation run of a dataset replaces.
 pub fn dataset_dir(tables: &std::path::Path, dataset: &str) -> std::path::PathBuf {
-    super::paths::hive_dir(
-        &tables.join(TABLE),
-        "dataset",
-        &super::paths::sanitize(dataset),
-    )
+    super::paths::hive_dir(&tables.join(TABLE), "dataset", dataset)
 }
 
 pub fn schema() -> SchemaRef {

@@ -13,7 +13,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::paths::sanitize;
+use super::paths::name_component;
 use crate::error::{Error, Result};
 
 /// The folder of the lock files, hidden from every table lister.
@@ -40,15 +40,16 @@ impl WriterLock {
     /// [`Error::Locked`] naming the process that holds it.
     pub fn acquire(tables: &Path, stage: &'static str, name: &str) -> Result<WriterLock> {
         let dir = tables.join(FOLDER);
+        let path = dir.join(format!("{stage}-{}.lock", name_component(name)));
+        // A planted `.locks` or lock file that links outside would take the pid written below
+        // and the truncation when the lock drops.
+        super::paths::refuse_links(&path)?;
         fs::create_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
-        let path = dir.join(format!("{stage}-{}.lock", sanitize(name)));
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| Error::file(&path, e))?;
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        let mut file = options.open(&path).map_err(|e| Error::file(&path, e))?;
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {

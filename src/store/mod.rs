@@ -23,6 +23,7 @@ pub mod doc;
 pub mod efficient_responses;
 pub mod fault;
 pub mod features;
+pub mod foreign;
 pub mod generation_stats;
 mod layout;
 pub mod location;
@@ -32,6 +33,7 @@ pub mod parquet;
 mod paths;
 pub mod places;
 pub mod problems;
+pub mod reply_merge;
 pub mod responses;
 pub mod runs;
 pub mod sessions;
@@ -45,8 +47,9 @@ pub use parquet::{
     text_column, write_batch, writer_properties, AtomicParquet, TableFile, ROW_GROUP_ROWS,
 };
 pub use paths::{
-    default_tables, hive_dir, is_staging_of, part_file, reports_dir, resolved, sanitize,
-    tables_dir, DEFAULT_OUT, PARQUET_EXT,
+    default_tables, guard_writes_below, hive_dir, is_staging_of, name_component, name_of,
+    part_file, refuse_links, refuse_output_inside, reports_dir, resolved, tables_dir, DEFAULT_OUT,
+    PARQUET_EXT,
 };
 
 /// The schema an optional table (made only by some runs) is registered with when absent, so

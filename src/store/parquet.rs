@@ -70,6 +70,7 @@ pub struct AtomicParquet {
 
 impl AtomicParquet {
     pub fn create(path: &Path, schema: SchemaRef) -> Result<Self> {
+        super::paths::refuse_links(path)?;
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
         }
@@ -240,7 +241,9 @@ pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<RecordBatch>> {
     Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
 }
 
-/// `<dir>/<key>=<value>` hive partitions directly under `dir`, sorted; none when `dir` is absent.
+/// `<dir>/<key>=<value>` hive partitions directly under `dir`, as (value, folder) sorted by
+/// folder, the value read back from its [`super::paths::name_component`]; none when `dir` is
+/// absent.
 pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
     let mut out = Vec::new();
     if !dir.is_dir() {
@@ -251,11 +254,12 @@ pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if let Some(v) = name.strip_prefix(&prefix) {
             if p.is_dir() {
-                out.push((v.to_string(), p));
+                let value = super::paths::name_of(v).unwrap_or_else(|| v.to_string());
+                out.push((value, p));
             }
         }
     }
-    out.sort();
+    out.sort_by(|a, b| a.1.cmp(&b.1));
     Ok(out)
 }
 

@@ -21,7 +21,10 @@ impl Places {
     /// A folder the command reads or writes.
     pub fn folder(&mut self, path: &Path) -> Result<PathBuf> {
         let url = match Location::parse(path)? {
-            Location::Local(path) => return Ok(path),
+            Location::Local(path) => {
+                super::paths::guard_writes_below(&path);
+                return Ok(path);
+            }
             Location::Remote(url) => url,
         };
         if let Some(m) = self.mirrors.iter().find(|m| *m.url() == url) {
@@ -29,6 +32,7 @@ impl Places {
         }
         let mirror = Mirror::open(&url)?;
         let local = mirror.path().to_path_buf();
+        super::paths::guard_writes_below(&local);
         eprintln!("{url}: working in its local copy {}", local.display());
         alias(&local, &url);
         self.mirrors.push(mirror);
@@ -45,7 +49,7 @@ impl Places {
         let store = object_store(&url)?;
         let local = cache_dir()
             .join("inputs")
-            .join(super::paths::sanitize(&url.bucket))
+            .join(super::paths::name_component(&url.bucket))
             .join(&url.prefix);
         let remote_error = |action, e: object_store::Error| Error::Remote {
             url: url.to_string(),
@@ -104,7 +108,7 @@ impl Places {
         };
         let local = cache_dir()
             .join("outputs")
-            .join(super::paths::sanitize(&url.bucket))
+            .join(super::paths::name_component(&url.bucket))
             .join(&url.prefix);
         if let Some(dir) = local.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;

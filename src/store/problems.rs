@@ -9,7 +9,7 @@ use arrow::array::{ArrayRef, Int64Array, ListBuilder, RecordBatch, StringArray, 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::{utf8, utf8_list};
-use super::paths::sanitize;
+use super::paths::name_component;
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::{ErrorKind, Program, ProgramError};
@@ -89,8 +89,8 @@ impl ProblemRecord {
 pub fn problems_path(tables: &Path, dataset: &str, split: &str) -> PathBuf {
     tables.join(TABLE).join(format!(
         "{}__{}.parquet",
-        sanitize(dataset),
-        sanitize(split)
+        name_component(dataset),
+        name_component(split)
     ))
 }
 

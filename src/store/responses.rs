@@ -12,7 +12,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
 use super::columns::utf8;
-use super::paths::sanitize;
+use super::paths::name_component;
 use crate::error::Result;
 use crate::vocab::is_simulated;
 
@@ -26,7 +26,7 @@ pub fn dir(tables: &Path) -> PathBuf {
 
 /// The folder of one model's responses: `<tables>/responses/<model>`.
 pub fn model_dir(tables: &Path, model: &str) -> PathBuf {
-    dir(tables).join(sanitize(model))
+    dir(tables).join(name_component(model))
 }
 
 /// The name of a new part written by a live run: the time and process make it unique, and name

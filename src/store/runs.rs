@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::paths::sanitize;
+use super::paths::name_component;
 use crate::error::{Error, Result};
 
 /// The settings that made one attack of a dataset's variants (no timestamp: reruns stay
@@ -62,8 +62,8 @@ pub const FOLDER: &str = "runs";
 pub fn generate_record(tables: &Path, dataset: &str, attack: &str) -> PathBuf {
     tables.join(FOLDER).join(format!(
         "generate__{}__{}.json",
-        sanitize(dataset),
-        sanitize(attack)
+        name_component(dataset),
+        name_component(attack)
     ))
 }
 
@@ -71,14 +71,14 @@ pub fn generate_record(tables: &Path, dataset: &str, attack: &str) -> PathBuf {
 fn legacy_record(tables: &Path, dataset: &str) -> PathBuf {
     tables
         .join(FOLDER)
-        .join(format!("generate__{}.json", sanitize(dataset)))
+        .join(format!("generate__{}.json", name_component(dataset)))
 }
 
 /// The run records of a dataset's attacks, by attack, in attack order; a folder written by an
 /// earlier version has one record for the whole dataset, listed under the attack `*`.
 pub fn generate_records(tables: &Path, dataset: &str) -> Result<Vec<(String, PathBuf)>> {
     let dir = tables.join(FOLDER);
-    let prefix = format!("generate__{}__", sanitize(dataset));
+    let prefix = format!("generate__{}__", name_component(dataset));
     let mut out = Vec::new();
     if dir.is_dir() {
         for e in std::fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))? {
@@ -88,7 +88,8 @@ pub fn generate_records(tables: &Path, dataset: &str) -> Result<Vec<(String, Pat
                 .strip_prefix(&prefix)
                 .and_then(|r| r.strip_suffix(".json"))
             {
-                out.push((attack.to_string(), path.clone()));
+                let attack = super::paths::name_of(attack).unwrap_or_else(|| attack.to_string());
+                out.push((attack, path.clone()));
             }
         }
     }

@@ -17,7 +17,7 @@ use super::commit::{commit_journal, Move, TablesLock};
 use super::parquet::{
     each_batch_of_columns, partitions, parts, read_batches, text_column, AtomicParquet,
 };
-use super::paths::{hive_dir, part_file, sanitize};
+use super::paths::{hive_dir, name_component, part_file};
 use super::{generation_stats, runs};
 use crate::error::{ColumnProblem, Error, Result};
 
@@ -34,7 +34,7 @@ pub fn dir(tables: &Path) -> PathBuf {
 
 /// `<tables>/variants/dataset=<d>`: the partition one generation run of a dataset replaces.
 pub fn dataset_dir(tables: &Path, dataset: &str) -> PathBuf {
-    hive_dir(&dir(tables), DATASET, &sanitize(dataset))
+    hive_dir(&dir(tables), DATASET, dataset)
 }
 
 /// `<tables>/variants/dataset=<d>/attack=<a>`.
@@ -310,7 +310,7 @@ pub struct DatasetWriters {
 
 /// The prefix of a generation run's staging folder for a dataset (the pid follows).
 fn staging_prefix(dataset: &str) -> String {
-    format!(".staging-{}-", sanitize(dataset))
+    format!(".staging-{}-", name_component(dataset))
 }
 
 /// Finish the switches dead generation runs of `dataset` decided, and remove the staging folders
@@ -387,12 +387,11 @@ impl DatasetWriters {
         let mut moves = vec![
             Move {
                 staged: TABLE.into(),
-                target: PathBuf::from(TABLE).join(format!("dataset={}", sanitize(dataset))),
+                target: hive_dir(Path::new(TABLE), DATASET, dataset),
             },
             Move {
                 staged: generation_stats::TABLE.into(),
-                target: PathBuf::from(generation_stats::TABLE)
-                    .join(format!("dataset={}", sanitize(dataset))),
+                target: hive_dir(Path::new(generation_stats::TABLE), DATASET, dataset),
             },
         ];
         for (k, (attack, record)) in made.records.iter().enumerate() {

@@ -10,7 +10,7 @@ use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
 use crate::util::{advmath, small_tables, stderr_of, stdout_of};
 
 /// A filled copy of `sheet`: `fill(row)` gives each criterion's verdict, `annotator` signs it.
-fn fill(
+pub(crate) fn fill(
     sheet: &Path,
     out: &Path,
     annotator: &str,

@@ -98,7 +98,9 @@ impl Source {
                 }
                 // Walked before the engine lists it, so that a link in the table is refused here
                 // as every other reader refuses it (the engine's listing would follow it).
-                let files = crate::store::parquet_files_under(&path)?.len();
+                let files = crate::store::parquet_files_under(&path)?;
+                crate::store::foreign::refuse_foreign_parts(name, &path, &files)?;
+                let files = files.len();
                 Ok(Some((format!("{}/", path.display()), files)))
             }
             Source::Remote { pins, .. } => {

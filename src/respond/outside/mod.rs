@@ -22,11 +22,11 @@ use crate::llm::client::Decoding;
 use crate::llm::prompt::Template;
 use crate::num::Num;
 use crate::seed::fnv1a;
+use crate::store::lock::WriterLock;
 use crate::store::problems::read_problems;
+use crate::store::reply_merge::merge_model_rows;
 use crate::store::responses::model_dir;
-use crate::store::responses::rows_to_batch;
 use crate::store::responses::ResponseRow;
-use crate::store::write_batch;
 use crate::vocab::Attack;
 
 mod arithmattack;
@@ -109,24 +109,36 @@ pub fn ingest_responses(config: &OutsideConfig) -> Result<HashMap<String, usize>
             .or_default()
             .push(row.in_run(&run));
     }
+    let current = current_questions(&config.tables)?;
     let mut written = HashMap::new();
-    for (model, rows) in by_model {
-        let path = part_path(&config.tables, &model, &config.input);
-        write_batch(&path, &rows_to_batch(&rows)?)?;
-        written.insert(model, rows.len());
+    let mut models: Vec<_> = by_model.into_iter().collect();
+    models.sort_by(|a, b| a.0.cmp(&b.0));
+    for (model, rows) in models {
+        // The writer of the model's folder, as `respond` and `compact` take it: an import
+        // beside them would be lost to a compaction or interleave with a run.
+        let _lock = WriterLock::acquire(&config.tables, "respond", &model)?;
+        crate::store::remove_leftovers(&model_dir(&config.tables, &model), None)?;
+        let n = rows.len();
+        merge_model_rows(&config.tables, &model, rows, &current)?;
+        written.insert(model, n);
     }
     Ok(written)
 }
 
+/// Each variant's question now (variant id -> question), to supersede replies to a question a
+/// regenerated variant no longer asks; empty when there are no variants.
+pub(crate) fn current_questions(tables: &Path) -> Result<HashMap<String, String>> {
+    if !crate::store::variants::dir(tables).is_dir() {
+        return Ok(HashMap::new());
+    }
+    Ok(super::variant_items(tables, &[], &[])?
+        .into_iter()
+        .filter_map(|it| Some((it.variant_id?, it.question)))
+        .collect())
+}
+
 /// The run of rows imported from someone else's run (see the `responses` table's `run`).
 pub const IMPORTED_RUN: &str = "imported";
-
-/// Where one model's rows from one input go. One file per (model, input): ingesting the same
-/// input again replaces it.
-fn part_path(tables: &Path, model: &str, input: &Path) -> PathBuf {
-    let tag = format!("{:016x}", fnv1a(input.display().to_string().as_bytes()));
-    crate::store::responses::outside_part(&model_dir(tables, model), &tag)
-}
 
 /// The attack of an unattacked question: outside originals join advmath's own originals.
 fn original_attack() -> &'static str {

@@ -280,7 +280,7 @@ fn take_lease(tables: &Path, stage: &'static str, name: &str) -> Result<()> {
     );
     let key = join_key(
         &join_key(&mirror.root, &folder),
-        &format!("{stage}-{}.json", crate::store::paths::sanitize(name)),
+        &format!("{stage}-{}.json", crate::store::paths::name_component(name)),
     );
     if mirror
         .leases

@@ -108,12 +108,12 @@ impl Mirror {
     pub fn open(url: &RemoteUrl) -> Result<Arc<Mirror>> {
         let name = format!(
             "{}-{:016x}",
-            crate::store::paths::sanitize(&url.prefix),
+            crate::store::paths::name_component(&url.prefix),
             crate::seed::fnv1a(url.prefix.as_bytes())
         );
         let bucket_dir = cache_dir()
             .join("mirrors")
-            .join(crate::store::paths::sanitize(&url.bucket));
+            .join(crate::store::paths::name_component(&url.bucket));
         // The copy's lock and index live beside it, not in it: a stage that replaces its
         // output folder whole (metrics, publish) swaps the copy's folder, and an output folder
         // the store does not have yet must not exist locally either (`publish` refuses an

@@ -70,12 +70,12 @@ pub struct Session {
 /// (containers that share one host name each need their own).
 pub(crate) fn host() -> String {
     if let Some(name) = std::env::var("ADVMATH_HOST").ok().filter(|n| !n.is_empty()) {
-        return super::paths::sanitize(&name);
+        return super::paths::name_component(&name);
     }
     let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .unwrap_or_else(|_| "host".into());
-    super::paths::sanitize(name.trim())
+    super::paths::name_component(name.trim())
 }
 
 fn now_seconds() -> u64 {
