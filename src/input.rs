@@ -7,11 +7,34 @@
 //! also overflow the stack of any recursive parser (polars' among them) and abort the whole
 //! process, so rows nested deeper than [`MAX_JSON_DEPTH`] are bad rows too. The parser then reads
 //! only the good rows, and each keeps its number in the file.
+//!
+//! Sizes are bounded where the cost of a row grows with them: a question longer than
+//! [`MAX_QUESTION_BYTES`] is a bad row, and a delimited file whose header is wider than
+//! [`MAX_COLUMNS`] is refused whole.
 
 use std::path::Path;
 
 /// The deepest JSON nesting a row may have.
 pub const MAX_JSON_DEPTH: usize = 64;
+
+/// The longest question a row may hold, in bytes. GSM8K's and MultiArith's questions are under
+/// 1 KB; a hundred times that is generous for any word problem. Every variant copies its
+/// question and the later stages hold many at once, so a 50 MB question grew a run past 2 GB.
+pub const MAX_QUESTION_BYTES: usize = 100_000;
+
+/// The most columns a CSV or TSV header may have. Input tables need a handful, and the table
+/// reader's cost grows with the columns: a header of a million cost about 300 MB a row.
+pub const MAX_COLUMNS: usize = 4_096;
+
+/// Why `question` is too long to be a problem's question, if it is.
+pub fn question_too_long(question: &str) -> Option<String> {
+    (question.len() > MAX_QUESTION_BYTES).then(|| {
+        format!(
+            "the question is {} bytes, more than the {MAX_QUESTION_BYTES} a question may have",
+            question.len()
+        )
+    })
+}
 
 /// How deep the arrays and objects of one JSON text nest (brackets inside strings ignored).
 pub fn json_depth(text: &str) -> usize {
@@ -113,7 +136,8 @@ pub fn screen_json_line(line: &[u8]) -> Result<&str, String> {
 }
 /// Screen a CSV file with a header row, fields separated by `separator`: rows are the records
 /// after the header (a quoted field may hold newlines), numbered from 0. The good rows are
-/// written back comma-separated. A header that cannot be read is the file's error.
+/// written back comma-separated. A header that cannot be read, or that is wider than
+/// [`MAX_COLUMNS`], is the file's error.
 pub fn screen_csv(bytes: &[u8], separator: u8) -> Result<Screened, String> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(separator)
@@ -124,6 +148,12 @@ pub fn screen_csv(bytes: &[u8], separator: u8) -> Result<Screened, String> {
         .byte_headers()
         .map_err(|e| format!("the header cannot be read: {e}"))?
         .clone();
+    if header.len() > MAX_COLUMNS {
+        return Err(format!(
+            "the header has {} columns, more than the {MAX_COLUMNS} a table may have",
+            header.len()
+        ));
+    }
     if let Some(f) = header.iter().position(|f| std::str::from_utf8(f).is_err()) {
         return Err(format!("header field {} is not valid UTF-8", f + 1));
     }
@@ -265,5 +295,20 @@ mod tests {
         let tabs = screen_csv(b"id\tq\n1\tx,y\n", b'\t').unwrap();
         assert_eq!(tabs.text, b"id,q\n1,\"x,y\"\n");
         assert!(screen_csv(b"i\xffd,q\n", b',').is_err());
+    }
+
+    #[test]
+    fn sizes_are_bounded_at_the_limits_not_before() {
+        assert_eq!(question_too_long(&"a".repeat(MAX_QUESTION_BYTES)), None);
+        assert_eq!(
+            question_too_long(&"a".repeat(MAX_QUESTION_BYTES + 1)).as_deref(),
+            Some("the question is 100001 bytes, more than the 100000 a question may have")
+        );
+        let header = |n: usize| vec!["c"; n].join(",") + "\n";
+        assert!(screen_csv(header(MAX_COLUMNS).as_bytes(), b',').is_ok());
+        assert_eq!(
+            screen_csv(header(MAX_COLUMNS + 1).as_bytes(), b',').unwrap_err(),
+            "the header has 4097 columns, more than the 4096 a table may have"
+        );
     }
 }

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use super::{Columns, Format, IngestOptions, RawProblem, Source, Worked};
 use crate::error::{Error, Result};
-use crate::input::{screen_csv, screen_json_lines, separator_of, BadRow, Screened};
+use crate::input::{
+    question_too_long, screen_csv, screen_json_lines, separator_of, BadRow, Screened,
+};
 use crate::num::Num;
 use crate::synth;
 
@@ -194,6 +196,10 @@ fn read_gsm8k(path: &Path) -> Result<Vec<RawProblem>> {
             ));
             continue;
         };
+        if let Some(reason) = question_too_long(q) {
+            rows.push(bad_row(index, format!("{where_}: {reason}")));
+            continue;
+        }
         rows.push(RawProblem {
             source_index: index,
             question: q.to_string(),
@@ -221,9 +227,12 @@ fn parse_json_array(path: &Path) -> Result<Vec<Value>> {
     }
 }
 
-fn utf8_problem(text: &str, where_: &str) -> Option<String> {
-    text.contains('\u{FFFD}')
-        .then(|| format!("{where_}: contains bytes that are not valid UTF-8"))
+/// Why the question `text` of an item of a JSON file is a bad row, if it is.
+fn question_problem(text: &str, where_: &str) -> Option<String> {
+    if text.contains('\u{FFFD}') {
+        return Some(format!("{where_}: contains bytes that are not valid UTF-8"));
+    }
+    question_too_long(text).map(|reason| format!("{where_}: {reason}"))
 }
 
 fn read_multiarith(path: &Path) -> Result<Vec<RawProblem>> {
@@ -237,7 +246,7 @@ fn read_multiarith(path: &Path) -> Result<Vec<RawProblem>> {
             let Some(q) = v.get("sQuestion").and_then(Value::as_str) else {
                 return bad_row(index, format!("{where_}: missing \"sQuestion\""));
             };
-            if let Some(reason) = utf8_problem(q, &where_) {
+            if let Some(reason) = question_problem(q, &where_) {
                 return bad_row(index, reason);
             }
             let answer = v.get("lSolutions").and_then(|s| s.get(0)).and_then(|s| {
@@ -283,7 +292,7 @@ fn read_xie(json: &Path, code_dir: &Path) -> Result<Vec<RawProblem>> {
             let Some(q) = v.get("question").and_then(Value::as_str) else {
                 return bad_row(index, format!("{where_}: missing \"question\""));
             };
-            if let Some(reason) = utf8_problem(q, &where_) {
+            if let Some(reason) = question_problem(q, &where_) {
                 return bad_row(index, reason);
             }
             let answer = v.get("final_ans").and_then(|a| match a {
@@ -416,6 +425,9 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
             let Some(q) = q.filter(|q| !q.trim().is_empty()) else {
                 return bad_row(i as i64, format!("{where_}: empty question"));
             };
+            if let Some(reason) = question_too_long(&q) {
+                return bad_row(i as i64, format!("{where_}: {reason}"));
+            }
             let answer = answers[k].clone();
             // A GSM8K-style answer column carries a worked solution.
             let worked = answer

@@ -4,10 +4,12 @@
 //! Retries cover what a busy or flaky server does: 429 and 5xx (honouring `Retry-After`),
 //! timeouts, dropped connections and bodies that are not the JSON promised. Backoff is exponential
 //! with full jitter; a `Retry-After` is honoured up to [`MAX_RETRY_AFTER`] (and never beyond the
-//! request timeout), and a wait of a second or more is logged. The API key is read from an
-//! environment variable at start and only ever put in the Authorization header: a server that
-//! echoes it back in a reply or an error body has it replaced by `[redacted]` before anything is
-//! printed or stored.
+//! request timeout), and a wait of a second or more is logged. A reply without content (a chat
+//! message whose `content` is null) comes from a server that is up: it is asked again at once, up
+//! to the endpoint's attempts, and then the request fails for good without the server being
+//! backed off. The API key is read from an environment variable at start and only ever put in
+//! the Authorization header: a server that echoes it back in a reply or an error body has it
+//! replaced by `[redacted]` before anything is printed or stored.
 
 use std::time::{Duration, Instant};
 
@@ -142,17 +144,34 @@ pub fn agent(timeout: Duration, connections: usize) -> ureq::Agent {
     ureq::Agent::new_with_config(config)
 }
 
-/// Parse an OpenAI-style response body.
 /// A parsed completion: text, prompt tokens, completion tokens, finish reason.
 pub type Parsed = (String, Option<i64>, Option<i64>, Option<String>);
 
+/// Why a body is no completion.
+#[derive(Debug, thiserror::Error)]
+enum ReplyError {
+    /// Cut short or garbled on the way: the server or the connection is in trouble.
+    #[error("malformed JSON from the server: {0}")]
+    Malformed(serde_json::Error),
+    #[error("no choices in the response: {0}")]
+    NoChoices(String),
+    /// A well-formed reply whose first choice holds no text (`"content": null`): the model
+    /// produced none, the server itself is fine.
+    #[error("no text in the first choice: {0}")]
+    NoContent(String),
+}
+
+/// Parse an OpenAI-style response body.
 pub fn parse_completion(body: &str, completions: bool) -> Result<Parsed, String> {
-    let v: Value =
-        serde_json::from_str(body).map_err(|e| format!("malformed JSON from the server: {e}"))?;
+    parse_reply(body, completions).map_err(|e| e.to_string())
+}
+
+fn parse_reply(body: &str, completions: bool) -> Result<Parsed, ReplyError> {
+    let v: Value = serde_json::from_str(body).map_err(ReplyError::Malformed)?;
     let choice = v
         .get("choices")
         .and_then(|c| c.get(0))
-        .ok_or_else(|| format!("no choices in the response: {}", truncate(body, 200)))?;
+        .ok_or_else(|| ReplyError::NoChoices(truncate(body, 200)))?;
     let text = if completions {
         choice.get("text").and_then(Value::as_str)
     } else {
@@ -161,7 +180,7 @@ pub fn parse_completion(body: &str, completions: bool) -> Result<Parsed, String>
             .and_then(|m| m.get("content"))
             .and_then(Value::as_str)
     }
-    .ok_or_else(|| format!("no text in the first choice: {}", truncate(body, 200)))?;
+    .ok_or_else(|| ReplyError::NoContent(truncate(body, 200)))?;
     let usage = v.get("usage");
     let tok = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_i64);
     Ok((
@@ -210,6 +229,11 @@ pub(crate) fn redact(text: String, key: Option<&str>) -> String {
 
 /// One request to the server at `url`, its reply parsed; the API key is redacted from every
 /// text it returns.
+///
+/// A reply without content is sent again here, on the same server, up to the endpoint's
+/// attempts, and then fails for good ([`AttemptError::Fatal`]): handed back for a retry, it would
+/// take a server that answers at once out of service, for a backoff that grows with every such
+/// reply. A transient failure among these sends is handed back for a retry as any other.
 pub(crate) fn attempt(
     agent: &ureq::Agent,
     endpoint: &Endpoint,
@@ -224,22 +248,33 @@ pub(crate) fn attempt(
         },
         AttemptError::Fatal(reason) => AttemptError::Fatal(redact(reason, key)),
     };
-    let (text, latency_ms) = send(agent, endpoint, url, body).map_err(redacted)?;
-    let (text, prompt_tokens, completion_tokens, finish_reason) =
-        parse_completion(&text, endpoint.completions).map_err(|reason| {
-            redacted(AttemptError::Retry {
-                reason,
-                after: None,
-            })
-        })?;
-    Ok(Completion {
-        text: redact(text, key),
-        latency_ms,
-        prompt_tokens,
-        completion_tokens,
-        finish_reason,
-        attempts: 1,
-    })
+    let sends = endpoint.max_attempts.max(1);
+    let mut empty = String::new();
+    for n in 1..=sends {
+        let (text, latency_ms) = send(agent, endpoint, url, body).map_err(redacted)?;
+        match parse_reply(&text, endpoint.completions) {
+            Ok((text, prompt_tokens, completion_tokens, finish_reason)) => {
+                return Ok(Completion {
+                    text: redact(text, key),
+                    latency_ms,
+                    prompt_tokens,
+                    completion_tokens,
+                    finish_reason,
+                    attempts: n,
+                })
+            }
+            Err(e @ ReplyError::NoContent(_)) => empty = e.to_string(),
+            Err(e) => {
+                return Err(redacted(AttemptError::Retry {
+                    reason: e.to_string(),
+                    after: None,
+                }))
+            }
+        }
+    }
+    Err(redacted(AttemptError::Fatal(format!(
+        "gave up after {sends} attempts: {empty}"
+    ))))
 }
 
 fn send(
@@ -316,6 +351,26 @@ mod tests {
             .unwrap_err()
             .contains("malformed JSON"));
         assert!(parse_completion(r#"{"choices":[]}"#, false).is_err());
+    }
+
+    #[test]
+    fn a_reply_without_content_is_told_from_a_broken_one() {
+        let null = r#"{"choices":[{"message":{"role":"assistant","content":null}}]}"#;
+        assert!(matches!(
+            parse_reply(null, false),
+            Err(ReplyError::NoContent(_))
+        ));
+        assert!(matches!(
+            parse_reply(r#"{"choices":[{"finish_reason":"stop"}]}"#, true),
+            Err(ReplyError::NoContent(_))
+        ));
+        assert!(matches!(
+            parse_reply(r#"{"choices": [ {"message": "#, false),
+            Err(ReplyError::Malformed(_))
+        ));
+        assert!(parse_completion(null, false)
+            .unwrap_err()
+            .starts_with("no text in the first choice: "));
     }
 
     #[test]

@@ -447,3 +447,88 @@ fn many_bad_rows_are_named_a_few_then_counted() {
         "{stderr}"
     );
 }
+
+/// A question longer than the bound (100,000 bytes) is one bad row naming file, row and size, in
+/// each reader (GSM8K JSON Lines, CSV, generic JSON Lines); the rows around it land, and the
+/// long text is not stored.
+#[test]
+fn a_question_past_the_size_bound_is_a_bad_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let tom = "Tom has 5 apples and buys 7 more. How many?";
+    let ann = "Ann has 4 pens and 9 pencils. How many?";
+    let long = format!("Tom has 5 apples{}. How many?", " and more".repeat(20_000));
+    let size = long.len();
+    assert!(size > 100_000);
+    let gsm8k = dir.path().join("long_test.jsonl");
+    let line = |q: &str, a: u32| {
+        serde_json::json!({"question": q, "answer": format!("#### {a}")}).to_string() + "\n"
+    };
+    fs::write(&gsm8k, line(tom, 12) + &line(&long, 5) + &line(ann, 13)).unwrap();
+    let csv = dir.path().join("long.csv");
+    fs::write(
+        &csv,
+        format!(
+            "question,answer,program\n\"{tom}\",12,print(5 + 7)\n\"{long}\",5,print(5)\n\"{ann}\",13,print(4 + 9)\n"
+        ),
+    )
+    .unwrap();
+    let jsonl = dir.path().join("lines.jsonl");
+    let row = |q: &str, a: &str, p: &str| {
+        serde_json::json!({"question": q, "answer": a, "program": p}).to_string() + "\n"
+    };
+    fs::write(
+        &jsonl,
+        row(tom, "12", "print(5 + 7)")
+            + &row(&long, "5", "print(5)")
+            + &row(ann, "13", "print(4 + 9)"),
+    )
+    .unwrap();
+    let tables = dir.path().join("t");
+    let out = ingest(&tables, &[&gsm8k, &csv, &jsonl]).success();
+    let stderr = stderr_of(&out);
+    let reason = format!("the question is {size} bytes, more than the 100000 a question may have");
+    for (table, place) in [
+        ("gsm8k__test", "long_test.jsonl: line 2"),
+        ("long__test", "long.csv: row 2"),
+        ("lines__test", "lines.jsonl: row 2"),
+    ] {
+        let recs = problems_in(&tables.join(format!("problems/{table}.parquet")));
+        assert_eq!(recs.len(), 3, "{table}");
+        let questions: Vec<&str> = recs.iter().map(|r| r.question.as_str()).collect();
+        assert_eq!(questions, [tom, "", ann], "{table}");
+        let error = recs[1].error.as_ref().expect("the long row is invalid");
+        assert_eq!(error.kind, ErrorKind::BadInput, "{table}");
+        let expected = format!("{place}: {reason}");
+        assert!(
+            error.detail.ends_with(&expected),
+            "{} is not {expected}",
+            error.detail
+        );
+        assert!(stderr.contains(&expected), "{stderr}");
+    }
+}
+
+/// A CSV or TSV header wider than the bound (4,096 columns) refuses the file, naming it and the
+/// count (exit 1).
+#[test]
+fn a_header_wider_than_the_bound_refuses_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, sep) in [("wide.csv", ","), ("wide.tsv", "\t")] {
+        let input = dir.path().join(name);
+        let extra: Vec<String> = (4..=5_000).map(|c| format!("c{c}")).collect();
+        let header = format!("question{sep}answer{sep}program{sep}{}", extra.join(sep));
+        let row = format!(
+            "Tom has 5 apples and buys 7 more.{sep}12{sep}print(5 + 7){}",
+            sep.repeat(extra.len())
+        );
+        fs::write(&input, format!("{header}\n{row}\n")).unwrap();
+        let out = ingest(&dir.path().join("t"), &[&input]).code(1);
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.contains(&format!(
+                "{name}: the header has 5000 columns, more than the 4096 a table may have"
+            )),
+            "{stderr}"
+        );
+    }
+}

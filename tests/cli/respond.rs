@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::server::{spawn, Reply};
+use crate::server::{spawn, spawn_with, Reply};
 use crate::util::{advmath, ingest, problems_in, skip, small_tables, stderr_of, walk};
 use advmath::store::responses::stored_rows;
 
@@ -190,6 +190,60 @@ fn retries_every_transient_fault() {
         .assert()
         .code(1)
         .stderr(predicates::str::contains("HTTP 500"));
+}
+
+/// A server that answers every request with `content: null` is up, not out of service: each
+/// request is made `--attempts` times and then counted as failed, and the run ends (exit 1,
+/// nothing stored). Taken for an outage, the server was backed off further at every reply until
+/// no question was asked any more ("no server of the endpoint answered").
+#[test]
+fn replies_without_content_spend_the_attempts_then_fail() {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    let (_dir, tables) = small_tables();
+    let asked: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let server = {
+        let asked = asked.clone();
+        spawn_with(
+            move |_, body| {
+                *asked.lock().unwrap().entry(body.to_string()).or_default() += 1;
+                Reply::NullContent
+            },
+            Duration::ZERO,
+        )
+    };
+    // One request at a time and a short timeout: the old backoff's stall limit (twice the 30 s
+    // backoff cap plus the timeout) cut the run short well before its 24 requests.
+    let out = respond(
+        &tables,
+        server.port,
+        &[
+            "--limit",
+            "12",
+            "--attempts",
+            "2",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "1",
+        ],
+    )
+    .code(1);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(
+            "12 request(s) failed for good (a rerun retries them): gave up after 2 attempts: no text in the first choice"
+        ),
+        "{stderr}"
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 12, "distinct questions asked");
+    assert!(
+        asked.values().all(|&n| n == 2),
+        "each request made exactly --attempts times: {:?}",
+        asked.values().collect::<Vec<_>>()
+    );
+    assert!(stored_rows(&tables, "test-model").unwrap().is_empty());
 }
 
 /// kill -9 in the middle of 500 requests, then rerun: exactly 500 rows, none twice.

@@ -20,6 +20,9 @@ pub enum Reply {
     ResetMidBody,
     /// 200 with this assistant text.
     Text(&'static str),
+    /// 200 whose message has `"content": null`, as a server does when the model produced no
+    /// text (or only a refusal or a tool call).
+    NullContent,
     /// 401 whose body echoes the request's Authorization header, as some servers do.
     EchoAuthorization,
     /// 500 whose long body echoes the Authorization header after this many characters.
@@ -162,6 +165,12 @@ fn serve(
                 );
                 send(&mut out, "200 OK", "", &body)
             }
+            Reply::NullContent => send(
+                &mut out,
+                "200 OK",
+                "",
+                r#"{"choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}"#,
+            ),
             Reply::ResetMidBody => {
                 let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", ok.len());
                 let _ = out.write_all(head.as_bytes());

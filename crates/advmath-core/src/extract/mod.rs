@@ -6,7 +6,7 @@
 //! The answer is then looked for by decreasing explicitness of the model's own commitment
 //! ([`Rule`] order); the last number of the text is only a fallback, and a response without any
 //! number is a [`Rule::Miss`] rather than a zero, so that a silent model is never right by luck.
-//! Values are exact [`Num`]s: `1/3` stays a third and `0.1` a tenth.
+//! Values are exact [`Num`]s: `1/3` stays a third, `0.1` a tenth and `2.5e2` two hundred and fifty.
 
 use crate::num::Num;
 
@@ -148,8 +148,8 @@ fn digits_end(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The number whose text starts exactly at `start`, if any: an optional sign and currency sign,
-/// digits with `,` thousands groups, decimals, `a/b`, a mixed number `1 1/2`, `\frac{a}{b}`, and
-/// a trailing `%`.
+/// digits with `,` thousands groups, decimals, scientific notation `1e3`, `a/b`, a mixed number
+/// `1 1/2`, `\frac{a}{b}`, and a trailing `%`.
 fn number_at(text: &str, start: usize) -> Option<Token> {
     let b = text.as_bytes();
     let mut i = start;
@@ -190,7 +190,8 @@ fn number_at(text: &str, start: usize) -> Option<Token> {
     Some(Token { value, start, end })
 }
 
-/// Digits (with thousands groups and decimals), a fraction `a/b` or a mixed number `1 1/2`.
+/// Digits (with thousands groups and decimals), scientific notation `2.5e2`, a fraction `a/b` or
+/// a mixed number `1 1/2`.
 fn plain_number(text: &str, i: usize) -> Option<(Num, usize)> {
     let b = text.as_bytes();
     let int_end = digits_end(b, i);
@@ -201,6 +202,7 @@ fn plain_number(text: &str, i: usize) -> Option<(Num, usize)> {
             end += 4;
         }
     }
+    let grouped = end != int_end;
     let mut decimal = false;
     if b.get(end) == Some(&b'.') && is_digit(b.get(end + 1)) {
         end = digits_end(b, end + 1);
@@ -208,6 +210,12 @@ fn plain_number(text: &str, i: usize) -> Option<(Num, usize)> {
     }
     if end == i {
         return None;
+    }
+    // Nobody writes `1,000e3`: a grouped number followed by `e` is a number and a word.
+    if !grouped {
+        if let Some(sci) = scientific(text, i, end) {
+            return Some(sci);
+        }
     }
     let whole = Num::parse_decimal(&text[i..end])?;
     if decimal || end != int_end {
@@ -231,6 +239,41 @@ fn plain_number(text: &str, i: usize) -> Option<(Num, usize)> {
         }
     }
     Some((whole, end))
+}
+
+/// The mantissa `text[i..end]` with an exponent right after it (`1e3`, `2.5E+2`, `3e-2`): its
+/// value and end. Read as a whole word only, so that "3eggs", "1e" and "2e3x" keep their plain
+/// number instead of swallowing a letter of a word. Exact when the value fits a [`Num`] ratio; a
+/// float past that (`2e40`), since taking the mantissa alone would be off by the whole power of
+/// ten; the mantissa alone only when no float holds it either (`1e999`).
+fn scientific(text: &str, i: usize, end: usize) -> Option<(Num, usize)> {
+    let b = text.as_bytes();
+    if !matches!(b.get(end), Some(b'e' | b'E')) {
+        return None;
+    }
+    let mut j = end + 1;
+    if matches!(b.get(j), Some(b'+' | b'-')) {
+        j += 1;
+    }
+    let exp_end = digits_end(b, j);
+    if exp_end == j {
+        return None;
+    }
+    let glued = text[exp_end..]
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_');
+    // `2e3.5` is no notation anyone writes; reading `2e3` would leave a stray `.5`.
+    let fractional_exp = b.get(exp_end) == Some(&b'.') && is_digit(b.get(exp_end + 1));
+    if glued || fractional_exp {
+        return None;
+    }
+    let literal = &text[i..exp_end];
+    let value = Num::parse_decimal(literal).or_else(|| {
+        let x = literal.parse::<f64>().ok()?;
+        Num::float(x).ok()
+    })?;
+    Some((value, exp_end))
 }
 
 /// `/d` right at `i` (after a numerator): the denominator and its end. `1/0` is no fraction.

@@ -163,6 +163,49 @@ fn special_tokens_never_merge_numbers() {
     );
 }
 
+#[rstest]
+#[case::integer_mantissa("The answer is 1e3.", "1000", "1e3")]
+#[case::decimal_mantissa("The answer is 2.5e2", "250", "2.5e2")]
+#[case::upper_case_signed("The answer is 1.5E+3 grams", "1500", "1.5E+3")]
+#[case::negative_exponent("The answer is 3e-2", "0.03", "3e-2")]
+#[case::negative_value("The answer is -2e3.", "-2000", "-2e3")]
+#[case::boxed("\\boxed{4e1}", "40", "4e1")]
+#[case::last_number("It comes to about 6e2 in all", "600", "6e2")]
+#[case::percent("The answer is 5e1%", "50", "5e1%")]
+fn scientific_notation_is_read_exactly(
+    #[case] response: &str,
+    #[case] value: &str,
+    #[case] text: &str,
+) {
+    let e = extract(response);
+    assert_eq!(e.value, Some(n(value)), "{response:?}");
+    assert!(e.value.unwrap().is_exact(), "{response:?}");
+    assert_eq!(e.text.as_deref(), Some(text), "{response:?}");
+}
+
+#[test]
+fn scientific_notation_past_i128_is_a_float_not_its_mantissa() {
+    let e = extract("The answer is 2e40.");
+    assert_eq!(e.text.as_deref(), Some("2e40"));
+    assert_eq!(e.value.map(Num::to_f64), Some(2e40));
+}
+
+#[rstest]
+#[case::bare_e("The answer is 1e.", "1")]
+#[case::sign_without_digits("The answer is 4e- 2", "4")]
+#[case::word("The answer is 3 eggs", "3")]
+#[case::glued_word("The answer is 3eggs", "3")]
+#[case::glued_letters_after("The answer is 2e3x", "2")]
+#[case::eg("Use a unit, e.g. 7 boxes", "7")]
+#[case::number_then_eg("He has 7 e.g. apples", "7")]
+#[case::decimal_exponent("The answer is 2e3.5", "2")]
+#[case::thousands_groups("The answer is 1,000e3", "1000")]
+#[case::exponent_out_of_range("The answer is 1e999.", "1")]
+fn not_scientific_notation(#[case] response: &str, #[case] value: &str) {
+    let e = extract(response);
+    assert_eq!(e.value, Some(n(value)), "{response:?}");
+}
+
 #[test]
 fn matched_text_is_the_number_as_written() {
     let e = extract("The answer is $1,234.50 in total");
