@@ -24,7 +24,7 @@ use rand::SeedableRng;
 
 use crate::error::{Error, Result};
 use crate::metrics::{Cell, ResultTable, SqlEngine};
-use crate::store::{annotations, columns};
+use crate::store::columns;
 pub use sheet::{ingest, IngestSummary};
 
 /// Which sheet: the paper element it serves.
@@ -357,9 +357,4 @@ fn sheet_row(
 /// note empty).
 pub fn write_sheet(path: &Path, kind: SheetKind, rows: &[SheetRow]) -> Result<()> {
     crate::store::write_text(path, &sheet::to_csv(kind, rows))
-}
-
-/// Where a sheet's verdicts go (one file per sheet, replaced when it is ingested again).
-pub fn sheet_file(tables: &Path, kind: SheetKind, sheet: &str) -> PathBuf {
-    annotations::file(tables, kind.name(), sheet)
 }

@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{sheet_file, SheetKind, SheetRow};
+use super::{SheetKind, SheetRow};
 use crate::error::{Error, Result};
 use crate::store::annotations::{self, AnnotationRow};
 use crate::store::columns;
+use crate::store::lock::WriterLock;
 
 /// Every field quoted (replies hold commas, quotes and newlines), quotes doubled (RFC 4180).
 pub(super) fn to_csv(kind: SheetKind, rows: &[SheetRow]) -> String {
@@ -120,9 +121,17 @@ pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
                 }
             }
         }
-        let file = sheet_file(tables, kind, &sheet);
-        annotations::write(tables, kind.name(), &sheet, &out)?;
-        debug_assert!(file.exists());
+        // Keyed by annotator and item: two annotators' sheets of one name, or one sheet
+        // ingested twice under two names, never replace or double each other.
+        let _lock = WriterLock::wait(tables, "annotate", kind.name())?;
+        for annotator in &annotators {
+            let theirs: Vec<AnnotationRow> = out
+                .iter()
+                .filter(|r| &r.annotator == annotator)
+                .cloned()
+                .collect();
+            annotations::merge(tables, kind.name(), annotator, &theirs)?;
+        }
         summary
             .sheets
             .push((path.clone(), kind, annotators, out.len(), empty));

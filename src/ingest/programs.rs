@@ -7,7 +7,7 @@
 //! the end), a rejected program included, with the model's name in `program_origin` and the
 //! reason in `error_detail`. A rerun with the same model asks only what it has not answered.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,6 +18,7 @@ use crate::llm::prompt::xie2024_program;
 use crate::llm::servers::Servers;
 use crate::program::{validate_program, AlignMode, ErrorKind, Links, ProgramError};
 use crate::question::find_slots;
+use crate::store::lock::WriterLock;
 use crate::store::problems::{records_to_batch, ProblemRecord};
 use crate::store::{problems, write_batch};
 
@@ -153,6 +154,8 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
     }
     drop(tx);
     let mut dirty: BTreeSet<usize> = BTreeSet::new();
+    // problem id -> its index in its file, for the programs not saved yet.
+    let mut answered: HashMap<String, usize> = HashMap::new();
     let (mut unsaved, mut saved_at) = (0usize, Instant::now());
     for (t, i, reply) in rx {
         progress.inc(1);
@@ -202,33 +205,66 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
             }
         }
         dirty.insert(t);
+        answered.insert(record.problem_id.clone(), i);
         unsaved += 1;
         if unsaved >= FLUSH_EVERY || saved_at.elapsed() >= Duration::from_secs(FLUSH_SECONDS) {
-            save(&tables, &mut dirty)?;
+            save(&config.tables, &tables, &mut dirty, &mut answered)?;
             (unsaved, saved_at) = (0, Instant::now());
         }
     }
     for w in workers {
         let _ = w.join();
     }
-    save(&tables, &mut dirty)?;
+    save(&config.tables, &tables, &mut dirty, &mut answered)?;
     progress.finish();
     Ok(summary)
 }
 
-/// Rewrite the problems files that changed since the last save, each atomically.
-fn save(tables: &[(PathBuf, Vec<ProblemRecord>)], dirty: &mut BTreeSet<usize>) -> Result<()> {
-    for t in std::mem::take(dirty) {
-        let (path, recs) = &tables[t];
-        rewrite(path, recs)?;
+/// Merge the programs answered since the last save into the problems files as they are now,
+/// under `ingest`'s writer lock: an `ingest` that ran while the model was thinking keeps what it
+/// wrote. A program lands only on a problem that still asks the same question and still has no
+/// valid program.
+fn save(
+    tables_dir: &Path,
+    tables: &[(PathBuf, Vec<ProblemRecord>)],
+    dirty: &mut BTreeSet<usize>,
+    answered: &mut HashMap<String, usize>,
+) -> Result<()> {
+    if dirty.is_empty() {
+        return Ok(());
     }
+    let _lock = WriterLock::wait(tables_dir, INGEST_STAGE, INGEST_LOCK)?;
+    for t in std::mem::take(dirty) {
+        let (path, asked) = &tables[t];
+        if !path.is_file() {
+            continue;
+        }
+        let mut now = problems::read_file(path)?;
+        let mut changed = false;
+        for rec in now.iter_mut() {
+            let Some(&i) = answered.get(&rec.problem_id) else {
+                continue;
+            };
+            let mine = &asked[i];
+            if rec.question == mine.question && !rec.is_valid() {
+                rec.program.clone_from(&mine.program);
+                rec.program_origin.clone_from(&mine.program_origin);
+                rec.tree.clone_from(&mine.tree);
+                rec.error.clone_from(&mine.error);
+                changed = true;
+            }
+        }
+        if changed {
+            write_batch(path, &records_to_batch(&now)?)?;
+        }
+    }
+    answered.clear();
     Ok(())
 }
 
-fn rewrite(path: &Path, recs: &[ProblemRecord]) -> Result<()> {
-    write_batch(path, &records_to_batch(recs)?)?;
-    Ok(())
-}
+/// The writer lock `ingest` holds over the problems table.
+const INGEST_STAGE: &str = "ingest";
+const INGEST_LOCK: &str = "problems";
 
 #[cfg(test)]
 mod tests {

@@ -1,17 +1,19 @@
 //! The `annotations` table: people's verdicts from filled annotation sheets (`advmath annotate
-//! ingest`), one row per (sheet, item, criterion), at `annotations/<kind>/<sheet>.parquet`.
-//! Ingesting a sheet again replaces its file, so a corrected sheet never counts twice.
+//! ingest`), one row per (annotator, item, criterion), at `annotations/<kind>/<annotator>.parquet`.
+//! A verdict ingested again (a corrected sheet, the same sheet under another name) replaces the
+//! one with its key, so it never counts twice, and two annotators' sheets with one file name keep
+//! each their own verdicts.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
 use super::parquet::write_batch;
 use super::paths::name_component;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "annotations";
@@ -19,11 +21,11 @@ pub const TABLE: &str = "annotations";
 /// What makes the table.
 pub const MADE_BY: &str = "advmath annotate ingest";
 
-/// `<tables>/annotations/<kind>/<sheet>.parquet`.
-pub fn file(tables: &Path, kind: &str, sheet: &str) -> PathBuf {
+/// `<tables>/annotations/<kind>/<annotator>.parquet`.
+pub fn file(tables: &Path, kind: &str, annotator: &str) -> PathBuf {
     tables.join(TABLE).join(name_component(kind)).join(format!(
         "{}{}",
-        name_component(sheet),
+        name_component(annotator),
         super::paths::PARQUET_EXT
     ))
 }
@@ -48,7 +50,7 @@ pub fn schema() -> SchemaRef {
 
 pub const DOC: &[(&str, &str)] = &[
     ("kind", "`human_eval` (Xie et al. Figure 2) or `miss_rate` (ArithmAttack Table 2)"),
-    ("sheet", "the sheet's file name, without extension: ingesting it again replaces its rows"),
+    ("sheet", "the file name (without extension) of the sheet the verdict was last ingested from"),
     ("annotator", "who filled the sheet (its `annotator` column, else the file name)"),
     ("item", "the sheet's item id (`h0001`, `m00001`, ...): the same across every annotator's copy"),
     ("model", "`human_eval`: the model whose adversarial examples were drawn; `miss_rate`: the model whose reply was read"),
@@ -100,7 +102,99 @@ pub fn rows_to_batch(rows: &[AnnotationRow]) -> Result<RecordBatch> {
     Ok(RecordBatch::try_new(schema(), cols)?)
 }
 
-/// Replace one sheet's rows.
-pub fn write(tables: &Path, kind: &str, sheet: &str, rows: &[AnnotationRow]) -> Result<PathBuf> {
-    write_batch(&file(tables, kind, sheet), &rows_to_batch(rows)?)
+/// The verdicts stored in one file.
+pub fn read(path: &Path) -> Result<Vec<AnnotationRow>> {
+    let mut out = Vec::new();
+    for b in super::parquet::read_batches(path)? {
+        let bad = |c: &str| {
+            Error::invalid(
+                path.display(),
+                format!("column {c} is missing or has the wrong type"),
+            )
+        };
+        let text = |c: &'static str| {
+            b.column_by_name(c)
+                .and_then(|a| a.as_string_opt::<i32>().cloned())
+                .ok_or_else(|| bad(c))
+        };
+        let (
+            kind,
+            sheet,
+            annotator,
+            item,
+            model,
+            template,
+            dataset,
+            attack,
+            problem,
+            variant,
+            criterion,
+        ) = (
+            text("kind")?,
+            text("sheet")?,
+            text("annotator")?,
+            text("item")?,
+            text("model")?,
+            text("template")?,
+            text("dataset")?,
+            text("attack")?,
+            text("problem_id")?,
+            text("variant_id")?,
+            text("criterion")?,
+        );
+        let value = b
+            .column_by_name("value")
+            .and_then(|a| a.as_primitive_opt::<arrow::datatypes::Int32Type>().cloned())
+            .ok_or_else(|| bad("value"))?;
+        let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| a.value(i).to_string());
+        for i in 0..b.num_rows() {
+            out.push(AnnotationRow {
+                kind: kind.value(i).to_string(),
+                sheet: sheet.value(i).to_string(),
+                annotator: annotator.value(i).to_string(),
+                item: item.value(i).to_string(),
+                model: model.value(i).to_string(),
+                template: opt(&template, i),
+                dataset: dataset.value(i).to_string(),
+                attack: attack.value(i).to_string(),
+                problem_id: opt(&problem, i),
+                variant_id: opt(&variant, i),
+                criterion: criterion.value(i).to_string(),
+                value: value.value(i),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Merge one annotator's new verdicts into their file: a verdict replaces the stored one with the
+/// same (item, criterion), the others stay. Returns the file.
+pub fn merge(
+    tables: &Path,
+    kind: &str,
+    annotator: &str,
+    rows: &[AnnotationRow],
+) -> Result<PathBuf> {
+    let path = file(tables, kind, annotator);
+    let mut merged: Vec<AnnotationRow> = if path.is_file() {
+        read(&path)?
+    } else {
+        Vec::new()
+    };
+    let mut at: std::collections::HashMap<(String, String), usize> = merged
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((r.item.clone(), r.criterion.clone()), i))
+        .collect();
+    for r in rows {
+        match at.get(&(r.item.clone(), r.criterion.clone())) {
+            Some(&i) => merged[i] = r.clone(),
+            None => {
+                at.insert((r.item.clone(), r.criterion.clone()), merged.len());
+                merged.push(r.clone());
+            }
+        }
+    }
+    merged.sort_by(|a, b| (&a.item, &a.criterion).cmp(&(&b.item, &b.criterion)));
+    write_batch(&path, &rows_to_batch(&merged)?)
 }

@@ -76,6 +76,19 @@ impl WriterLock {
         Ok(WriterLock { file, path })
     }
 
+    /// Take the lock of `stage` on `name`, waiting for its holder to finish (a stage that merges
+    /// a few rows into another stage's output waits its turn instead of failing).
+    pub fn wait(tables: &Path, stage: &'static str, name: &str) -> Result<WriterLock> {
+        loop {
+            match WriterLock::acquire(tables, stage, name) {
+                Err(Error::Locked { .. }) => {
+                    std::thread::sleep(std::time::Duration::from_millis(200))
+                }
+                other => return other,
+            }
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -296,10 +296,77 @@ fn miss_rate_sheets_give_table_2_and_bad_cells_are_named() {
     assert_eq!(ratings as usize, 3 * (carry + careful) - 1);
 }
 
+/// Two annotators' sheets with one file name (`alice/ms.csv`, `bob/ms.csv`) keep each their
+/// verdicts; a sheet ingested again, or under another name, replaces its verdicts instead of
+/// adding them; a sheet named in another script keeps its own name.
+#[test]
+fn verdicts_are_kept_per_annotator_and_item() {
+    let (dir, tables) = small_tables();
+    let sheet = dir.path().join("drawn.csv");
+    advmath()
+        .args([
+            "annotate",
+            "sample",
+            "miss-rate",
+            "--model",
+            "sim-carry",
+            "--tables",
+        ])
+        .arg(&tables)
+        .arg("--out")
+        .arg(&sheet)
+        .assert()
+        .success();
+    let items = advmath::respond::outside::read_csv(&sheet).unwrap().len();
+    for who in ["alice", "bob"] {
+        std::fs::create_dir_all(dir.path().join(who)).unwrap();
+        fill(
+            &sheet,
+            &dir.path().join(who).join("ms.csv"),
+            who,
+            &["missed"],
+            |_, _| "0".into(),
+        );
+    }
+    let copy = dir.path().join("ms-again.csv");
+    std::fs::copy(dir.path().join("alice/ms.csv"), &copy).unwrap();
+    let unsigned = dir.path().join("标注.csv");
+    fill(&sheet, &unsigned, "", &["missed"], |_, _| "1".into());
+    for sheets in [
+        vec![
+            dir.path().join("alice/ms.csv"),
+            dir.path().join("bob/ms.csv"),
+        ],
+        vec![
+            dir.path().join("alice/ms.csv"),
+            copy.clone(),
+            unsigned.clone(),
+        ],
+    ] {
+        advmath()
+            .args(["annotate", "ingest", "--tables"])
+            .arg(&tables)
+            .args(&sheets)
+            .assert()
+            .success();
+    }
+    let counts = crate::util::sql_csv(
+        &tables,
+        "SELECT annotator, COUNT(*) AS n, COUNT(DISTINCT item) AS items FROM annotations GROUP BY annotator ORDER BY annotator",
+    );
+    assert_eq!(
+        counts,
+        format!(
+            "annotator,n,items\nalice,{items},{items}\nbob,{items},{items}\n标注,{items},{items}\n"
+        ),
+        "{counts}"
+    );
+}
+
 /// Verdicts written straight to the table, for the DuckDB parity test: two annotators on three
 /// human-evaluation items of two methods (agreeing on some), and on four replies of a model.
 pub fn write_annotation_fixture(tables: &Path) {
-    use advmath::store::annotations::{write, AnnotationRow};
+    use advmath::store::annotations::{merge, AnnotationRow};
     let row = |kind: &str, annotator: &str, item: &str, attack: &str, criterion: &str, value| {
         AnnotationRow {
             kind: kind.into(),
@@ -330,7 +397,7 @@ pub fn write_annotation_fixture(tables: &Path) {
                 rows.push(row("human_eval", annotator, item, method, c, v));
             }
         }
-        write(tables, "human_eval", &format!("sheet-{annotator}"), &rows).unwrap();
+        merge(tables, "human_eval", annotator, &rows).unwrap();
         let rows: Vec<AnnotationRow> = (0..4)
             .map(|i| {
                 let v = i32::from(i < 1 + flips);
@@ -344,6 +411,6 @@ pub fn write_annotation_fixture(tables: &Path) {
                 )
             })
             .collect();
-        write(tables, "miss_rate", &format!("sheet-{annotator}"), &rows).unwrap();
+        merge(tables, "miss_rate", annotator, &rows).unwrap();
     }
 }

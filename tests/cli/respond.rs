@@ -461,3 +461,75 @@ fn llm_programs_are_validated_like_given_ones() {
         asked_before
     );
 }
+
+/// `programs` waiting on a slow server while `ingest` rewrites the same dataset: the programs
+/// land on the problems as `ingest` left them, and what `ingest` wrote is kept.
+#[test]
+fn programs_merge_into_the_problems_an_ingest_wrote_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("noprog.jsonl");
+    let questions = [
+        "Tom has 15 apples and buys 27 more. How many?",
+        "Ann has 3 pens and 9 pencils. How many?",
+    ];
+    let without: String = questions
+        .iter()
+        .zip(["42", "12"])
+        .map(|(q, a)| format!("{{\"question\": \"{q}\", \"answer\": \"{a}\"}}\n"))
+        .collect();
+    std::fs::write(&input, without).unwrap();
+    let tables = dir.path().join("t");
+    ingest(&tables, &[&input]).code(1);
+    // A slow model: every reply comes 3 s after its request.
+    let server = spawn(
+        |_| {
+            std::thread::sleep(Duration::from_secs(3));
+            Reply::Text("```python\na = 15\nb = 27\nprint(a + b)\n```")
+        },
+        Duration::ZERO,
+    );
+    let programs = std::process::Command::new(assert_cmd::cargo::cargo_bin("advmath"))
+        .args([
+            "programs",
+            "--model",
+            "coder",
+            "--concurrency",
+            "1",
+            "--endpoint",
+        ])
+        .arg(format!("http://127.0.0.1:{}", server.port))
+        .arg("--tables")
+        .arg(&tables)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.requests.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "programs never asked");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Meanwhile the same dataset is ingested again, now with worked solutions.
+    let with: String = [
+        (questions[0], "15 + 27 = <<15+27=42>>42\\n#### 42"),
+        (questions[1], "3 + 9 = <<3+9=12>>12\\n#### 12"),
+    ]
+    .iter()
+    .map(|(q, a)| format!("{{\"question\": \"{q}\", \"answer\": \"{a}\"}}\n"))
+    .collect();
+    std::fs::write(&input, with).unwrap();
+    advmath()
+        .args(["ingest", "--dataset", "noprog", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .assert()
+        .success();
+    let status = programs.wait_with_output().unwrap().status;
+    assert!(status.success(), "{status:?}");
+    let recs = problems_in(&tables.join("problems/noprog__test.parquet"));
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert!(r.is_valid(), "{}: {:?}", r.problem_id, r.error);
+        assert_ne!(r.program_origin, "llm:coder", "{}", r.problem_id);
+    }
+}
