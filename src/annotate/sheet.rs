@@ -124,6 +124,7 @@ pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
         // Keyed by annotator and item: two annotators' sheets of one name, or one sheet
         // ingested twice under two names, never replace or double each other.
         let _lock = WriterLock::wait(tables, "annotate", kind.name())?;
+        crate::store::remove_leftovers(&tables.join(annotations::TABLE).join(kind.name()), None)?;
         for annotator in &annotators {
             let theirs: Vec<AnnotationRow> = out
                 .iter()

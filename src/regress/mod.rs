@@ -321,6 +321,9 @@ fn write_coefficients(
             })
         })
         .collect();
+    // One writer of the table at a time; a killed one's half-written file goes.
+    let _lock = crate::store::lock::WriterLock::acquire(tables, "regress", coefficients::TABLE)?;
+    crate::store::remove_leftovers(&tables.join(coefficients::TABLE), None)?;
     coefficients::write(tables, &rows)?;
     Ok(())
 }

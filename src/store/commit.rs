@@ -398,6 +398,41 @@ pub fn remove_leftovers(dir: &Path, staging_prefix: Option<&str>) -> Result<usiz
     Ok(removed)
 }
 
+/// Remove every half-written file (`.<name>.<pid>.tmp`) below `tables` whose process is gone:
+/// what a killed writer of any stage left. A live writer's file is left alone, so no lock is
+/// needed. Returns how many were removed.
+pub fn remove_dead_tmp_files(tables: &Path) -> Result<usize> {
+    let mut removed = 0;
+    let mut folders = vec![tables.to_path_buf()];
+    while let Some(dir) = folders.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            // Links are never followed: a planted one could lead outside the tables.
+            if kind.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .strip_suffix(".tmp")
+                .filter(|_| name.starts_with('.') && kind.is_file())
+                .and_then(|stem| stem.rsplit('.').next())
+                .and_then(|pid| pid.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !super::atomic::process_alive(pid)) {
+                fs::remove_file(&path).map_err(|e| Error::file(&path, e))?;
+                removed += 1;
+            }
+        }
+    }
+    Ok(removed)
+}
+
 /// Finish every switch a killed command decided in `tables`, as `advmath settle` does: waits
 /// for the folder's readers, then replays each journal (refusing one that names anything outside
 /// the tables). Returns how many were finished.
@@ -410,6 +445,7 @@ pub fn settle_tables(tables: &Path) -> Result<usize> {
     }
     let pending = journals(tables).len();
     drop(TablesLock::exclusive(tables)?);
+    remove_dead_tmp_files(tables)?;
     Ok(pending)
 }
 

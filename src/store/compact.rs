@@ -192,6 +192,7 @@ fn writer_of(table: &str, first: &str) -> Option<(&'static str, String)> {
 /// Compact every folder of the named tables (every table when `names` is empty), each under the
 /// writer lock of the stage that writes it.
 pub fn compact_tables(tables: &Path, names: &[String], target: u64) -> Result<Vec<Compacted>> {
+    super::commit::remove_dead_tmp_files(tables)?;
     for name in names {
         if !TABLE_LAYOUTS.iter().any(|l| l.name == name) {
             return Err(Error::Usage(format!(

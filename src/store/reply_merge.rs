@@ -120,7 +120,12 @@ fn rewrite_folder(tables: &Path, model: &str, rows: &[ResponseRow]) -> Result<()
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let staging = dir.with_file_name(format!(".{name}.merge-{}", std::process::id()));
+    let prefix = format!(".{name}.merge-");
+    let staging = dir.with_file_name(format!("{prefix}{}", std::process::id()));
+    // The caller holds the model's lock: a merge folder of another process is a killed run's.
+    if let Some(parent) = dir.parent() {
+        super::commit::remove_leftovers(parent, Some(&prefix))?;
+    }
     remove_path(&staging)?;
     let done = stage(&dir, &staging, rows).and_then(|()| {
         let _switch = TablesLock::exclusive(tables)?;

@@ -18,6 +18,7 @@ mod hostile;
 mod ingest;
 mod layers;
 mod leases;
+mod leftovers;
 mod lm_eval;
 mod long_runs;
 mod metrics;

@@ -146,7 +146,7 @@ pub(super) fn take(
         let dead_here = holder.as_ref().is_some_and(|h| {
             h.host == super::super::sessions::host()
                 && h.pid != std::process::id()
-                && !super::super::sessions::process_alive(h.pid)
+                && !super::super::atomic::process_alive(h.pid)
         });
         if age <= lease_ttl && !dead_here {
             let who = holder.map_or_else(

@@ -113,18 +113,7 @@ fn left_over(id: &str) -> bool {
     if now_seconds().saturating_sub(seconds) > STALE_SECONDS {
         return true;
     }
-    host_name == host() && pid > 0 && !process_alive(pid as u32)
-}
-
-/// Whether process `pid` of this machine is running.
-pub(crate) fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill(2) with signal 0 only checks that the process exists.
-    pid > 0
-        && (unsafe { libc::kill(pid, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+    host_name == host() && pid > 0 && !super::atomic::process_alive(pid as u32)
 }
 
 fn remote_error(bucket: &str, key: &str, action: &'static str, e: object_store::Error) -> Error {
