@@ -21,10 +21,26 @@ fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// The commands that write into a tables folder, each with the arguments it needs there (`s`
 /// is a scratch folder outside the tables for the outputs that go elsewhere).
-fn writers(t: &str, s: &str) -> Vec<Vec<String>> {
+fn writers(t: &str, s: &str, replies: &str, sheet: &str) -> Vec<Vec<String>> {
     let v = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     vec![
         v(&["respond", "--tables", t, "--model", "oracle"]),
+        v(&[
+            "ingest-responses",
+            "--model",
+            "m",
+            "--format",
+            "generic",
+            "--question-col",
+            "q",
+            "--response-col",
+            "r",
+            "--tables",
+            t,
+            replies,
+        ]),
+        v(&["annotate", "ingest", "--tables", t, sheet]),
+        v(&["settle", "--tables", t]),
         v(&["metrics", "--tables", t, "--out", &format!("{s}/metrics")]),
         v(&[
             "generate",
@@ -49,6 +65,43 @@ fn writers(t: &str, s: &str) -> Vec<Vec<String>> {
     ]
 }
 
+/// A reply file (generic layout, the originals' questions) and a filled miss-rate sheet, made
+/// from `tables` into `dir`: the inputs of `ingest-responses` and `annotate ingest`.
+fn replies_and_sheet(tables: &Path, dir: &Path) -> (String, String) {
+    let replies = dir.join("replies.parquet");
+    advmath()
+        .args(["sql", "--format", "parquet", "--tables"])
+        .arg(tables)
+        .arg(
+            "SELECT question AS q, 'The answer is 5.' AS r FROM variants WHERE attack = 'original'",
+        )
+        .arg("--output")
+        .arg(&replies)
+        .assert()
+        .success();
+    let drawn = dir.join("drawn.csv");
+    advmath()
+        .args([
+            "annotate",
+            "sample",
+            "miss-rate",
+            "--model",
+            "oracle",
+            "--tables",
+        ])
+        .arg(tables)
+        .arg("--out")
+        .arg(&drawn)
+        .assert()
+        .success();
+    let sheet = dir.join("alice.csv");
+    crate::annotate::fill(&drawn, &sheet, "alice", &["missed"], |_, _| "0".into());
+    (
+        replies.to_str().unwrap().to_string(),
+        sheet.to_str().unwrap().to_string(),
+    )
+}
+
 /// A lock file planted as a link to a file outside, or `.locks` itself linked to an outside
 /// folder: every writer refuses it (exit 1, naming the link) and no file outside changes.
 #[test]
@@ -63,12 +116,25 @@ fn planted_lock_links_change_no_file_outside() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(lock_names.iter().any(|n| n == "respond-oracle.lock"));
+    // The locks of the writers the small run does not use.
+    let lock_names: Vec<String> = lock_names
+        .into_iter()
+        .chain(
+            [
+                "respond-m.lock",
+                "annotate-miss_rate.lock",
+                "regress-coefficients.lock",
+            ]
+            .map(String::from),
+        )
+        .collect();
     let tables = dir.path().join("planted");
     let scratch = dir.path().join("scratch");
     let t = tables.to_str().unwrap().to_string();
     let s = scratch.to_str().unwrap().to_string();
+    let (replies, sheet) = replies_and_sheet(&base, dir.path());
     for whole_folder in [false, true] {
-        for args in writers(&t, &s) {
+        for args in writers(&t, &s, &replies, &sheet) {
             copy_dir(&base, &tables);
             let locks = tables.join(".locks");
             std::fs::remove_dir_all(&locks).unwrap();
