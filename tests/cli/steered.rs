@@ -117,7 +117,7 @@ fn planted_lock_links_change_no_file_outside() {
         .collect();
     assert!(lock_names.iter().any(|n| n == "respond-oracle.lock"));
     // The locks of the writers the small run does not use.
-    let lock_names: Vec<String> = lock_names
+    let lock_names: std::collections::BTreeSet<String> = lock_names
         .into_iter()
         .chain(
             [

@@ -131,7 +131,7 @@ pub(crate) fn current_questions(tables: &Path) -> Result<HashMap<String, String>
     if !crate::store::variants::dir(tables).is_dir() {
         return Ok(HashMap::new());
     }
-    Ok(super::variant_items(tables, &[], &[])?
+    Ok(super::items::variant_items(tables, &[], &[])?
         .into_iter()
         .filter_map(|it| Some((it.variant_id?, it.question)))
         .collect())
