@@ -65,7 +65,7 @@ impl Cluster {
 
     /// A cluster whose processes get `env` (a store's credentials and endpoint).
     pub fn start_with(env: &dyn Fn(&mut Command)) -> Cluster {
-        let bin = assert_cmd::cargo::cargo_bin("advmath");
+        let bin = crate::util::advmath_path();
         let work = tempfile::tempdir().unwrap();
         let port = free_port();
         let mut scheduler = Command::new(&bin);
@@ -322,7 +322,7 @@ fn an_executor_killed_mid_query_never_gives_a_wrong_result() {
                FROM responses r CROSS JOIN (SELECT UNNEST(GENERATE_SERIES(1, 20000)) AS i) s \
                GROUP BY r.model ORDER BY r.model";
     let expected = SqlEngine::open(&tables).unwrap().query_table(sql).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let bin = crate::util::advmath_path();
     let query = || {
         Command::new(&bin)
             .args([
@@ -436,7 +436,7 @@ fn cluster_sql(moto: &crate::s3::Moto, cache: &Path, cluster: &Cluster, sql: &st
 /// Start `advmath` with `args` from cache folder `cache`, held just before its push commits;
 /// returns once it is held (`hold` exists; removing it lets the run go on).
 fn held(moto: &crate::s3::Moto, cache: &Path, hold: &Path, args: &[&str]) -> Child {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("advmath"));
+    let mut cmd = Command::new(crate::util::advmath_path());
     moto.env(&mut cmd, cache)
         .env("ADVMATH_HOLD_AT", "commit manifest")
         .env("ADVMATH_HOLD_FILE", hold)

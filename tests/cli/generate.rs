@@ -293,7 +293,7 @@ fn a_second_generate_on_the_same_dataset_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
     ingest(&tables, &[]).success();
-    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let bin = crate::util::advmath_path();
     let generate = |attempts: &str| {
         let mut c = std::process::Command::new(&bin);
         c.args([

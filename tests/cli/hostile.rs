@@ -141,7 +141,7 @@ fn bounded_sql(
     query: &str,
 ) -> (Option<i32>, std::time::Duration, f64) {
     let start = std::time::Instant::now();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("advmath"))
+    let mut child = std::process::Command::new(crate::util::advmath_path())
         .arg("sql")
         .args(bounds)
         .arg("--tables")

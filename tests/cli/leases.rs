@@ -17,7 +17,7 @@ const LEASE_SECONDS: u64 = 3;
 /// `advmath respond` for `model` on the bucket's tables, from the machine whose cache folder is
 /// `cache` (and whose name is that folder's).
 fn respond_command(moto: &Moto, cache: &Path, model: &str) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("advmath"));
+    let mut cmd = Command::new(crate::util::advmath_path());
     moto.env(&mut cmd, cache)
         .env("ADVMATH_HOST", cache.file_name().unwrap())
         .env("ADVMATH_LEASE_SECONDS", LEASE_SECONDS.to_string())

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{advmath, copy_dir, small_tables, walk};
+use crate::util::{advmath, copy_dir, filled_sheet, import_args, reply_file, small_tables, walk};
 
 /// The hidden half-written files below `dir`.
 fn tmp_files(dir: &Path) -> Vec<PathBuf> {
@@ -56,33 +56,8 @@ fn half_written_files_of_killed_runs_are_removed_by_the_next_writer_settle_or_co
     let tables = dir.path().join("t");
     let t = tables.to_str().unwrap().to_string();
     let replies = dir.path().join("replies.parquet");
-    advmath()
-        .args(["sql", "--format", "parquet", "--tables"])
-        .arg(&base)
-        .arg(
-            "SELECT question AS q, 'The answer is 5.' AS r FROM variants WHERE attack = 'original'",
-        )
-        .arg("--output")
-        .arg(&replies)
-        .assert()
-        .success();
-    let sheet = dir.path().join("drawn.csv");
-    advmath()
-        .args([
-            "annotate",
-            "sample",
-            "miss-rate",
-            "--model",
-            "oracle",
-            "--tables",
-        ])
-        .arg(&base)
-        .arg("--out")
-        .arg(&sheet)
-        .assert()
-        .success();
-    let filled = dir.path().join("alice.csv");
-    crate::annotate::fill(&sheet, &filled, "alice", &["missed"], |_, _| "0".into());
+    reply_file(&base, &replies, "attack = 'original'");
+    let filled = filled_sheet(&base, dir.path());
     let reports = dir.path().join("reports");
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     let commands = [
@@ -93,20 +68,7 @@ fn half_written_files_of_killed_runs_are_removed_by_the_next_writer_settle_or_co
             "--report-dir",
             reports.to_str().unwrap(),
         ]),
-        s(&[
-            "ingest-responses",
-            "--model",
-            "m",
-            "--format",
-            "generic",
-            "--question-col",
-            "q",
-            "--response-col",
-            "r",
-            "--tables",
-            &t,
-            replies.to_str().unwrap(),
-        ]),
+        import_args(&t, replies.to_str().unwrap()),
         s(&[
             "annotate",
             "ingest",

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use crate::util::{advmath, small_tables, sql_csv, stderr_of, SMALL_GENERATION};
+use crate::util::{
+    advmath, reply_file, small_tables, sql_csv, stderr_of, IMPORT_AS_M, SMALL_GENERATION,
+};
 
 /// Rows of `responses`, and distinct (model, template, run, variant) among them (a row that
 /// answers no variant counts by its request key).
@@ -20,36 +22,11 @@ fn rows_and_keys(tables: &Path) -> (usize, usize) {
     (n.parse().unwrap(), k.parse().unwrap())
 }
 
-/// A reply file in the generic layout (`q`, `r`) for the variants `filter` selects.
-fn reply_file(tables: &Path, out: &Path, filter: &str) {
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    advmath()
-        .args(["sql", "--format", "parquet", "--tables"])
-        .arg(tables)
-        .arg(format!(
-            "SELECT question AS q, 'The answer is 5.' AS r FROM variants WHERE {filter} ORDER BY variant_id"
-        ))
-        .arg("--output")
-        .arg(out)
-        .assert()
-        .success();
-}
-
 fn import(cwd: &Path, tables: &Path, file: &str) -> assert_cmd::assert::Assert {
     advmath()
         .current_dir(cwd)
-        .args([
-            "ingest-responses",
-            "--model",
-            "m",
-            "--format",
-            "generic",
-            "--question-col",
-            "q",
-            "--response-col",
-            "r",
-            "--tables",
-        ])
+        .args(IMPORT_AS_M)
+        .arg("--tables")
         .arg(tables)
         .arg(file)
         .assert()

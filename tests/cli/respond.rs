@@ -251,7 +251,7 @@ fn replies_without_content_spend_the_attempts_then_fail() {
 fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
     let (_dir, tables) = small_tables();
     let server = spawn(|_| Reply::Ok, Duration::from_millis(8));
-    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let bin = crate::util::advmath_path();
     let args = |c: &mut std::process::Command| {
         c.args([
             "respond",
@@ -298,7 +298,7 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
 fn a_second_respond_for_the_same_model_is_refused() {
     let (_dir, tables) = small_tables();
     let server = spawn(|_| Reply::Ok, Duration::from_millis(20));
-    let bin = assert_cmd::cargo::cargo_bin("advmath");
+    let bin = crate::util::advmath_path();
     let command = || {
         let mut c = std::process::Command::new(&bin);
         c.args([
@@ -488,7 +488,7 @@ fn programs_merge_into_the_problems_an_ingest_wrote_meanwhile() {
         },
         Duration::ZERO,
     );
-    let programs = std::process::Command::new(assert_cmd::cargo::cargo_bin("advmath"))
+    let programs = std::process::Command::new(crate::util::advmath_path())
         .args([
             "programs",
             "--model",

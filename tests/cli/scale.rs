@@ -129,7 +129,7 @@ fn responses_from_three_servers_one_killed_mid_run() {
         .iter()
         .map(|p| format!("http://127.0.0.1:{p}"))
         .collect();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("advmath"))
+    let child = std::process::Command::new(crate::util::advmath_path())
         .args([
             "respond",
             "--model",

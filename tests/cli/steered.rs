@@ -4,7 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{advmath, copy_dir, small_tables, sql_csv, stderr_of, walk};
+use crate::util::{
+    advmath, copy_dir, filled_sheet, import_args, reply_file, small_tables, sql_csv, stderr_of,
+    walk,
+};
 
 /// Every file below `dir` with its bytes.
 fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -25,20 +28,7 @@ fn writers(t: &str, s: &str, replies: &str, sheet: &str) -> Vec<Vec<String>> {
     let v = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     vec![
         v(&["respond", "--tables", t, "--model", "oracle"]),
-        v(&[
-            "ingest-responses",
-            "--model",
-            "m",
-            "--format",
-            "generic",
-            "--question-col",
-            "q",
-            "--response-col",
-            "r",
-            "--tables",
-            t,
-            replies,
-        ]),
+        import_args(t, replies),
         v(&["annotate", "ingest", "--tables", t, sheet]),
         v(&["settle", "--tables", t]),
         v(&["metrics", "--tables", t, "--out", &format!("{s}/metrics")]),
@@ -65,37 +55,12 @@ fn writers(t: &str, s: &str, replies: &str, sheet: &str) -> Vec<Vec<String>> {
     ]
 }
 
-/// A reply file (generic layout, the originals' questions) and a filled miss-rate sheet, made
-/// from `tables` into `dir`: the inputs of `ingest-responses` and `annotate ingest`.
+/// A reply file of the originals and a filled miss-rate sheet, made from `tables` into `dir`:
+/// the inputs of `ingest-responses` and `annotate ingest`.
 fn replies_and_sheet(tables: &Path, dir: &Path) -> (String, String) {
     let replies = dir.join("replies.parquet");
-    advmath()
-        .args(["sql", "--format", "parquet", "--tables"])
-        .arg(tables)
-        .arg(
-            "SELECT question AS q, 'The answer is 5.' AS r FROM variants WHERE attack = 'original'",
-        )
-        .arg("--output")
-        .arg(&replies)
-        .assert()
-        .success();
-    let drawn = dir.join("drawn.csv");
-    advmath()
-        .args([
-            "annotate",
-            "sample",
-            "miss-rate",
-            "--model",
-            "oracle",
-            "--tables",
-        ])
-        .arg(tables)
-        .arg("--out")
-        .arg(&drawn)
-        .assert()
-        .success();
-    let sheet = dir.join("alice.csv");
-    crate::annotate::fill(&drawn, &sheet, "alice", &["missed"], |_, _| "0".into());
+    reply_file(tables, &replies, "attack = 'original'");
+    let sheet = filled_sheet(tables, dir);
     (
         replies.to_str().unwrap().to_string(),
         sheet.to_str().unwrap().to_string(),
@@ -147,7 +112,12 @@ fn planted_lock_links_change_no_file_outside() {
                 }
             }
             let before = contents(&outside);
-            let out = advmath().args(&args).assert().code(1);
+            // A writer that waits forever on a planted lock fails the test too.
+            let out = advmath()
+                .args(&args)
+                .timeout(std::time::Duration::from_secs(120))
+                .assert()
+                .code(1);
             let err = stderr_of(&out);
             assert!(
                 err.contains("would be written through the symbolic link"),
@@ -168,67 +138,14 @@ fn symlinked_table_folders_are_refused_by_their_writers() {
     let tables = dir.path().join("planted");
     let outside = dir.path().join("outside");
     let t = tables.to_str().unwrap().to_string();
-    let question = sql_csv(
-        &base,
-        "SELECT question FROM variants WHERE attack = 'original' ORDER BY variant_id LIMIT 1",
-    )
-    .lines()
-    .nth(1)
-    .unwrap()
-    .trim_matches('"')
-    .replace("\"\"", "\"");
-    let replies = dir.path().join("replies.csv");
-    std::fs::write(
-        &replies,
-        format!(
-            "q,r\n\"{}\",The answer is 5.\n",
-            question.replace('"', "\"\"")
-        ),
-    )
-    .unwrap();
-    let sheet = dir.path().join("miss.csv");
-    advmath()
-        .args([
-            "annotate",
-            "sample",
-            "miss-rate",
-            "--model",
-            "oracle",
-            "--tables",
-        ])
-        .arg(&base)
-        .arg("--out")
-        .arg(&sheet)
-        .assert()
-        .success();
-    let filled = dir.path().join("alice.csv");
-    crate::annotate::fill(&sheet, &filled, "alice", &["missed"], |_, _| "no".into());
-    let sheet = filled;
+    let (replies, sheet) = replies_and_sheet(&base, dir.path());
     let reports = dir.path().join("reports");
     let cases: Vec<(&str, Vec<String>)> = vec![
         (
             "problems",
             vec!["ingest".into(), "--tables".into(), t.clone()],
         ),
-        (
-            "responses/m",
-            [
-                "ingest-responses",
-                "--model",
-                "m",
-                "--format",
-                "generic",
-                "--question-col",
-                "q",
-                "--response-col",
-                "r",
-                "--tables",
-                &t,
-                replies.to_str().unwrap(),
-            ]
-            .map(String::from)
-            .to_vec(),
-        ),
+        ("responses/m", import_args(&t, &replies)),
         (
             "coefficients",
             [
@@ -243,15 +160,9 @@ fn symlinked_table_folders_are_refused_by_their_writers() {
         ),
         (
             "annotations",
-            [
-                "annotate",
-                "ingest",
-                "--tables",
-                &t,
-                sheet.to_str().unwrap(),
-            ]
-            .map(String::from)
-            .to_vec(),
+            ["annotate", "ingest", "--tables", &t, &sheet]
+                .map(String::from)
+                .to_vec(),
         ),
     ];
     for (folder, args) in cases {

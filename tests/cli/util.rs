@@ -9,8 +9,16 @@ use advmath::store::problems::ProblemRecord;
 use advmath::store::read_batches;
 use assert_cmd::Command;
 
+/// The binary under test: this build's, or the one `ADVMATH_TEST_BIN` names (to run the tests
+/// against another build, e.g. the previous release, and see which promises it breaks).
+pub fn advmath_path() -> PathBuf {
+    std::env::var_os("ADVMATH_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("advmath"))
+}
+
 pub fn advmath() -> Command {
-    Command::cargo_bin("advmath").expect("binary built")
+    Command::new(advmath_path())
 }
 
 /// A test whose prerequisite is missing here says so on stderr and passes, unless
@@ -273,4 +281,67 @@ pub fn copy_dir(from: &Path, to: &Path) {
             fs::copy(e.path(), &target).unwrap();
         }
     }
+}
+
+/// `ingest-responses` of a reply file in the generic layout (question in `q`, reply in `r`) as
+/// model `m`: the arguments before `--tables`.
+pub const IMPORT_AS_M: [&str; 9] = [
+    "ingest-responses",
+    "--model",
+    "m",
+    "--format",
+    "generic",
+    "--question-col",
+    "q",
+    "--response-col",
+    "r",
+];
+
+/// The arguments of [`IMPORT_AS_M`] of `replies` into `tables`.
+pub fn import_args(tables: &str, replies: &str) -> Vec<String> {
+    IMPORT_AS_M
+        .iter()
+        .copied()
+        .chain(["--tables", tables, replies])
+        .map(String::from)
+        .collect()
+}
+
+/// A reply file (Parquet, generic layout: `q`, `r` = "The answer is 5.") at `out` for the
+/// variants of `tables` that `filter` (SQL) selects.
+pub fn reply_file(tables: &Path, out: &Path, filter: &str) {
+    fs::create_dir_all(out.parent().unwrap()).unwrap();
+    advmath()
+        .args(["sql", "--format", "parquet", "--tables"])
+        .arg(tables)
+        .arg(format!(
+            "SELECT question AS q, 'The answer is 5.' AS r FROM variants WHERE {filter} ORDER BY variant_id"
+        ))
+        .arg("--output")
+        .arg(out)
+        .assert()
+        .success();
+}
+
+/// A miss-rate sheet of the oracle's replies drawn from `tables` and filled by `alice` (nothing
+/// missed), in `dir`.
+pub fn filled_sheet(tables: &Path, dir: &Path) -> PathBuf {
+    let drawn = dir.join("drawn.csv");
+    advmath()
+        .args([
+            "annotate",
+            "sample",
+            "miss-rate",
+            "--model",
+            "oracle",
+            "--tables",
+        ])
+        .arg(tables)
+        .arg("--out")
+        .arg(&drawn)
+        .assert()
+        .success();
+    let sheet = dir.join("alice.csv");
+    crate::annotate::fill(&drawn, &sheet, "alice", &["missed"], |_, _| "0".into());
+    sheet
 }
