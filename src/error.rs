@@ -129,6 +129,11 @@ pub enum Error {
         link: PathBuf,
         target: PathBuf,
     },
+    /// No server answers at an endpoint's URL.
+    #[error(
+        "{url}: no server answers there ({reason}); check that the server is running, and the host, port and scheme given to --endpoint"
+    )]
+    Unreachable { url: String, reason: String },
     /// A write would pass through a symbolic link below a folder the command writes: planted
     /// in a tables folder, it would steer the write outside.
     #[error(
@@ -239,6 +244,7 @@ impl Error {
             | Error::ReadTable { .. }
             | Error::LinkInTable { .. }
             | Error::WriteThroughLink { .. }
+            | Error::Unreachable { .. }
             | Error::QueryTimeout { .. }
             | Error::QueryMemory { .. }
             | Error::Register { .. }

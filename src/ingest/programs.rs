@@ -95,6 +95,7 @@ fn wants_program(r: &ProblemRecord, origin: &str) -> bool {
 }
 
 pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
+    crate::llm::preflight::check_endpoint(&config.endpoint)?;
     let mut tables: Vec<(PathBuf, Vec<ProblemRecord>)> = Vec::new();
     for f in problems::files(&config.tables)? {
         let recs = problems::read_file(&f)?;

@@ -4,5 +4,6 @@
 //! solution programs.
 
 pub mod client;
+pub mod preflight;
 pub mod prompt;
 pub mod servers;

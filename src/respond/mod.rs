@@ -45,6 +45,10 @@ pub use rows::{response_key, Item, ResponseKeys};
 pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
     // Two runs for one model would ask every question twice and store every row twice.
     let _lock = WriterLock::acquire(&config.tables, "respond", &config.model)?;
+    // A wrong endpoint is found before the first question, not after a run of retries.
+    if let Backend::Endpoint(endpoint) = &config.backend {
+        crate::llm::preflight::check_endpoint(endpoint)?;
+    }
     // Parts half-written by a dead run of this model (the log keeps their rows).
     crate::store::remove_leftovers(&model_dir(&config.tables, &config.model), None)?;
     let (summary, folder) = match config.efficient {

@@ -533,3 +533,37 @@ fn programs_merge_into_the_problems_an_ingest_wrote_meanwhile() {
         assert_ne!(r.program_origin, "llm:coder", "{}", r.problem_id);
     }
 }
+
+/// A wrong endpoint is found before the first question: nobody listening at the URL ends the
+/// run with one line naming it (exit 1), and a URL without its scheme is refused with the fix
+/// (exit 2), for `respond` and `programs` alike.
+#[test]
+fn a_wrong_endpoint_is_named_before_the_first_question() {
+    let (_dir, tables) = small_tables();
+    for command in [["respond", "--model", "m"], ["programs", "--model", "m"]] {
+        let out = advmath()
+            .args(command)
+            .args(["--endpoint", "http://127.0.0.1:9", "--tables"])
+            .arg(&tables)
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .code(1);
+        let err = stderr_of(&out);
+        assert_eq!(err.lines().count(), 1, "{command:?}: {err}");
+        assert!(
+            err.contains("http://127.0.0.1:9: no server answers there"),
+            "{command:?}: {err}"
+        );
+        let out = advmath()
+            .args(command)
+            .args(["--endpoint", "127.0.0.1:8080", "--tables"])
+            .arg(&tables)
+            .assert()
+            .code(2);
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("--endpoint http://127.0.0.1:8080"),
+            "{command:?}: {err}"
+        );
+    }
+}

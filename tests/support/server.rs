@@ -111,6 +111,15 @@ fn serve(
         if reader.read_exact(&mut body).is_err() {
             return;
         }
+        // A server without the model list: the client's check before a run gets a 404 and
+        // goes on; it is not a completion request, so it is not counted or planned.
+        if line.starts_with("GET ") {
+            let missing = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+            if out.write_all(missing.as_bytes()).is_err() {
+                return;
+            }
+            continue;
+        }
         let n = count.fetch_add(1, Ordering::SeqCst);
         let ok = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Step 1: add. So the answer is 42."},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":9}}"#;
         let send = |out: &mut TcpStream, status: &str, extra: &str, body: &str| {
