@@ -42,7 +42,7 @@ pub fn check_endpoint(endpoint: &Endpoint) -> Result<()> {
             continue;
         };
         let listed = served_models(&body);
-        if !listed.is_empty() && !listed.iter().any(|m| *m == endpoint.model) {
+        if !listed.is_empty() && !listed.contains(&endpoint.model) {
             eprintln!(
                 "warning: {url} lists the models {}, not {:?}; the requests name {:?} anyway (check --model)",
                 listed.join(", "),
