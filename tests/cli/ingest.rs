@@ -532,3 +532,59 @@ fn a_header_wider_than_the_bound_refuses_the_file() {
         );
     }
 }
+
+/// A program in the form PAL and PoT datasets ship (`def solution():` ... `return result`) is
+/// read like the same program written as a script: it validates, and its variants are the
+/// script's, byte for byte.
+#[test]
+fn a_pal_solution_function_gives_the_variants_of_the_same_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let question =
+        "Olivia has $23. She bought five bagels for $3 each. How much money does she have left?";
+    let script = "money_initial = 23\nbagels = 5\nbagel_cost = 3\nmoney_spent = bagels * bagel_cost\nmoney_left = money_initial - money_spent\nprint(money_left)\n";
+    let pal = "def solution():\n    \"\"\"Olivia has $23. She bought five bagels for $3 each.\"\"\"\n    money_initial = 23\n    bagels = 5\n    bagel_cost = 3\n    money_spent = bagels * bagel_cost\n    money_left = money_initial - money_spent\n    result = money_left\n    return result\n\nprint(solution())\n";
+    let mut variants = Vec::new();
+    for (name, program) in [("script", script), ("pal", pal)] {
+        let input = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(
+            &input,
+            format!(
+                "{}\n",
+                serde_json::json!({"question": question, "answer": "8", "program": program})
+            ),
+        )
+        .unwrap();
+        let tables = dir.path().join(name);
+        advmath()
+            .args([
+                "ingest",
+                "--programs",
+                "given",
+                "--dataset",
+                "olivia",
+                "--tables",
+            ])
+            .arg(&tables)
+            .arg(&input)
+            .assert()
+            .success();
+        advmath()
+            .args([
+                "generate",
+                "--attack",
+                "m1,m3",
+                "--variants",
+                "5",
+                "--tables",
+            ])
+            .arg(&tables)
+            .assert()
+            .success();
+        variants.push(crate::util::sql_csv(
+            &tables,
+            "SELECT variant_id, question, answer FROM variants ORDER BY variant_id",
+        ));
+    }
+    assert!(variants[0].lines().count() > 5, "{}", variants[0]);
+    assert_eq!(variants[0], variants[1]);
+}

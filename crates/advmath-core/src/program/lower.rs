@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use rustpython_parser::ast::{self, Constant, Expr, Ranged, Stmt};
 use rustpython_parser::{parse, Mode};
 
+mod pal;
+
 use super::guard::check_size;
 use super::tree::{BinOp, Builder, ConstKind, Func, Node, NodeId};
 use super::{ErrorKind, ProgramError};
@@ -146,6 +148,9 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
     }
 
     pub fn module(&mut self, body: &[Stmt]) -> Res<()> {
+        if let Some(f) = pal::solution_function(body) {
+            return self.solution(body, f);
+        }
         for stmt in body {
             self.stmt(stmt)?;
         }
