@@ -4,6 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+/// The top-level entries of a published folder that publish writes (and replaces); everything
+/// else in the folder is the user's and is kept.
+pub const OWNED: &[&str] = &["data", "README.md", "lm_eval"];
+
 /// `<folder>/data/<config>`: one config's shards.
 pub fn config_dir(folder: &Path, config: &str) -> PathBuf {
     folder.join("data").join(config)

@@ -270,7 +270,9 @@ pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
     }
     let folder = StagedFolder::begin(&config.out, "publish", &config.tables)?;
     let summary = write_folder(config, &folder.staging, &split_of)?;
-    folder.commit()?;
+    // Publishing into a clone of a Hub repository: its `.git/`, `.gitattributes` and anything
+    // else publish does not write stay as they are.
+    folder.commit_keeping(hub::OWNED)?;
     Ok(summary)
 }
 

@@ -179,6 +179,48 @@ impl StagedFolder {
     pub fn commit(self) -> Result<()> {
         replace(&self.staging, &self.out)
     }
+
+    /// Switch the new version in, keeping every entry of the old folder whose name is not among
+    /// `owned` (the stage's own outputs): a `.git/`, a `.gitattributes`, a user's notes. They are
+    /// hard-linked into the new version before the switch (links to the same files, no copy), so
+    /// a kill at any moment leaves them in the old folder or in both.
+    pub fn commit_keeping(self, owned: &[&str]) -> Result<()> {
+        if let Ok(entries) = fs::read_dir(&self.out) {
+            for entry in entries {
+                let entry = entry.map_err(|e| Error::file(&self.out, e))?;
+                let name = entry.file_name();
+                if owned.iter().any(|o| name == **o) {
+                    continue;
+                }
+                let to = self.staging.join(&name);
+                if fs::symlink_metadata(&to).is_err() {
+                    link_tree(&entry.path(), &to)?;
+                }
+            }
+        }
+        self.commit()
+    }
+}
+
+/// `to` made a copy of the tree at `from` by hard links (folders recreated, files linked,
+/// symbolic links recreated as links, never followed).
+fn link_tree(from: &Path, to: &Path) -> Result<()> {
+    let kind = fs::symlink_metadata(from).map_err(|e| Error::file(from, e))?;
+    if kind.file_type().is_symlink() {
+        let target = fs::read_link(from).map_err(|e| Error::file(from, e))?;
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&target, to).map_err(|e| Error::file(to, e))?;
+        return Ok(());
+    }
+    if kind.is_dir() {
+        fs::create_dir_all(to).map_err(|e| Error::file(to, e))?;
+        for entry in fs::read_dir(from).map_err(|e| Error::file(from, e))? {
+            let entry = entry.map_err(|e| Error::file(from, e))?;
+            link_tree(&entry.path(), &to.join(entry.file_name()))?;
+        }
+        return Ok(());
+    }
+    fs::hard_link(from, to).map_err(|e| Error::file(from, e))
 }
 
 /// The output folder as its lock names it: relative to the tables folder's parent when it lies

@@ -132,3 +132,70 @@ fn publishing_is_reproducible_and_never_half_written() {
     publish(&a).arg("--force").assert().success();
     assert_eq!(files(&a), fa);
 }
+
+/// Publishing into a clone of a Hub dataset repository: `.git/`, `.gitattributes` and the
+/// user's other files keep every byte; only publish's own outputs (`data/`, `README.md`,
+/// `lm_eval/`) are replaced, and an old config's shards go with the old `data/`.
+#[test]
+fn publishing_into_a_cloned_repository_keeps_what_publish_does_not_write() {
+    let (dir, tables) = small_tables();
+    let hub = dir.path().join("clone");
+    let theirs = [
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        (".git/objects/ab/cdef0123", "blob"),
+        (
+            ".gitattributes",
+            "*.parquet filter=lfs diff=lfs merge=lfs -text\n",
+        ),
+        ("notes/plan.txt", "mine"),
+    ];
+    for (path, text) in theirs {
+        let p = hub.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, text).unwrap();
+    }
+    let stale = hub.join("data/old_config/test-00000-of-00001.parquet");
+    fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    fs::write(&stale, "old shard").unwrap();
+    fs::write(hub.join("README.md"), "an old card").unwrap();
+    advmath()
+        .args(["publish", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(&hub)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    advmath()
+        .args(["publish", "--force", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(&hub)
+        .assert()
+        .success();
+    for (path, text) in theirs {
+        assert_eq!(fs::read_to_string(hub.join(path)).unwrap(), text, "{path}");
+    }
+    assert!(!stale.exists(), "an old config's shards go");
+    assert!(fs::read_to_string(hub.join("README.md"))
+        .unwrap()
+        .starts_with("---"));
+    assert!(hub.join("data/m3").is_dir());
+    // Nothing else appeared beside them.
+    let mut top: Vec<String> = fs::read_dir(&hub)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert_eq!(
+        top,
+        [
+            ".git",
+            ".gitattributes",
+            "README.md",
+            "data",
+            "lm_eval",
+            "notes"
+        ]
+    );
+}
