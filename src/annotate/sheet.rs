@@ -51,7 +51,7 @@ pub struct IngestSummary {
     pub bad: Vec<String>,
 }
 
-/// Read filled sheets and write each one's verdicts to `annotations/<kind>/<sheet>.parquet`
+/// Read filled sheets and write each one's verdicts to `annotations/<kind>/<annotator>.parquet`
 /// (replacing what an earlier ingest of the same sheet wrote). The kind is read from the
 /// header; the annotator from each row's `annotator` cell, else the file name.
 pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {

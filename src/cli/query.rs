@@ -127,7 +127,28 @@ pub fn metrics(args: MetricsArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let summary = advmath::metrics::run_metrics_with(&args.config())?;
     summary.write_table(&mut stdout.lock())?;
+    eprint!("{}", headline_text(&summary));
     Ok(())
+}
+
+/// The headline table and where the reports are, for the end of `metrics` and `run`.
+pub fn headline_text(summary: &advmath::metrics::MetricsSummary) -> String {
+    let mut text = String::new();
+    if !summary.headline.is_empty() {
+        text.push('\n');
+        text.push_str(&advmath::metrics::headline::plain(&summary.headline));
+        text.push('\n');
+    }
+    for (what, path) in [
+        ("report", &summary.report_html),
+        ("report", &summary.report),
+    ] {
+        text.push_str(&format!(
+            "{what}: {}\n",
+            advmath::store::location::display(path)
+        ));
+    }
+    text
 }
 
 pub fn sql(args: SqlArgs) -> anyhow::Result<()> {

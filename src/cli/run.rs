@@ -92,6 +92,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             [model.clone(), s.written.to_string(), s.correct.to_string()],
         )?;
     }
+    eprint!("{}", super::query::headline_text(&summary.metrics));
     eprintln!(
         "outputs in {}",
         advmath::store::location::display(&config.out)

@@ -75,6 +75,25 @@ pub(super) fn report_html(results: &[(MetricSql, ResultTable)], page: &Page) -> 
     out.push_str("<title>advmath metrics report</title>\n<style>\n");
     out.push_str(STYLE);
     out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>advmath metrics report</h1>\n");
+    let headline = super::headline::headline(results);
+    if !headline.is_empty() {
+        out.push_str("<h2>Headline</h2>\n<table>\n<thead><tr>");
+        for h in super::headline::HEADER {
+            let _ = write!(out, "<th>{}</th>", escape(h));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for r in &headline {
+            out.push_str("<tr>");
+            for c in super::headline::cells(r) {
+                let _ = write!(out, "<td>{}</td>", escape(&c));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n");
+        for line in super::headline::READING_GUIDE.lines() {
+            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(line));
+        }
+    }
     let _ = writeln!(out, "<p>Tables: <code>{}</code>.</p>", escape(&page.tables));
     let mut simulated: Vec<&String> = page.simulated.iter().collect();
     simulated.sort();

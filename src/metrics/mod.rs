@@ -19,9 +19,10 @@
 //! | coefficients | `coefficients/part-0.parquet` |
 //! | model_order | in memory, `(model, position)` from `--model-order` (Table 4's prefix order; empty: by name) |
 //! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
-//! | annotations | `annotations/<kind>/<sheet>.parquet` (registered empty when absent) |
+//! | annotations | `annotations/<kind>/<annotator>.parquet` (registered empty when absent) |
 
 mod engine;
+pub mod headline;
 mod html;
 mod query;
 mod report;
@@ -125,6 +126,8 @@ pub struct MetricsSummary {
     pub shared_views: Vec<String>,
     pub shared_views_seconds: f64,
     pub seconds: f64,
+    /// Model × dataset × attack: OA, AA, ASR and the noise accuracy ([`headline`]).
+    pub headline: Vec<headline::HeadlineRow>,
 }
 
 impl MetricsSummary {
@@ -387,6 +390,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         shared_views,
         shared_views_seconds,
         seconds: start.elapsed().as_secs_f64(),
+        headline: headline::headline(&results),
     })
 }
 

@@ -447,27 +447,35 @@ pub(super) fn report_markdown(
     skipped: &[(String, String)],
 ) -> String {
     let mut out = String::from("# advmath metrics report\n\n");
+    let rows = super::headline::headline(results);
+    if !rows.is_empty() {
+        out.push_str("## Headline\n\n");
+        out.push_str(&super::headline::markdown(&rows));
+        out.push('\n');
+        for line in super::headline::READING_GUIDE.lines() {
+            out.push_str(line);
+            out.push_str("\n\n");
+        }
+    }
     out.push_str(&format!(
         "Tables: `{}` (registered: {}).\n\n",
         crate::store::location::display(engine.tables_dir()),
         engine.registered().join(", ")
     ));
-    let listed = out.len();
+    // The tables this run lacks come last: they are what the run did not make, not errors.
+    let mut absent = String::new();
     for t in engine.tables() {
         match t.state {
-            TableState::Missing => out.push_str(&format!(
-                "* table `{}` is missing (expected `{}`)\n",
+            TableState::Missing => absent.push_str(&format!(
+                "* table `{}` is not in this folder (made by a step this run did not take; expected `{}`)\n",
                 t.layout.name, t.layout.pattern
             )),
-            TableState::Empty => out.push_str(&format!(
+            TableState::Empty => absent.push_str(&format!(
                 "* table `{}` is empty (no .parquet file)\n",
                 t.layout.name
             )),
             TableState::Registered { .. } => {}
         }
-    }
-    if out.len() > listed {
-        out.push('\n');
     }
     if simulated.is_empty() {
         out.push_str("No simulated model.\n\n");
@@ -516,6 +524,10 @@ pub(super) fn report_markdown(
                 out.push_str(&side);
             }
         }
+    }
+    if !absent.is_empty() {
+        out.push_str("\n## Tables not in this run\n\n");
+        out.push_str(&absent);
     }
     out
 }

@@ -74,7 +74,7 @@ fn tables() -> Vec<TableDoc> {
         },
         TableDoc {
             name: "annotations",
-            pattern: "annotations/<kind>/<sheet>.parquet",
+            pattern: "annotations/<kind>/<annotator>.parquet",
             about: "People's verdicts from filled annotation sheets (`advmath annotate ingest`, see Human judgements): one row per (sheet, item, criterion).",
             columns: cols(annotations::DOC),
         },

@@ -62,7 +62,7 @@ pub const TABLE_LAYOUTS: &[TableLayout] = &[
     TableLayout {
         name: "annotations",
         partitions: &[],
-        pattern: "annotations/<kind>/<sheet>.parquet",
+        pattern: "annotations/<kind>/<annotator>.parquet",
         optional: true,
     },
 ];

@@ -90,3 +90,58 @@ fn the_whole_pipeline_is_byte_identical_whatever_the_thread_count() {
     }
     assert_eq!(walk(&two).len(), walk(&one).len());
 }
+
+/// `run` ends with the headline (model × dataset × attack: OA, AA, ASR, the noise accuracy and
+/// its ASR) and the two reports' paths; `report.md` opens with the same table, read from the
+/// papers' own tables.
+#[test]
+fn run_ends_with_the_headline_and_the_reports_open_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::util::advmath()
+        .arg("run")
+        .args(crate::util::SMALL_GENERATION)
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let err = crate::util::stderr_of(&out);
+    let header = err
+        .lines()
+        .position(|l| {
+            l.split_whitespace().collect::<Vec<_>>()
+                == [
+                    "model", "dataset", "attack", "OA", "AA", "ASR", "accuracy", "noise", "ASR",
+                ]
+        })
+        .unwrap_or_else(|| panic!("no headline: {err}"));
+    assert!(
+        err.lines().nth(header + 1).unwrap().starts_with("oracle "),
+        "{err}"
+    );
+    let reports = dir.path().join("reports/metrics");
+    for name in ["report.html", "report.md"] {
+        assert!(
+            err.contains(&format!("report: {}", reports.join(name).display())),
+            "{err}"
+        );
+    }
+    let md = std::fs::read_to_string(reports.join("report.md")).unwrap();
+    assert!(
+        md.starts_with("# advmath metrics report\n\n## Headline\n\n| model | dataset | attack | OA | AA | ASR | accuracy | noise ASR |"),
+        "{}",
+        &md[..300.min(md.len())]
+    );
+    // The figures are the paper tables': sim-carry's m1 row is xie_asr's.
+    let xie = std::fs::read_to_string(reports.join("xie_asr.csv")).unwrap();
+    let row = xie
+        .lines()
+        .find(|l| l.starts_with("sim-carry,xie2024,default,m1,"))
+        .unwrap();
+    let f: Vec<&str> = row.split(',').collect();
+    let oa: f64 = f[8].parse().unwrap();
+    let aa: f64 = f[9].parse().unwrap();
+    assert!(
+        md.contains(&format!("| sim-carry | default | m1 | {oa:.3} | {aa:.3} |")),
+        "{md}"
+    );
+}
