@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::result::{Cell, ResultTable};
 use super::MetricSql;
+use crate::store::columns;
 
 /// One row: model (with its template when a model has several), dataset, attack, then OA, AA,
 /// ASR and the noise accuracy, each absent where the attack has none.
@@ -47,16 +48,16 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
         let mut by_model: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
         for r in 0..t.len() {
             by_model
-                .entry(text(t, r, "model"))
+                .entry(text(t, r, columns::MODEL))
                 .or_default()
-                .insert(text(t, r, "template"));
+                .insert(text(t, r, columns::TEMPLATE));
         }
         move |model: &str| by_model.get(model).is_some_and(|s| s.len() > 1)
     };
     let name = |t: &ResultTable, r: usize, several: &dyn Fn(&str) -> bool| {
-        let model = text(t, r, "model");
+        let model = text(t, r, columns::MODEL);
         match several(&model) {
-            true => format!("{model} [{}]", text(t, r, "template")),
+            true => format!("{model} [{}]", text(t, r, columns::TEMPLATE)),
             false => model,
         }
     };
@@ -66,8 +67,8 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
             let h = row(
                 &mut rows,
                 name(t, r, &several),
-                text(t, r, "dataset"),
-                text(t, r, "attack"),
+                text(t, r, columns::DATASET),
+                text(t, r, columns::ATTACK),
             );
             h.oa = number(t, r, "oa");
             h.aa = number(t, r, "aa");
@@ -77,7 +78,7 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
     if let Some(t) = table("arithmattack_accuracy") {
         let several = several_templates(t);
         for r in 0..t.len() {
-            let level = number(t, r, "noise_level").unwrap_or(0.0);
+            let level = number(t, r, columns::NOISE_LEVEL).unwrap_or(0.0);
             let attack = match level == 0.0 {
                 true => "original".to_string(),
                 false => format!("punct{level:.0}"),
@@ -85,20 +86,20 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
             let h = row(
                 &mut rows,
                 name(t, r, &several),
-                text(t, r, "dataset"),
+                text(t, r, columns::DATASET),
                 attack,
             );
-            h.accuracy = number(t, r, "accuracy");
+            h.accuracy = number(t, r, columns::ACCURACY);
         }
     }
     if let Some(t) = table("arithmattack_asr") {
         let several = several_templates(t);
         for r in 0..t.len() {
-            let level = number(t, r, "noise_level").unwrap_or(0.0);
+            let level = number(t, r, columns::NOISE_LEVEL).unwrap_or(0.0);
             let h = row(
                 &mut rows,
                 name(t, r, &several),
-                text(t, r, "dataset"),
+                text(t, r, columns::DATASET),
                 format!("punct{level:.0}"),
             );
             h.noise_asr = number(t, r, "asr");
@@ -129,13 +130,13 @@ fn cell(v: Option<f64>) -> String {
 }
 
 pub(super) const HEADER: [&str; 8] = [
-    "model",
-    "dataset",
-    "attack",
+    columns::MODEL,
+    columns::DATASET,
+    columns::ATTACK,
     "OA",
     "AA",
     "ASR",
-    "accuracy",
+    columns::ACCURACY,
     "noise ASR",
 ];
 
