@@ -388,9 +388,22 @@ fn read_table(path: &Path, format: Format, cols: &Columns) -> Result<Vec<RawProb
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
+            // Say which flag names this column, so the fix is one option away.
+            let flag = if name == cols.question {
+                "--question-col"
+            } else if name == cols.answer {
+                "--answer-col"
+            } else if cols.id.as_deref() == Some(name) {
+                "--id-col"
+            } else {
+                "--program-col"
+            };
             Error::invalid(
                 path.display(),
-                format!("no column \"{name}\" (columns: {})", have.join(", ")),
+                format!(
+                    "no column \"{name}\" (columns: {}); name the file's column with {flag} (the columns are named by --id-col, --question-col, --answer-col and --program-col)",
+                    have.join(", ")
+                ),
             )
         })?;
         let c = c.cast(&PlType::String)?;

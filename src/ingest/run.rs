@@ -124,9 +124,10 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
         let (records, path) = ingest_source(source, config)?;
         let c = Coverage::of(&records);
         eprintln!(
-            "{}: {} problems, {} valid ({:.1}%) -> {}",
+            "{}: {} problem{}, {} valid ({:.1}%) -> {}",
             source.path.display(),
             c.total,
+            if c.total == 1 { "" } else { "s" },
             c.valid,
             100.0 * c.valid_share(),
             path.display()
@@ -141,10 +142,31 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
     if summary.total_valid() == 0 {
         return Err(Error::invalid(
             inputs_label(&config.inputs),
-            "no problem has a valid solution program (see error_kind in the problems table)",
+            no_valid_problem(&summary.sources, &config.tables),
         ));
     }
     Ok(summary)
+}
+
+/// Why no problem is valid, by rejection kind, and the commands that show the rows and give
+/// programs to the problems that lack one.
+fn no_valid_problem(sources: &[Vec<ProblemRecord>], tables: &std::path::Path) -> String {
+    let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for r in sources.iter().flatten() {
+        if let Some(e) = &r.error {
+            *kinds.entry(e.kind.as_str().to_string()).or_default() += 1;
+        }
+    }
+    let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let mut text = format!(
+        "no problem has a valid solution program ({}); see the rows with: advmath sql --tables {} \"SELECT problem_id, error_kind, error_detail FROM problems WHERE error_kind IS NOT NULL LIMIT 20\"",
+        by_kind.join(", "),
+        tables.display()
+    );
+    if kinds.contains_key("missing_program") {
+        text.push_str("; problems without a program get one from a model with: advmath programs --endpoint URL --model M");
+    }
+    text
 }
 
 fn inputs_label(inputs: &[PathBuf]) -> String {

@@ -22,6 +22,14 @@ impl Places {
     pub fn folder(&mut self, path: &Path) -> Result<PathBuf> {
         let url = match Location::parse(path)? {
             Location::Local(path) => {
+                // One message for every command, before any of them reads `.locks` or a table
+                // inside it.
+                if path.exists() && !path.is_dir() {
+                    return Err(Error::Usage(format!(
+                        "{}: a file, where a folder is expected (--tables, --out and --report-dir name folders)",
+                        path.display()
+                    )));
+                }
                 super::paths::guard_writes_below(&path);
                 return Ok(path);
             }
