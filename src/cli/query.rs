@@ -62,10 +62,11 @@ pub struct QueryBounds {
     /// Seconds one query may run; a query running longer fails with exit 1. Default: no limit.
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// Run the queries on a Ballista cluster: its scheduler's URL, e.g. df://127.0.0.1:50050
-    /// (start one with `advmath cluster scheduler` and `advmath cluster executor`; needs the
-    /// `cluster` feature). Same SQL, same results; the executors read the tables' files, so they
-    /// must see the --tables path (one machine, a shared file system).
+    /// Run the queries on a Ballista cluster: its scheduler's URL, e.g. df://127.0.0.1:50050.
+    /// Needs a build with the `cluster` feature (`cargo build --release --features cluster`),
+    /// which also adds the `advmath cluster scheduler|executor` commands that start one. Same
+    /// SQL, same results; the executors read the tables' files, so they must see the --tables
+    /// path (one machine, a shared file system).
     #[arg(long, value_name = "URL")]
     pub cluster: Option<String>,
 }

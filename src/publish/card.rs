@@ -199,7 +199,7 @@ pub(super) fn dataset_card(
     b.push_str("- **M1** (free): new numbers drawn uniformly with up to c significant digits (divisors up to c/2).\n");
     b.push_str("- **M2** (same digit count): each number keeps its number of digits (one-digit numbers draw from 1-99).\n");
     b.push_str("- **M3** (same significant digits): one-digit leading parts draw from 1-9, larger ones from a Poisson around the original.\n");
-    b.push_str("- **punctNN** (ArithmAttack): one of `. , ! ? ; :` inserted before NN% of the words; `m3_punctNN` noises M3 variants.\n\n");
+    b.push_str("- **punctNN** (ArithmAttack): one of `. , ! ? ; :` inserted before NN% of the words; `m3_punctNN` (attack `m3+punctNN`) noises M3 variants.\n\n");
     if runs.is_empty() {
         b.push_str("Generation settings were not recorded with these tables.\n\n");
     } else {
@@ -207,15 +207,26 @@ pub(super) fn dataset_card(
         for r in runs {
             let list = |items: &[String]| items.join(", ");
             let levels: Vec<String> = r.noise_levels.iter().map(u32::to_string).collect();
+            let attack = r.attack.clone().unwrap_or_else(|| list(&r.attacks));
+            // A setting the attack does not use is a dash, not the run's value for another one:
+            // noise has no attempts or digits, M1-M3 alone no noise levels.
+            let numeric = attack.split(['+', ',']).any(|a| a.trim().starts_with('m'));
+            let noise = attack.contains("punct");
+            let when = |used: bool, v: String| if used { v } else { "—".to_string() };
+            let variants = if numeric {
+                r.variants
+            } else {
+                r.noise_variants
+            };
             let _ = writeln!(
                 b,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.dataset,
-                r.attack.clone().unwrap_or_else(|| list(&r.attacks)),
-                r.attempts,
-                r.variants,
-                r.digits,
-                list(&levels),
+                attack,
+                when(numeric, r.attempts.to_string()),
+                variants,
+                when(numeric, r.digits.to_string()),
+                when(noise, list(&levels)),
                 r.seed,
                 r.advmath_version
             );

@@ -120,7 +120,8 @@ const UTILS_PY: &str = r#""""lm-evaluation-harness tasks for this advmath datase
 
 Each task reads one config's Parquet shards from data/<config>/ beside this folder, keeps one source
 dataset's rows, asks with advmath's prompt template and grades each reply with advmath's own answer
-extraction, by calling `advmath extract` (pip install advmath; or set ADVMATH_BIN to the binary).
+extraction, by calling `advmath extract` (install the advmath wheel, `pip install advmath-*.whl` built as
+advmath's README says, or set ADVMATH_BIN to the binary).
 So the accuracy the harness reports is advmath's grading of the same replies. Tested with
 lm_eval @HARNESS@:
 
@@ -168,7 +169,8 @@ def _advmath():
     if not exe:
         raise RuntimeError(
             "these tasks grade replies with advmath's answer extraction: "
-            "`pip install advmath`, or set ADVMATH_BIN to the advmath binary"
+            "install the advmath wheel (pip install advmath-*.whl, built as advmath's README says), "
+            "or set ADVMATH_BIN to the advmath binary"
         )
     return exe
 
