@@ -60,7 +60,7 @@ pub(crate) fn comma_list<T: std::fmt::Display>(items: &[T]) -> &'static str {
         advmath generate --attack m3,punct         # variants\n  \
         advmath respond --model my-llm --endpoint http://127.0.0.1:8080\n  \
         advmath features && advmath regress        # the feature study (Table 8, Figure 8)\n  \
-        advmath metrics                            # both papers' tables -> out/metrics/report.md\n  \
+        advmath metrics                            # both papers' tables -> out/reports/metrics/report.md\n  \
         advmath publish --out hub                  # a folder for `hf upload`"
 )]
 pub struct Cli {

@@ -72,12 +72,13 @@ pub struct MetricsConfig {
 }
 
 impl Default for MetricsConfig {
-    /// The embedded metrics over the default tables into `out/metrics`, [`BOOTSTRAP_REPLICATES`]
+    /// The embedded metrics over the default tables into `out/reports/metrics` (where `run`
+    /// writes them too), [`BOOTSTRAP_REPLICATES`]
     /// replicates seeded with [`BOOTSTRAP_SEED`], all cores, models by name.
     fn default() -> Self {
         MetricsConfig {
             tables: crate::store::default_tables(),
-            out: Path::new(crate::store::DEFAULT_OUT).join("metrics"),
+            out: crate::store::reports_dir(Path::new(crate::store::DEFAULT_OUT)).join("metrics"),
             sql_dir: None,
             replicates: BOOTSTRAP_REPLICATES,
             seed: BOOTSTRAP_SEED,
