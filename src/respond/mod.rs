@@ -85,7 +85,7 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
         .iter()
         .filter_map(|it| Some((it.variant_id.clone()?, it.question.clone())))
         .collect();
-    let merged = crate::store::reply_merge::merge_model_rows(
+    let (merged, stored) = crate::store::reply_merge::merge_model_rows(
         &config.tables,
         &config.model,
         Vec::new(),
@@ -106,7 +106,6 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
         items.truncate(n);
     }
     let dir = model_dir(&config.tables, &config.model);
-    let stored = read_rows(&dir)?;
     let run = config.run();
     let mut done: HashSet<RowId> = stored.iter().map(|r| r.row_id()).collect();
     let recovered: Vec<ResponseRow> = recover_logs(&dir, &mut done)?;

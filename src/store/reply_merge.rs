@@ -28,14 +28,12 @@ pub fn reply_key(row: &ResponseRow) -> ReplyKey {
     (row.template.clone(), row.run.clone(), about)
 }
 
-/// What a merge did.
+/// What a merge did to the stored rows.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Merged {
-    /// Rows in the folder after the merge.
-    pub rows: usize,
-    /// Stored rows replaced by an incoming row with their key, or by a later stored one.
+    /// Rows replaced by a row with their key (an incoming one, or a later stored one).
     pub replaced: usize,
-    /// Stored rows dropped because their variant now asks another question.
+    /// Rows dropped because their variant now asks another question.
     pub superseded: usize,
 }
 
@@ -66,15 +64,15 @@ pub fn read_model_rows(tables: &Path, model: &str) -> Result<Vec<ResponseRow>> {
 /// Merge `incoming` rows into `model`'s folder: every [`ReplyKey`] keeps one row (an incoming
 /// row wins over a stored one, a later stored row over an earlier one), and a row whose variant
 /// asks another question now (`current`: variant id -> question) is dropped. Nothing is written
-/// when nothing changes. The caller holds the model's writer lock.
+/// when nothing changes. Returns what was done and the folder's rows after it, so a caller need
+/// not read them again. The caller holds the model's writer lock.
 pub fn merge_model_rows(
     tables: &Path,
     model: &str,
     incoming: Vec<ResponseRow>,
     current: &HashMap<String, String>,
-) -> Result<Merged> {
+) -> Result<(Merged, Vec<ResponseRow>)> {
     let stored = read_model_rows(tables, model)?;
-    let stored_count = stored.len();
     let mut merged = Merged::default();
     let mut order: Vec<ReplyKey> = Vec::new();
     let mut by_key: HashMap<ReplyKey, ResponseRow> = HashMap::new();
@@ -97,19 +95,14 @@ pub fn merge_model_rows(
             order.push(key);
         }
     }
-    merged.rows = order.len();
-    if incoming_count == 0 && merged.replaced == 0 && merged.superseded == 0 {
-        return Ok(merged);
-    }
-    // Replaced by an incoming row of the same key: counted among the rows written, not the
-    // rows lost.
     let rows: Vec<ResponseRow> = order
         .into_iter()
         .map(|k| by_key.remove(&k).expect("every key has its row"))
         .collect();
-    debug_assert!(rows.len() <= stored_count + incoming_count);
-    rewrite_folder(tables, model, &rows)?;
-    Ok(merged)
+    if incoming_count > 0 || merged != Merged::default() {
+        rewrite_folder(tables, model, &rows)?;
+    }
+    Ok((merged, rows))
 }
 
 /// Write `rows` as the whole of `model`'s folder: staged beside it, the folder's other files
@@ -202,18 +195,18 @@ mod tests {
             .into_iter()
             .collect();
         let first = vec![row("m", "v1", "q1", "a"), row("m", "v2", "q2", "b")];
-        let m = merge_model_rows(tables, "m", first.clone(), &current).unwrap();
-        assert_eq!((m.rows, m.replaced, m.superseded), (2, 0, 0));
+        let (m, rows) = merge_model_rows(tables, "m", first.clone(), &current).unwrap();
+        assert_eq!((rows.len(), m.replaced, m.superseded), (2, 0, 0));
         // The same import again replaces, never adds.
-        let m = merge_model_rows(tables, "m", first, &current).unwrap();
-        assert_eq!((m.rows, m.replaced, m.superseded), (2, 2, 0));
+        let (m, rows) = merge_model_rows(tables, "m", first, &current).unwrap();
+        assert_eq!((rows.len(), m.replaced, m.superseded), (2, 2, 0));
         // v2 regenerated: its old reply goes.
         let now: HashMap<String, String> = [("v1", "q1"), ("v2", "q2 new")]
             .map(|(v, q)| (v.to_string(), q.to_string()))
             .into_iter()
             .collect();
-        let m = merge_model_rows(tables, "m", vec![], &now).unwrap();
-        assert_eq!((m.rows, m.replaced, m.superseded), (1, 0, 1));
+        let (m, rows) = merge_model_rows(tables, "m", vec![], &now).unwrap();
+        assert_eq!((rows.len(), m.replaced, m.superseded), (1, 0, 1));
         let rows = read_model_rows(tables, "m").unwrap();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].variant_id.as_deref(), Some("v1"));
