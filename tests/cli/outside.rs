@@ -18,15 +18,11 @@ fn ingest_responses(tables: &Path, file: &Path, args: &[&str]) -> assert_cmd::as
         .assert()
 }
 
-/// The generic layout with the question in column `q` and the reply in `r`.
-const GENERIC_QR: [&str; 6] = [
-    "--format",
-    "generic",
-    "--question-col",
-    "q",
-    "--response-col",
-    "r",
-];
+/// The generic layout with the question in column `q` and the reply in `r`: the flags of
+/// [`crate::util::IMPORT_AS_M`] after the command and model.
+fn generic_qr() -> &'static [&'static str] {
+    &crate::util::IMPORT_AS_M[3..]
+}
 
 /// An ArithmAttack file without its replies is refused, naming the file and the column, instead
 /// of being graded all wrong.
@@ -72,7 +68,7 @@ fn a_deeply_nested_reply_row_is_skipped_and_the_good_rows_land() {
         ),
     )
     .unwrap();
-    let out = ingest_responses(&tables, &file, &GENERIC_QR).success();
+    let out = ingest_responses(&tables, &file, generic_qr()).success();
     let stderr = stderr_of(&out);
     assert!(
         stderr.contains(
@@ -100,7 +96,7 @@ fn bad_rows_of_reply_csvs_and_jsonl_are_skipped_by_number_and_the_good_rows_land
     bytes.extend_from_slice(b"x,\"caf\xe9\"\n");
     bytes.extend_from_slice(format!("\"{ann}\",6\n").as_bytes());
     std::fs::write(&csv, bytes).unwrap();
-    let stderr = stderr_of(&ingest_responses(&tables, &csv, &GENERIC_QR).success());
+    let stderr = stderr_of(&ingest_responses(&tables, &csv, generic_qr()).success());
     for expected in [
         "replies.csv: row 2 (line 3): 3 field(s) where the header has 2; row skipped",
         "replies.csv: row 3 (line 4): field 2 is not valid UTF-8; row skipped",
