@@ -1,7 +1,8 @@
-//! `pip install advmath`: the wheel `maturin build --release` makes (`.ci/run` builds it and names
-//! it in ADVMATH_WHEEL) installs into a fresh virtual environment, puts `advmath` on its PATH, and
-//! the default run from an empty folder writes the same tables, byte for byte, as the binary
-//! `cargo` builds.
+//! `pip install advmath`: the wheel maturin makes (`.ci/run` builds it with the test build's
+//! profile, to share its compilation, and names it in ADVMATH_WHEEL; users build it with
+//! `--release`, the same packaging) installs into a fresh virtual environment, puts `advmath` on
+//! its PATH, and the default run from an empty folder writes the same tables, byte for byte, as
+//! the binary `cargo` builds.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
