@@ -85,6 +85,10 @@ pub enum Error {
         holder: String,
         path: PathBuf,
     },
+    /// A query that cannot run as written: its syntax, or a table it names that is not there.
+    /// `hint` says what to do.
+    #[error("{reason}; {hint}")]
+    BadQuery { reason: String, hint: String },
     /// A query ran past its time bound.
     #[error("the query ran longer than {} s (its time limit)", limit.as_secs_f64())]
     QueryTimeout { limit: std::time::Duration },
@@ -233,6 +237,7 @@ impl Error {
         match self {
             Error::MetricQuery { source, .. } => source.exit_code(),
             Error::Usage(_)
+            | Error::BadQuery { .. }
             | Error::Setting { .. }
             | Error::OutputInsideTables { .. }
             | Error::OutputHoldsTables { .. }

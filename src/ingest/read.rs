@@ -14,8 +14,44 @@ use crate::input::{
 use crate::num::Num;
 use crate::synth;
 
+/// The files beside a missing input whose names are closest to it, as a suggestion.
+fn near_names(path: &Path) -> String {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Some(wanted) = path.file_name().map(|n| n.to_string_lossy().to_lowercase()) else {
+        return String::new();
+    };
+    let Ok(entries) = fs::read_dir(parent) else {
+        return format!(" (no folder {})", parent.display());
+    };
+    let mut near: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            let n = n.to_lowercase();
+            let stem = |s: &str| s.split('.').next().unwrap_or_default().to_string();
+            n.starts_with(&stem(&wanted)) || wanted.starts_with(&stem(&n)) && !stem(&n).is_empty()
+        })
+        .collect();
+    near.sort();
+    near.truncate(3);
+    if near.is_empty() {
+        String::new()
+    } else {
+        format!(" (beside it: {})", near.join(", "))
+    }
+}
+
 /// Detect the layout of `path`.
 pub fn detect_format(path: &Path) -> Result<Format> {
+    if !path.exists() {
+        return Err(Error::invalid(
+            path.display(),
+            format!("no such file or folder{}; ingest reads a .jsonl, .json, .csv or .parquet file, or the Xie et al. release folder", near_names(path)),
+        ));
+    }
     if super::robustmath::is_robustmath(path) {
         return Ok(Format::Robustmath);
     }

@@ -159,14 +159,50 @@ fn no_valid_problem(sources: &[Vec<ProblemRecord>], tables: &std::path::Path) ->
     }
     let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let mut text = format!(
-        "no problem has a valid solution program ({}); see the rows with: advmath sql --tables {} \"SELECT problem_id, error_kind, error_detail FROM problems WHERE error_kind IS NOT NULL LIMIT 20\"",
-        by_kind.join(", "),
-        tables.display()
+        "no problem has a valid solution program ({})",
+        by_kind.join(", ")
     );
-    if kinds.contains_key("missing_program") {
-        text.push_str("; problems without a program get one from a model with: advmath programs --endpoint URL --model M");
+    let records = || sources.iter().flatten();
+    let missing = |lacks: &dyn Fn(&ProblemRecord) -> bool| {
+        first_rows(records().filter(|r| lacks(r)).map(|r| r.source_index))
+    };
+    let no_program = missing(&|r| {
+        r.error
+            .as_ref()
+            .is_some_and(|e| e.kind.as_str() == "missing_program")
+    });
+    if let Some(rows) = &no_program {
+        text.push_str(&format!(
+            "; {rows} no `program` field (another name: --program-col) and no worked solution to read one from"
+        ));
+    }
+    if let Some(rows) = missing(&|r| r.answer.is_none()) {
+        text.push_str(&format!(
+            "; {rows} no `answer` field (another name: --answer-col)"
+        ));
+    }
+    text.push_str(&format!(
+        "; see the rows with: advmath sql --tables {} \"SELECT problem_id, error_kind, error_detail FROM problems WHERE error_kind IS NOT NULL LIMIT 20\"",
+        tables.display()
+    ));
+    if no_program.is_some() {
+        text.push_str(
+            "; problems without a program get one from a model with: advmath programs --endpoint URL --model M",
+        );
     }
     text
+}
+
+/// "row 3 has" or "rows 1, 2, 5 and 7 more have", counting rows from 1; `None` for no row.
+fn first_rows(indices: impl Iterator<Item = i64>) -> Option<String> {
+    let all: Vec<i64> = indices.collect();
+    let shown: Vec<String> = all.iter().take(3).map(|i| (i + 1).to_string()).collect();
+    match all.len() {
+        0 => None,
+        1 => Some(format!("row {} has", shown[0])),
+        n if n <= 3 => Some(format!("rows {} have", shown.join(", "))),
+        n => Some(format!("rows {} and {} more have", shown.join(", "), n - 3)),
+    }
 }
 
 fn inputs_label(inputs: &[PathBuf]) -> String {

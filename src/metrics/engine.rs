@@ -307,20 +307,31 @@ impl SqlEngine {
         if t.layout.optional {
             return Ok(());
         }
-        let available = {
-            let r = self.registered();
-            if r.is_empty() {
-                "none".to_string()
-            } else {
-                r.join(", ")
-            }
+        if matches!(t.state, TableState::Registered { .. }) {
+            return Ok(());
+        }
+        let registered = self.registered();
+        if registered.is_empty() {
+            return Err(Error::invalid(
+                self.tables_dir.display(),
+                "holds no advmath table; name the `tables/` folder of a run with --tables (e.g. out/tables), or make one with `advmath run`",
+            ));
+        }
+        let available = registered.join(", ");
+        let made_by = match name {
+            "problems" => "ingest",
+            "variants" | "generation_stats" => "generate",
+            "responses" => "respond",
+            "features" => "features",
+            "coefficients" => "regress",
+            _ => "run",
         };
         match t.state {
             TableState::Registered { .. } => Ok(()),
             TableState::Missing => Err(Error::invalid(
                 t.path.display(),
                 format!(
-                    "table `{name}` is missing: expected {} under {}; available tables: {available}",
+                    "table `{name}` is missing (run `advmath {made_by}` first): expected {} under {}; available tables: {available}",
                     t.layout.pattern,
                     self.tables_dir.display()
                 ),
@@ -403,11 +414,23 @@ impl SqlEngine {
     async fn dataframe(&self, sql: &str) -> Result<datafusion::dataframe::DataFrame> {
         let state = self.ctx.state();
         let dialect = &state.config().options().sql_parser.dialect;
-        let statement = state.sql_to_statement(sql, dialect)?;
+        let statement = state
+            .sql_to_statement(sql, dialect)
+            .map_err(|e| match e.find_root() {
+                datafusion::error::DataFusionError::SQL(parse, _) => Error::BadQuery {
+                    reason: format!("SQL syntax: {}", parse_message(parse)),
+                    hint: "the query is DataFusion SQL, as in the files under sql/; quote it whole for the shell".into(),
+                },
+                _ => e.into(),
+            })?;
         for reference in state.resolve_table_references(&statement)? {
             let qualified = matches!(reference.schema(), Some(s) if s != "public");
             if !qualified {
                 self.require(reference.table())?;
+                let function = state.table_functions().contains_key(reference.table());
+                if !function && !self.ctx.table_exist(reference.clone())? {
+                    return Err(self.unknown_table(reference.table()));
+                }
             }
         }
         let plan = state.statement_to_plan(statement).await?;
@@ -417,6 +440,33 @@ impl SqlEngine {
             .with_allow_statements(false)
             .verify_plan(&plan)?;
         Ok(self.ctx.execute_logical_plan(plan).await?)
+    }
+
+    /// A query names a table that is neither a table of this folder nor a view: name the ones
+    /// there are.
+    fn unknown_table(&self, name: &str) -> Error {
+        let mut known: Vec<&str> = self.registered();
+        if known.contains(&"responses") {
+            known.extend(EMBEDDED_VIEWS.iter().map(|(view, _)| *view));
+        }
+        let lower = name.to_lowercase();
+        let near = known
+            .iter()
+            .find(|k| k.starts_with(&lower) || lower.starts_with(**k))
+            .map(|k| format!(" (did you mean `{k}`?)"))
+            .unwrap_or_default();
+        let known = if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        };
+        Error::BadQuery {
+            reason: format!(
+                "no table or view `{name}` in {}{near}",
+                self.tables_dir.display()
+            ),
+            hint: format!("the query can read: {known} (columns: docs/tables.md)"),
+        }
     }
 
     /// Run `work` within the engine's bounds: the timeout, and the process's resident memory
@@ -523,5 +573,14 @@ impl Drop for SqlEngine {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
+    }
+}
+
+/// A parser's message without its error-type prefix.
+fn parse_message(e: &datafusion::sql::sqlparser::parser::ParserError) -> String {
+    use datafusion::sql::sqlparser::parser::ParserError;
+    match e {
+        ParserError::ParserError(m) | ParserError::TokenizerError(m) => m.clone(),
+        other => other.to_string(),
     }
 }

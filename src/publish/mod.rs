@@ -240,8 +240,9 @@ pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
         return Err(Error::setting(
             "force",
             format!(
-                "is needed to replace {}, which exists",
-                config.out.display()
+                "is needed to publish into {}, which exists: with it, publish replaces what it writes ({}) and keeps the rest (.git/, .gitattributes, other files); or name a new folder with --out",
+                config.out.display(),
+                hub::OWNED.join(", ")
             ),
         ));
     }

@@ -116,7 +116,9 @@ fn publishing_is_reproducible_and_never_half_written() {
     publish(&a)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--force is needed to replace"));
+        .stderr(predicate::str::contains(
+            "--force is needed to publish into",
+        ));
     // A failing publish over an existing folder leaves it as it was, with no staging debris.
     publish(&a)
         .args(["--force", "--include", "no_such_table"])

@@ -53,7 +53,21 @@ fn metrics_errors_are_clear() {
         }
         text
     };
-    assert!(chain(&err).starts_with("SQL: "), "{}", chain(&err));
+    assert!(
+        chain(&err).starts_with("SQL syntax: Expected: an SQL statement, found: SELEC")
+            && chain(&err).contains("DataFusion SQL, as in the files under sql/"),
+        "{}",
+        chain(&err)
+    );
+    assert_eq!(err.exit_code(), 2);
+    // A table name that is neither a table nor a view lists those there are.
+    let err = metrics::run_sql(&tables, "SELECT * FROM respones", OutputFormat::Table).unwrap_err();
+    assert!(
+        chain(&err).starts_with("no table or view `respones` in ")
+            && chain(&err).contains("the query can read: responses, "),
+        "{}",
+        chain(&err)
+    );
     assert_eq!(err.exit_code(), 2);
     let err = metrics::run_sql(
         &tables,
@@ -76,7 +90,8 @@ fn metrics_errors_are_clear() {
     std::fs::create_dir_all(&empty).unwrap();
     let err = metrics::run_metrics(&empty, &dir.path().join("o1")).unwrap_err();
     assert!(
-        err.to_string().contains("table `responses` is missing"),
+        err.to_string()
+            .contains("holds no advmath table; name the `tables/` folder of a run"),
         "{err}"
     );
     let no_rows = responses_batch(&[]);

@@ -36,20 +36,28 @@ fn help_explains_the_commands() {
 #[test]
 fn an_error_cause_is_printed_once() {
     let dir = tempfile::tempdir().unwrap();
-    let missing = dir.path().join("absent.jsonl");
+    let broken = dir.path().join("broken.parquet");
+    fs::write(&broken, "x").unwrap();
     let out = advmath()
         .arg("ingest")
-        .arg(&missing)
+        .arg(&broken)
         .arg("--tables")
         .arg(dir.path().join("t"))
         .assert()
         .code(1);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(
-        stderr.contains(&format!("error: {}", missing.display())),
+        stderr.contains(&format!(
+            "error: {}: cannot be read as a table: ",
+            broken.display()
+        )),
         "{stderr}"
     );
-    assert_eq!(stderr.matches("(os error 2)").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("out of specification").count(),
+        1,
+        "{stderr}"
+    );
 }
 
 /// A stage run before the stage that feeds it says which table is missing and what to run.
@@ -120,67 +128,4 @@ fn a_refused_setting_names_its_flag() {
     }
     let e = advmath::Error::setting("top_problems", "must be at least 1");
     assert_eq!(e.to_string(), "setting `top_problems` must be at least 1");
-}
-
-/// A new user's mistakes each end with one message that names the file or flag and the fix:
-/// other column names, an input without programs, a file given where a folder goes, an endpoint
-/// without its scheme. The messages are pinned, with the temporary folder written `[DIR]`.
-#[test]
-fn a_new_users_mistakes_are_named_with_their_fix() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    fs::write(
-        d.join("other.csv"),
-        "q,a\nTom has 3 apples and buys 4 more. How many?,7\n",
-    )
-    .unwrap();
-    fs::write(
-        d.join("noprog.jsonl"),
-        "{\"question\": \"Tom has 15 apples and buys 27 more. How many?\", \"answer\": \"42\"}\n",
-    )
-    .unwrap();
-    fs::write(d.join("afile"), "").unwrap();
-    let cases: [(&str, &[&str], i32); 5] = [
-        (
-            "other column names",
-            &["ingest", "--tables", "t", "other.csv"],
-            1,
-        ),
-        (
-            "no program",
-            &["ingest", "--tables", "t", "noprog.jsonl"],
-            1,
-        ),
-        ("a file as --tables", &["generate", "--tables", "afile"], 2),
-        (
-            "a file as --tables",
-            &["sql", "--tables", "afile", "SELECT 1"],
-            2,
-        ),
-        (
-            "an endpoint without its scheme",
-            &[
-                "respond",
-                "--tables",
-                "t",
-                "--model",
-                "m",
-                "--endpoint",
-                "127.0.0.1:8080",
-            ],
-            2,
-        ),
-    ];
-    let mut text = String::new();
-    for (what, args, code) in cases {
-        let out = advmath().current_dir(d).args(args).assert().code(code);
-        let err = String::from_utf8_lossy(&out.get_output().stderr)
-            .replace(&d.display().to_string(), "[DIR]");
-        let last = err.lines().last().unwrap_or_default();
-        text.push_str(&format!(
-            "{what} (advmath {}): exit {code}\n{last}\n\n",
-            args.join(" ")
-        ));
-    }
-    assert_snapshot("new_user_mistakes", text);
 }
