@@ -10,6 +10,7 @@ use cli::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    say_what_an_interrupt_keeps();
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout has gone (`advmath sql ... | head`): nothing is wrong.
@@ -27,6 +28,33 @@ fn main() -> ExitCode {
             ExitCode::from(code as u8)
         }
     }
+}
+
+/// On Ctrl-C, one line that says the state is consistent and how to finish, then exit 130 as the
+/// default action would: every stage commits whole or not at all, so stopping anywhere is safe.
+/// A process started with SIGINT ignored (a background job of a script) keeps ignoring it.
+fn say_what_an_interrupt_keeps() {
+    use signal_hook::consts::SIGINT;
+    // SAFETY: a query of the current action (null new action) changes nothing.
+    let ignored = unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(SIGINT, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    };
+    if ignored {
+        return;
+    }
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            eprintln!(
+                "\ninterrupted: the tables keep what each stage committed, whole; run the same command again to finish the job"
+            );
+            std::process::exit(130);
+        }
+    });
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

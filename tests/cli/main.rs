@@ -11,6 +11,7 @@ mod defaults;
 mod efficient;
 mod extract;
 mod feature_study;
+mod first_hour;
 mod fixtures;
 mod generate;
 mod gold;
