@@ -59,6 +59,11 @@ pub struct GenerationArgs {
     /// script, randint(1, int(p x words + 1)).
     #[arg(long, value_enum, default_value_t = GenerateConfig::default().noise_count)]
     pub noise_count: NoiseCount,
+    /// Change only the numbers, as the paper's text does: "3 notebooks" becomes "1 notebooks".
+    /// By default the noun right after a count that becomes one (or stops being one) agrees
+    /// with it, where the rule is sure ("1 notebook", "5 hours").
+    #[arg(long)]
+    pub keep_noun_forms: bool,
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
     #[arg(long, default_value_t = GenerateConfig::default().seed)]
     pub seed: u64,
@@ -80,6 +85,7 @@ impl GenerationArgs {
             noise_levels: self.noise.clone(),
             noise_variants: self.noise_variants as usize,
             noise_count: self.noise_count,
+            noun_agreement: !self.keep_noun_forms,
             seed: self.seed,
             threads: self.threads.map(|t| t as usize),
             shard: None,

@@ -32,6 +32,7 @@ use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, format_like, render, Slot};
 use crate::seed::{draw_seed, stream_key};
 use crate::store::problems::{read_problems, ProblemRecord};
+use advmath_core::agreement::{is_one, render_agreeing};
 use advmath_core::generate::noise::{add_noise, NoiseCount};
 use advmath_core::generate::sample;
 use advmath_core::vocab::Attack;
@@ -57,6 +58,10 @@ pub struct GenerateConfig {
     pub noise_levels: Vec<u32>,
     pub noise_variants: usize,
     pub noise_count: NoiseCount,
+    /// Make the noun after a count that becomes one, or stops being one, agree with it
+    /// ("1 notebook", "5 hours"; see [`advmath_core::agreement`]); `false` changes only the
+    /// numbers, as the paper's text does.
+    pub noun_agreement: bool,
     pub seed: u64,
     pub threads: Option<usize>,
     /// Attack only this slice of each dataset's problems, into the shard's own folder (see
@@ -86,6 +91,7 @@ impl Default for GenerateConfig {
             noise_levels: vec![10, 30, 50],
             noise_variants: 1,
             noise_count: NoiseCount::Floor,
+            noun_agreement: true,
             seed: 42,
             threads: None,
             shard: None,
@@ -165,6 +171,8 @@ struct Prepared<'a> {
     values: Vec<Num>,
     /// What the question's text asks of its numbers (proper fractions, percentages).
     text: Vec<TextConstraint>,
+    /// Whether each slot's count reads as one in the question ("1", "one").
+    was_one: Vec<bool>,
 }
 
 impl<'a> Prepared<'a> {
@@ -177,12 +185,32 @@ impl<'a> Prepared<'a> {
                 record.problem_id
             ));
         }
+        let was_one = slots
+            .iter()
+            .map(|s| is_one(&record.question[s.start..s.end]))
+            .collect();
         Ok(Prepared {
             record,
+            was_one,
             text: text_constraints(&record.question, &slots),
             slots,
             values,
         })
+    }
+
+    /// The question with these slot values, its nouns agreeing with changed counts if asked.
+    fn question_with(&self, values: &[Num], noun_agreement: bool) -> String {
+        let texts = self.slot_texts(values);
+        if noun_agreement {
+            render_agreeing(
+                &self.record.question_template,
+                &texts,
+                &self.was_one,
+                &self.record.question,
+            )
+        } else {
+            render(&self.record.question_template, &texts)
+        }
     }
 
     fn slot_texts(&self, values: &[Num]) -> Vec<String> {
@@ -281,6 +309,7 @@ fn run_record(config: &GenerateConfig, dataset: &str, attack: &AttackSpec) -> St
         noise_count: Some(config.noise_count.name().to_string()),
         noise_levels: config.noise_levels.clone(),
         noise_variants: config.noise_variants,
+        noun_agreement: Some(config.noun_agreement),
         problems: config.problems,
         sample_problems: config.sample_problems,
         seed: config.seed,
@@ -490,7 +519,7 @@ fn write_chunk(
                         continue;
                     }
                     for (i, d) in drawn.iter().enumerate() {
-                        let question = render(&p.record.question_template, &p.slot_texts(&d.slots));
+                        let question = p.question_with(&d.slots, config.noun_agreement);
                         if let AttackSpec::NumericPunct(_) = attack {
                             for &level in &config.noise_levels {
                                 let name = Attack::NumericPunct(m, level).to_string();

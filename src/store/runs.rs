@@ -30,6 +30,11 @@ pub struct RunRecord {
     pub noise_count: Option<String>,
     pub noise_levels: Vec<u32>,
     pub noise_variants: usize,
+    /// Whether the noun after a count that crosses one was made to agree with it (`false`:
+    /// only the numbers changed, as the paper's text); absent from records of versions that
+    /// had no such rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noun_agreement: Option<bool>,
     pub problems: Option<usize>,
     #[serde(default)]
     pub sample_problems: Option<usize>,

@@ -1,6 +1,6 @@
 //! `advmath generate`: reproducible whatever the thread count, one problem sample reaching the
-//! variant count in every attack, other attacks' partitions kept, invalid problems skipped; and a
-//! property test of the attacker's kept variants.
+//! variant count in every attack, other attacks' partitions kept, invalid problems skipped, the
+//! noun after a count agreeing with it; and a property test of the attacker's kept variants.
 
 use std::fs;
 use std::path::Path;
@@ -12,7 +12,10 @@ use advmath_core::generate::sample::{attack, Attacker, Method};
 use predicates::prelude::*;
 use proptest::prelude::*;
 
-use crate::util::{advmath, ingest, small_tables, walk, SMALL_GENERATION};
+use crate::util::{
+    advmath, assert_snapshot, copy_dir, ingest, ingest_xie_release, shared_data, small_tables,
+    stdout_of, walk, SMALL_GENERATION,
+};
 
 #[test]
 fn generation_is_byte_identical_whatever_the_thread_count() {
@@ -376,5 +379,93 @@ fn leftovers_of_dead_runs_are_removed_by_the_next_run() {
     assert!(
         other_dataset.exists(),
         "another dataset's staging is not this run's to remove"
+    );
+}
+
+/// On the Xie et al. release, a count that becomes one takes a singular noun and one that stops
+/// being one a plural ("1 notebook", "5 hours"), and nothing else changes: the same variants,
+/// the same numbers, the same words but the noun right after such a count. Every change is
+/// listed in a snapshot, which is the audited list (each pair read and found right).
+#[test]
+fn nouns_agree_with_counts_that_cross_one_on_the_xie_release() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (agreeing, kept) = (dir.path().join("agreeing"), dir.path().join("kept"));
+    ingest_xie_release(&data, &agreeing);
+    copy_dir(&agreeing, &kept);
+    let questions = |tables: &Path, extra: &[&str]| {
+        advmath()
+            .args([
+                "generate",
+                "--attack",
+                "m1,m2,m3",
+                "--attempts",
+                "3000",
+                "--tables",
+            ])
+            .arg(tables)
+            .args(extra)
+            .assert()
+            .success();
+        let json = stdout_of(
+            &advmath()
+                .args(["sql", "--format", "json", "--tables"])
+                .arg(tables)
+                .arg("SELECT variant_id, question FROM variants ORDER BY variant_id")
+                .assert()
+                .success(),
+        );
+        json.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["variant_id"].as_str().unwrap().to_string(),
+                    v["question"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (agreeing, kept) = (
+        questions(&agreeing, &[]),
+        questions(&kept, &["--keep-noun-forms"]),
+    );
+    assert_eq!(agreeing.len(), kept.len());
+    let is_count = |w: &str| {
+        let w = w.trim_start_matches('$').replace(',', "");
+        let words = [
+            "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        ];
+        w.parse::<f64>().is_ok() || words.contains(&w.to_lowercase().as_str())
+    };
+    let mut pairs: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut changed = 0;
+    for ((id, a), (id_kept, k)) in agreeing.iter().zip(&kept) {
+        assert_eq!(id, id_kept);
+        if a == k {
+            continue;
+        }
+        changed += 1;
+        let (wa, wk): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), k.split(' ').collect());
+        assert_eq!(wa.len(), wk.len(), "{id}: {k} / {a}");
+        for i in (0..wa.len()).filter(|&i| wa[i] != wk[i]) {
+            assert!(
+                i > 0 && is_count(wa[i - 1]),
+                "{id}: a word changed after no count: {a}"
+            );
+            let one = advmath_core::agreement::is_one(wa[i - 1]);
+            let direction = if one { "singular" } else { "plural" };
+            *pairs
+                .entry(format!("{} -> {} ({direction})", wk[i], wa[i]))
+                .or_default() += 1;
+        }
+    }
+    assert!(changed > 0, "no count crossed one");
+    let text: String = pairs
+        .iter()
+        .map(|(pair, n)| format!("{pair}: {n}\n"))
+        .collect();
+    assert_snapshot(
+        "noun_agreement_xie_release",
+        format!("{changed} of {} variants changed\n{text}", agreeing.len()),
     );
 }

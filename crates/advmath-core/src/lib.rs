@@ -11,6 +11,7 @@
 //! - [`vocab`]: the names shared by every table: attacks and models;
 //! - [`seed`]: the seeded streams every random choice draws from.
 
+pub mod agreement;
 pub mod extract;
 pub mod features;
 pub mod generate;

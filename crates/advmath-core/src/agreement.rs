@@ -1,0 +1,358 @@
+//! Number agreement of the noun after a count: when a variant turns "3 notebooks" into a count of
+//! one, the noun becomes "notebook", and "1 hour" becomes "5 hours". Only the word right after the
+//! number (one space between) changes, and only when the change is sure: a plural ending in `s`
+//! is made singular by the regular rules and a list of irregular and `-ie` nouns; a singular is
+//! made plural only when the question itself writes that plural elsewhere, or the word is a unit
+//! or an irregular noun listed here. Anything else (an adjective, "each", a fraction's
+//! denominator) is left as written: the number is what a variant changes.
+
+/// Whether a rendered count reads as one ("1", "one", "One"), which takes a singular noun.
+pub fn is_one(text: &str) -> bool {
+    matches!(text, "1" | "one" | "One")
+}
+
+/// The template with each `{i}` replaced by `texts[i]`, the word after a slot made to agree where
+/// the slot's count changed between one and more than one (`was_one[i]` against the new text).
+/// `question` is the original text: a plural the question writes somewhere may be used.
+pub fn render_agreeing(
+    template: &str,
+    texts: &[String],
+    was_one: &[bool],
+    question: &str,
+) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let bytes = template.as_bytes();
+    let mut i = 0;
+    while i < template.len() {
+        let c = bytes[i];
+        if (c == b'{' || c == b'}') && bytes.get(i + 1) == Some(&c) {
+            out.push(c as char);
+            i += 2;
+            continue;
+        }
+        if c != b'{' {
+            let next = template[i..]
+                .find(['{', '}'])
+                .map_or(template.len(), |j| i + j);
+            let next = if next == i { i + 1 } else { next };
+            out.push_str(&template[i..next]);
+            i = next;
+            continue;
+        }
+        let close = template[i..].find('}').map_or(template.len(), |j| i + j);
+        let idx: usize = template[i + 1..close].parse().unwrap_or(usize::MAX);
+        let after_slash = out.ends_with('/');
+        let Some(text) = texts.get(idx) else {
+            i = close + 1;
+            continue;
+        };
+        out.push_str(text);
+        i = close + 1;
+        let changed = was_one.get(idx).is_some_and(|&w| w != is_one(text));
+        if !changed || after_slash || template[i..].starts_with("/") {
+            continue;
+        }
+        let Some(rest) = template[i..].strip_prefix(' ') else {
+            continue;
+        };
+        let word_len = rest.bytes().take_while(|b| b.is_ascii_lowercase()).count();
+        let word = &rest[..word_len];
+        let boundary = rest[word_len..]
+            .chars()
+            .next()
+            .is_none_or(|b| !b.is_alphanumeric() && b != '-' && b != '\'');
+        if word.is_empty() || !boundary {
+            continue;
+        }
+        let agreeing = if is_one(text) {
+            singular(word)
+        } else {
+            plural(word, question)
+        };
+        if let Some(w) = agreeing {
+            out.push(' ');
+            out.push_str(&w);
+            i += 1 + word_len;
+        }
+    }
+    out
+}
+
+/// Plurals whose singular the regular rules would get wrong.
+const IRREGULAR: &[(&str, &str)] = &[
+    ("child", "children"),
+    ("person", "people"),
+    ("man", "men"),
+    ("woman", "women"),
+    ("foot", "feet"),
+    ("tooth", "teeth"),
+    ("mouse", "mice"),
+    ("goose", "geese"),
+    ("knife", "knives"),
+    ("loaf", "loaves"),
+    ("leaf", "leaves"),
+    ("half", "halves"),
+    ("shelf", "shelves"),
+    ("wolf", "wolves"),
+    ("calf", "calves"),
+    ("life", "lives"),
+    ("wife", "wives"),
+    ("thief", "thieves"),
+    ("potato", "potatoes"),
+    ("tomato", "tomatoes"),
+    ("hero", "heroes"),
+    ("mango", "mangoes"),
+    ("bus", "buses"),
+    ("quiz", "quizzes"),
+    ("scarf", "scarves"),
+];
+
+/// Nouns in `-ie`, whose plural `-ies` is not a `-y` noun's.
+const IE_NOUNS: &[&str] = &[
+    "cookie", "movie", "brownie", "calorie", "pie", "tie", "smoothie", "zombie", "selfie",
+    "rookie", "goalie", "veggie", "hoodie", "birdie", "auntie", "freebie", "lie", "genie",
+];
+
+/// Words after a number that are not its noun, or whose form does not follow it.
+const NOT_A_NOUN: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "of",
+    "to",
+    "per",
+    "each",
+    "more",
+    "less",
+    "in",
+    "on",
+    "at",
+    "for",
+    "by",
+    "with",
+    "from",
+    "is",
+    "was",
+    "are",
+    "were",
+    "has",
+    "had",
+    "will",
+    "would",
+    "can",
+    "percent",
+    "dozen",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "times",
+    "as",
+    "than",
+    "fewer",
+    "extra",
+    "other",
+    "plus",
+    "minus",
+    "series",
+    "species",
+    "means",
+    "news",
+    "sheep",
+    "fish",
+    "deer",
+    "lbs",
+    "pounds-worth",
+];
+
+/// Units of measure, which always agree with their count.
+const UNITS: &[&str] = &[
+    "second",
+    "minute",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "year",
+    "decade",
+    "century",
+    "dollar",
+    "cent",
+    "penny",
+    "nickel",
+    "dime",
+    "quarter",
+    "mile",
+    "yard",
+    "inch",
+    "meter",
+    "kilometer",
+    "centimeter",
+    "pound",
+    "ounce",
+    "gallon",
+    "quart",
+    "pint",
+    "liter",
+    "cup",
+    "gram",
+    "kilogram",
+    "ton",
+    "page",
+    "point",
+    "piece",
+    "slice",
+    "box",
+    "bag",
+    "bottle",
+    "pack",
+    "person",
+    "child",
+    "man",
+    "woman",
+    "foot",
+    "tooth",
+    "mouse",
+    "goose",
+    "loaf",
+    "half",
+];
+
+/// The singular of a plural noun, when the rules are sure of it.
+fn singular(word: &str) -> Option<String> {
+    if NOT_A_NOUN.contains(&word) || word.len() < 3 {
+        return None;
+    }
+    if let Some((s, _)) = IRREGULAR.iter().find(|(_, p)| *p == word) {
+        return Some(s.to_string());
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        let ie = format!("{stem}ie");
+        if IE_NOUNS.contains(&ie.as_str()) {
+            return Some(ie);
+        }
+        return (stem.len() >= 2).then(|| format!("{stem}y"));
+    }
+    if word.ends_with("aches") {
+        return word.strip_suffix('s').map(str::to_string);
+    }
+    for sibilant in ["sses", "ches", "shes", "xes", "zzes"] {
+        if word.ends_with(sibilant) {
+            return Some(word[..word.len() - 2].to_string());
+        }
+    }
+    if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return None;
+    }
+    word.strip_suffix('s').map(str::to_string)
+}
+
+/// The plural of a singular noun: by rule, when the question writes it somewhere or the word
+/// is a unit or an irregular noun listed here.
+fn plural(word: &str, question: &str) -> Option<String> {
+    if NOT_A_NOUN.contains(&word) || word.len() < 3 {
+        return None;
+    }
+    let form = if let Some((_, p)) = IRREGULAR.iter().find(|(s, _)| *s == word) {
+        p.to_string()
+    } else if IE_NOUNS.contains(&word) {
+        format!("{word}s")
+    } else if word.ends_with('s')
+        || word.ends_with('x')
+        || word.ends_with('z')
+        || word.ends_with("ch")
+        || word.ends_with("sh")
+    {
+        format!("{word}es")
+    } else if let Some(stem) = word
+        .strip_suffix('y')
+        .filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u']))
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{word}s")
+    };
+    let written = question
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| w == form);
+    (written || UNITS.contains(&word)).then_some(form)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agree(template: &str, texts: &[&str], was_one: &[bool], question: &str) -> String {
+        let texts: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        render_agreeing(template, &texts, was_one, question)
+    }
+
+    #[test]
+    fn a_count_of_one_takes_the_singular_and_more_the_plural() {
+        let q = "Maya buys 3 notebooks and 4 pens.";
+        let t = "Maya buys {0} notebooks and {1} pens.";
+        assert_eq!(
+            agree(t, &["1", "1"], &[false, false], q),
+            "Maya buys 1 notebook and 1 pen."
+        );
+        assert_eq!(
+            agree(t, &["5", "1"], &[false, false], q),
+            "Maya buys 5 notebooks and 1 pen."
+        );
+        let q = "It takes 1 hour to bake 1 cake, and 1 dog eats 3 cakes.";
+        let t = "It takes {0} hour to bake {1} cake, and {2} dog eats {3} cakes.";
+        assert_eq!(
+            agree(t, &["4", "2", "2", "1"], &[true, true, true, false], q),
+            "It takes 4 hours to bake 2 cakes, and 2 dog eats 1 cake."
+        );
+    }
+
+    #[test]
+    fn irregular_and_ie_nouns_and_sibilants() {
+        for (plural, singular) in [
+            ("children", "child"),
+            ("cookies", "cookie"),
+            ("candies", "candy"),
+            ("boxes", "box"),
+            ("classes", "class"),
+            ("inches", "inch"),
+            ("potatoes", "potato"),
+            ("houses", "house"),
+            ("shoes", "shoe"),
+        ] {
+            let t = "She has {0} ".to_string() + plural + ".";
+            assert_eq!(
+                agree(&t, &["1"], &[false], ""),
+                format!("She has 1 {singular}."),
+                "{plural}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_is_not_sure_is_left_as_written() {
+        let same = |t: &str, texts: &[&str], was_one: &[bool]| {
+            let q = t.replace("{0}", "3").replace("{1}", "4");
+            assert_eq!(
+                agree(t, texts, was_one, &q),
+                t.replace("{0}", texts[0])
+                    .replace("{1}", texts.get(1).copied().unwrap_or(""))
+            );
+        };
+        // Adjectives, function words, glued forms and fractions.
+        same("He buys {0} red pens.", &["1"], &[false]);
+        same("It costs ${0} each.", &["1"], &[false]);
+        same("She has {0} more apples.", &["1"], &[false]);
+        same("A {0}-hour drive.", &["1"], &[false]);
+        same("Add {0}/{1} cups of flour.", &["1", "1"], &[false, false]);
+        same("He ran {0} miles2 today.", &["1"], &[false]);
+        // A singular whose plural the question never writes, and which is no unit.
+        same("She has {0} dog.", &["4"], &[true]);
+        // Money with cents keeps the plural: "$1.50 bills".
+        same("He has {0} bills.", &["1.50"], &[false]);
+        // The count did not cross one.
+        same("He has {0} bills.", &["7"], &[false]);
+    }
+}
