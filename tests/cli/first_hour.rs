@@ -30,6 +30,19 @@ fn message_lines(stderr: &[u8], dir: &Path, port: u16) -> String {
         .join("\n")
 }
 
+/// `advmath respond` of model `m` over tables `t` at `endpoint`.
+fn respond_at(endpoint: &str) -> Vec<&str> {
+    vec![
+        "respond",
+        "--tables",
+        "t",
+        "--model",
+        "m",
+        "--endpoint",
+        endpoint,
+    ]
+}
+
 #[test]
 fn a_new_users_mistakes_are_named_with_their_fix() {
     let dir = tempfile::tempdir().unwrap();
@@ -109,30 +122,10 @@ fn a_new_users_mistakes_are_named_with_their_fix() {
             vec!["generate", "--tables", "new"],
             1,
         ),
-        (
-            "unreachable endpoint",
-            vec![
-                "respond",
-                "--tables",
-                "t",
-                "--model",
-                "m",
-                "--endpoint",
-                &unreachable,
-            ],
-            1,
-        ),
+        ("unreachable endpoint", respond_at(&unreachable), 1),
         (
             "an endpoint without its scheme",
-            vec![
-                "respond",
-                "--tables",
-                "t",
-                "--model",
-                "m",
-                "--endpoint",
-                "127.0.0.1:8080",
-            ],
+            respond_at("127.0.0.1:8080"),
             2,
         ),
         (
