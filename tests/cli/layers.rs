@@ -10,7 +10,16 @@ use crate::util::rust_files;
 
 /// Modules of the core crate, usable from anywhere.
 const CORE: &[&str] = &[
-    "extract", "features", "generate", "num", "program", "question", "seed", "synth", "vocab",
+    "agreement",
+    "extract",
+    "features",
+    "generate",
+    "num",
+    "program",
+    "question",
+    "seed",
+    "synth",
+    "vocab",
 ];
 
 /// What each module of the advmath crate may import (besides the core crate's modules, which
@@ -61,6 +70,7 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("num", &[]),
     ("seed", &[]),
     ("vocab", &[]),
+    ("agreement", &[]),
     ("question", &["num"]),
     ("extract", &["num"]),
     ("program", &["num", "question"]),

@@ -40,6 +40,11 @@ const OTHER_LITERALS: &[(&str, &str, &str)] = &[
     ("annotate/sheet.rs", "n", "a cell meaning no"),
     ("cli/mod.rs", "attack", "the flag of the `attacks` setting"),
     (
+        "metrics/engine.rs",
+        "run",
+        "the `advmath run` command, in a message",
+    ),
+    (
         "ingest/mod.rs",
         "question",
         "the default question column of a user's input file",
