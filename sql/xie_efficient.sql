@@ -19,11 +19,17 @@
 -- when the protocol asks it, plus every variant of the attack; `full_requests_all` = the same
 -- over every problem of the dataset with variants of the attack. `saving_selected` = 1 -
 -- requests / full_requests_selected, `saving_all` = 1 - requests / full_requests_all.
--- The full attack on the same selected problems, from the target's own full run (`responses`, same
--- template), when it has one: `full_problems` = selected problems with a graded original and at
--- least one graded variant of the attack, `full_solved` = those whose original it answers
--- correctly, `full_broken` = solved ones with a wrong variant, `full_asr` = full_broken /
--- full_solved (Eq. 6 on those problems; NULL without a full run).
+-- `run` is the efficient run's settings (decoding, extraction; `default` for the defaults): two
+-- settings of a target are two rows, never pooled. The full attack on the same selected
+-- problems, from the target's own full run with the same settings (`responses`, same template
+-- and run), when it has one: `full_problems` = selected problems with a graded original and at
+-- least one graded variant of the attack (Table 1's P on them), `full_solved` = those whose
+-- original it answers correctly, `full_all_correct` = those whose every variant it answers
+-- correctly, `full_asr` = (full_solved - full_all_correct) / full_solved: Eq. 6, (OA - AA) / OA,
+-- as Table 1 computes it (AA does not require the original). `full_broken` = solved ones with a
+-- wrong variant and `full_broken_share` = full_broken / full_solved, the share of solved problems
+-- broken, which differs from Eq. 6 when the target misses an original but answers every variant.
+-- NULL without a full run.
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
 WITH problem_runs AS (
     SELECT
@@ -33,6 +39,7 @@ WITH problem_runs AS (
         top_problems,
         per_problem,
         template,
+        COALESCE(run, 'default') AS run,
         dataset,
         plan_attack AS attack,
         problem_id,
@@ -44,22 +51,38 @@ WITH problem_runs AS (
         MAX(attack_problems) AS attack_problems,
         MAX(attack_variants) AS attack_variants
     FROM efficient_responses
-    GROUP BY model, cheap_model, efficient_protocol, top_problems, per_problem, template, dataset,
-        plan_attack, problem_id
+    GROUP BY model, cheap_model, efficient_protocol, top_problems, per_problem, template,
+        COALESCE(run, 'default'), dataset, plan_attack, problem_id
+),
+-- Per run, not per displayed model: `graded` keeps the base model and its run apart.
+full_outcomes AS (
+    SELECT
+        base_model,
+        run,
+        template,
+        dataset,
+        attack,
+        problem_id,
+        MIN(ok) AS all_ok
+    FROM graded
+    WHERE base_model IN (SELECT DISTINCT model FROM efficient_responses)
+    GROUP BY base_model, run, template, dataset, attack, problem_id
 ),
 full_attack AS (
     SELECT
-        o.model,
-        o.template,
-        o.dataset,
+        a.base_model,
+        a.run,
+        a.template,
+        a.dataset,
         a.attack,
         a.problem_id,
-        o.orig_ok,
+        o.all_ok AS orig_ok,
         a.all_ok
-    FROM original_outcomes o
-    JOIN attack_outcomes a
-      ON a.model = o.model AND a.template = o.template AND a.dataset = o.dataset
-     AND a.problem_id = o.problem_id
+    FROM full_outcomes o
+    JOIN full_outcomes a
+      ON a.base_model = o.base_model AND a.run = o.run AND a.template = o.template
+     AND a.dataset = o.dataset AND a.problem_id = o.problem_id
+    WHERE o.attack = 'original' AND a.attack <> 'original'
 ),
 runs AS (
     SELECT
@@ -69,6 +92,7 @@ runs AS (
         top_problems,
         per_problem,
         p.template,
+        p.run,
         p.dataset,
         p.attack,
         COUNT(*) AS problems,
@@ -79,17 +103,20 @@ runs AS (
         MAX(original_asked) * MAX(attack_problems) + MAX(attack_variants) AS full_requests_all,
         COUNT(f.problem_id) AS full_problems,
         COALESCE(SUM(f.orig_ok), 0) AS full_solved,
+        COALESCE(SUM(f.all_ok), 0) AS full_all_correct,
         SUM(CASE WHEN f.orig_ok = 1 AND f.all_ok = 0 THEN 1 ELSE 0 END) AS full_broken
     FROM problem_runs p
     LEFT JOIN full_attack f
-      ON f.model = p.target AND f.template = p.template AND f.dataset = p.dataset
-     AND f.attack = p.attack AND f.problem_id = p.problem_id
-    GROUP BY target, cheap, protocol, top_problems, per_problem, p.template, p.dataset, p.attack
+      ON f.base_model = p.target AND f.run = p.run AND f.template = p.template
+     AND f.dataset = p.dataset AND f.attack = p.attack AND f.problem_id = p.problem_id
+    GROUP BY target, cheap, protocol, top_problems, per_problem, p.template, p.run, p.dataset,
+        p.attack
 )
 SELECT
     target,
     cheap,
     template,
+    run,
     dataset,
     attack,
     protocol,
@@ -107,7 +134,9 @@ SELECT
     1 - CAST(requests AS DOUBLE) / full_requests_all AS saving_all,
     full_problems,
     full_solved,
+    full_all_correct,
+    CAST(full_solved - full_all_correct AS DOUBLE) / NULLIF(full_solved, 0) AS full_asr,
     full_broken,
-    CAST(full_broken AS DOUBLE) / NULLIF(full_solved, 0) AS full_asr
+    CAST(full_broken AS DOUBLE) / NULLIF(full_solved, 0) AS full_broken_share
 FROM runs
-ORDER BY target, cheap, template, dataset, attack, protocol, top_problems, per_problem
+ORDER BY target, cheap, template, run, dataset, attack, protocol, top_problems, per_problem

@@ -278,7 +278,10 @@ pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
     let mut groups: BTreeMap<(String, String, String), Vec<usize>> = BTreeMap::new();
     for r in 0..pool.len() {
         let model = text(&pool, r, columns::MODEL);
-        if !config.models.is_empty() && !config.models.contains(&model) {
+        // `--model m` asks for every run of m; `--model "m [run]"` for that run.
+        let asked =
+            config.models.contains(&model) || config.models.contains(&text(&pool, r, "base_model"));
+        if !config.models.is_empty() && !asked {
             continue;
         }
         groups

@@ -452,39 +452,48 @@ pub fn write_table5_fixture(tables: &Path) {
     write_target_full_run(tables);
 }
 
-/// model-a's own full run on `toy` (1 = right; originals p0..p3, then variants 0..4): p0 right,
-/// all variants right; p1 wrong; p2 right, v1 wrong; p3 right, v0 wrong. Run 1 selected p2 and
-/// p0: 2 problems, 2 solved, 1 broken (p2), full ASR 0.5. Run 2 selected p3: 1, 1, 1, ASR 1.
+/// model-a's own full run on `toy` (1 = right; originals p0..p3, then variants 0..4): p0 wrong,
+/// all its variants right; p1 wrong; p2 right, v1 wrong; p3 right, v0 wrong. Run 1 selected p2
+/// and p0: 2 problems, 1 solved (p2), 1 with every variant right (p0), 1 solved and broken (p2):
+/// Eq. 6 gives (1 - 1) / 1 = 0, the broken share 1 / 1. Run 2 selected p3: 1, 1, 0, 1: both 1.
+/// A second run of model-a at another temperature answers everything wrong: the efficient runs,
+/// made with the default settings, never read it.
 fn write_target_full_run(tables: &Path) {
-    const ORIGINALS: &str = "1011";
-    const VARIANTS: [&str; 4] = ["11111", "11111", "10111", "01111"];
-    let mut rows = Vec::new();
-    for p in 0..4 {
-        let right = std::iter::once((None, &ORIGINALS[p..=p]))
-            .chain((0..5).map(|v| (Some(v), &VARIANTS[p][v..=v])));
-        for (variant, flag) in right {
-            let (attack, index) = variant.map_or(("original", 0), |v| ("m3", v));
-            let item = toy_item(p, variant);
-            let text = if flag == "1" {
-                "the answer is 1"
-            } else {
-                "the answer is 2"
-            };
-            rows.push(ResponseRow::scored(
-                format!("full-{p}-{attack}-{index}"),
-                "model-a",
-                "xie2024",
-                &item,
-                text.into(),
-                "endpoint",
-            ));
+    for (run, originals, variants, part) in [
+        ("default", "0011", ["11111", "11111", "10111", "01111"], 0),
+        ("temperature=0.3", "0000", ["00000"; 4], 1),
+    ] {
+        let mut rows = Vec::new();
+        for p in 0..4 {
+            let right = std::iter::once((None, &originals[p..=p]))
+                .chain((0..5).map(|v| (Some(v), &variants[p][v..=v])));
+            for (variant, flag) in right {
+                let (attack, index) = variant.map_or(("original", 0), |v| ("m3", v));
+                let item = toy_item(p, variant);
+                let text = if flag == "1" {
+                    "the answer is 1"
+                } else {
+                    "the answer is 2"
+                };
+                rows.push(
+                    ResponseRow::scored(
+                        format!("full-{run}-{p}-{attack}-{index}"),
+                        "model-a",
+                        "xie2024",
+                        &item,
+                        text.into(),
+                        "endpoint",
+                    )
+                    .in_run(run),
+                );
+            }
         }
+        advmath::store::write_batch(
+            &tables.join(format!("responses/model-a/part-{part}.parquet")),
+            &rows_to_batch(&rows).unwrap(),
+        )
+        .unwrap();
     }
-    advmath::store::write_batch(
-        &tables.join("responses/model-a/part-0.parquet"),
-        &rows_to_batch(&rows).unwrap(),
-    )
-    .unwrap();
 }
 
 /// Without an efficient run, `efficient_responses` is registered empty: Table 5 has no row and

@@ -1,10 +1,55 @@
 //! A run is a unit: the same model asked again under other settings is a second run, shown
-//! beside the first in every metric and never pooled with it; asked again under the same
-//! settings, it resumes and adds nothing.
+//! beside the first in every metric (Table 5's efficient runs and the miss-rate sheets included)
+//! and never pooled with it; asked again under the same settings, it resumes and adds nothing.
 
 use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
 
 use crate::util::{advmath, small_tables, stdout_of};
+
+/// The rows of `table` whose column `column` is `value`.
+fn rows_where(table: &ResultTable, column: &str, value: &str) -> Vec<Vec<Cell>> {
+    let Some(c) = table.column(column) else {
+        return Vec::new();
+    };
+    table
+        .rows
+        .iter()
+        .filter(|r| r[c].as_str() == Some(value))
+        .cloned()
+        .collect()
+}
+
+/// A miss-rate sheet of sim-carry's replies: (model, variant, reply) per row.
+fn miss_rate_sheet(tables: &std::path::Path) -> Vec<(String, String, String)> {
+    let sheet = tables.parent().unwrap().join("miss_rate.csv");
+    advmath()
+        .args([
+            "annotate",
+            "sample",
+            "miss-rate",
+            "--model",
+            "sim-carry",
+            "--tables",
+        ])
+        .arg(tables)
+        .arg("--out")
+        .arg(&sheet)
+        .assert()
+        .success();
+    let mut rows: Vec<(String, String, String)> = advmath::respond::outside::read_csv(&sheet)
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            (
+                r["model"].clone(),
+                r["variant_id"].clone(),
+                r["response"].clone(),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
 
 /// Metrics that compare models with each other: a second run is one more model there, so its
 /// rows change by design.
@@ -61,7 +106,21 @@ fn respond_again(tables: &std::path::Path) -> String {
 #[test]
 fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
     let (_dir, tables) = small_tables();
+    // An efficient run of sim-carry (Table 5), made with the default settings.
+    advmath()
+        .args([
+            "respond",
+            "--model",
+            "sim-carry",
+            "--efficient-from",
+            "sim-careful",
+        ])
+        .args(["--attack", "m3", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
     let before = metrics(&tables);
+    let sheet_before = miss_rate_sheet(&tables);
 
     let first = respond_again(&tables);
     let again = respond_again(&tables);
@@ -85,6 +144,23 @@ fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
     };
     let mut compared = 0;
     for ((name, was), (_, now)) in before.iter().zip(&after) {
+        // Table 5 names the target with its run in a column of its own: the default run's rows,
+        // and the full attack they compare with, are unchanged by the second run.
+        let efficient = rows_where(was, "target", "sim-carry");
+        if !efficient.is_empty() {
+            let now_rows = rows_where(now, "target", "sim-carry");
+            assert!(
+                same(&now_rows, &efficient),
+                "{name}: the efficient run changed: {now_rows:?} vs {efficient:?}"
+            );
+            let full = was.column("full_problems").unwrap();
+            assert!(
+                efficient.iter().all(|r| r[full].as_i64() > Some(0)),
+                "{name}: {efficient:?}"
+            );
+            compared += 1;
+            continue;
+        }
         let single = rows_of(was, "sim-carry", "sim-carry");
         if single.is_empty() {
             continue;
@@ -120,5 +196,23 @@ fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
         );
         compared += 1;
     }
-    assert!(compared >= 6, "metrics compared: {compared}");
+    assert!(compared >= 7, "metrics compared: {compared}");
+
+    // A miss-rate sheet drawn now shows the two runs apart: the first run's replies as before.
+    let sheet_after = miss_rate_sheet(&tables);
+    let of = |rows: &[(String, String, String)], model: &str| -> Vec<(String, String)> {
+        rows.iter()
+            .filter(|r| r.0 == model)
+            .map(|r| (r.1.clone(), r.2.clone()))
+            .collect()
+    };
+    assert!(
+        of(&sheet_after, "sim-carry").is_empty(),
+        "the sheet pools the runs"
+    );
+    assert_eq!(
+        of(&sheet_after, "sim-carry [default]"),
+        of(&sheet_before, "sim-carry")
+    );
+    assert!(!of(&sheet_after, "sim-carry [temperature=0.3]").is_empty());
 }
