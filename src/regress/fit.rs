@@ -2,8 +2,9 @@
 //! errors, z and p-values from the inverse Hessian of the penalised negative log-likelihood.
 //!
 //! linfa minimises `sum of log-losses + alpha/2 * |w|^2` with the intercept unpenalised, which is
-//! scikit-learn's `LogisticRegression(C = 1/alpha)`: alpha = 1 is the authors' setting
-//! (`generation/regression.py`, scikit-learn's defaults, no standardisation).
+//! scikit-learn's `LogisticRegression(C = 1/alpha)`: alpha = 1 is scikit-learn's default, which
+//! the authors' `generation/regression.py` uses for its logistic option (no standardisation);
+//! their default method is linear least squares (`--method linear` here).
 //!
 //! On raw features, whose scales differ by orders of magnitude, linfa's L-BFGS from zero needs
 //! hundreds of passes over the data (minutes on half a million rows). It is therefore started

@@ -109,11 +109,17 @@ pub(super) fn report(
             attacks_sentence(config),
         ),
     };
+    let title = match s.method {
+        RegressMethod::Linear => "Xie et al. 2024, Table 8, by the authors' method (linear fit)",
+        RegressMethod::Logistic => {
+            "Table 8's features by this project's default method (logistic fit; the authors' default, which gives \
+             their Table 8, is `advmath regress --method linear`)"
+        }
+    };
     let _ = writeln!(
         md,
-        "\nXie et al. 2024, Table 8 ({} fit): {how}. **▲** marks a fit's two most positive features, **▼** its two most \
-         negative ones. Simulated models (oracle, sim-*) are not LLMs: their rows show the method, not a finding.\n",
-        s.method.name()
+        "\n{title}: {how}. **▲** marks a fit's two most positive features, **▼** its two most \
+         negative ones. Simulated models (oracle, sim-*) are not LLMs: their rows show the method, not a finding.\n"
     );
     if !s.fits.is_empty() {
         coefficient_table(&mut md, s, &label, config.set);

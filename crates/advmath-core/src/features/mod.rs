@@ -2,7 +2,8 @@
 //! tree evaluated on that variant's numbers.
 //!
 //! They are advmath's design, not the authors' list. Xie et al. 2024 (section 5, Table 8, Figure 8)
-//! fit a logistic regression on features their code collects from the tree
+//! fit a regression (their code's default: least squares; logistic as an option) on features
+//! their code collects from the tree
 //! (`generation/feature_map.py`); that family is the `xie2024` set ([`xie2024`], table
 //! `features_xie2024`). The 51 here cover the same kinds of quantity with definitions of their
 //! own: every DAG node counted once (the authors count a value once per path from the answer),
