@@ -7,7 +7,8 @@
 //! The rows go to their own table, `efficient_responses/<target>/`, so that they never mix with
 //! the target's full run in the other metrics; `sql/xie_efficient.sql` reads them. A rerun with
 //! the same flags rebuilds the same plan, skips every row already stored and continues each
-//! problem where it stopped (identical questions are asked once per run).
+//! problem where it stopped (identical questions are asked once per run when decoding is
+//! greedy).
 //!
 //! Protocols (`--efficient-protocol`). `wrong-variants`, the default, is the paper's text and the
 //! authors' script: a problem's candidates are every variant the cheap model answers wrongly, sent
@@ -248,7 +249,7 @@ impl Walk<'_> {
             &self.config.model,
             &self.config.template,
             &self.config.decoding,
-            &item.question,
+            item,
         );
         let known = self
             .replies

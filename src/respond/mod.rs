@@ -128,10 +128,7 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     let mut groups: Vec<Vec<Item>> = Vec::new();
     let mut slot: HashMap<String, usize> = HashMap::new();
     let hasher = ResponseKeys::new(&config.model, &config.template, &config.decoding);
-    let keys: Vec<String> = items
-        .par_iter()
-        .map(|it| hasher.key(&it.question))
-        .collect();
+    let keys: Vec<String> = items.par_iter().map(|it| hasher.key(it)).collect();
     for (it, key) in items.into_iter().zip(keys) {
         if !done.is_empty() && done.contains(&(run.clone(), key.clone(), it.variant_id.clone())) {
             summary.skipped_done += 1;

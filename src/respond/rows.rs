@@ -121,22 +121,20 @@ impl ResponseRow {
     }
 }
 
-/// The request key: hex of two independent 64-bit hashes of the settings and the question. Two
-/// variants with the same question share it (and one reply); a row is identified by the key and
-/// its variant ([`ResponseRow::row_id`]).
-pub fn response_key(
-    model: &str,
-    template: &Template,
-    decoding: &Decoding,
-    question: &str,
-) -> String {
-    ResponseKeys::new(model, template, decoding).key(question)
+/// The request key: hex of two independent 64-bit hashes of the settings and the question. At
+/// temperature 0 two variants with the same question share it (and one reply, which greedy
+/// decoding would give again); above 0 the variant is hashed too, so each variant is its own
+/// sample, as a sampling run asks it. A row is identified by the key and its variant
+/// ([`ResponseRow::row_id`]).
+pub fn response_key(model: &str, template: &Template, decoding: &Decoding, item: &Item) -> String {
+    ResponseKeys::new(model, template, decoding).key(item)
 }
 
 /// [`response_key`] for many questions under one model, prompt and decoding: the hash of the
 /// shared prefix (the prompt template is most of the text) is computed once.
 pub struct ResponseKeys {
     prefix: u64,
+    per_variant: bool,
 }
 
 impl ResponseKeys {
@@ -148,10 +146,21 @@ impl ResponseKeys {
         );
         ResponseKeys {
             prefix: fnv1a(prefix.as_bytes()),
+            per_variant: decoding.temperature > 0.0,
         }
     }
 
-    pub fn key(&self, question: &str) -> String {
+    /// The key of `item`'s request.
+    pub fn key(&self, item: &Item) -> String {
+        match (&item.variant_id, self.per_variant) {
+            (Some(variant), true) => {
+                self.key_of(&format!("{}\u{0}variant\u{0}{variant}", item.question))
+            }
+            _ => self.key_of(&item.question),
+        }
+    }
+
+    fn key_of(&self, question: &str) -> String {
         let a = fnv1a_from(self.prefix, question.as_bytes());
         let b = mix(a ^ fnv1a_from(a, b"\x01"));
         format!("{a:016x}{b:016x}")
@@ -185,13 +194,27 @@ impl ResponseRow {
 mod tests {
     use super::*;
 
-    /// The key of a question is the two hashes of the whole request text, as it was before the
-    /// prefix's hash was shared: stored keys stay valid.
+    fn item(question: &str, variant: &str) -> Item {
+        Item {
+            variant_id: Some(variant.into()),
+            problem_id: None,
+            dataset: None,
+            attack: None,
+            noise_level: None,
+            question: question.into(),
+            gold: None,
+            variant_index: 0,
+        }
+    }
+
+    /// At temperature 0 the key of a question is the two hashes of the whole request text, as it
+    /// was before the prefix's hash was shared (stored keys stay valid), whatever the variant.
+    /// Above 0 each variant has its own key: its own sample.
     #[test]
-    fn keys_hash_the_whole_request_text() {
+    fn keys_hash_the_whole_request_text_and_the_variant_when_sampling() {
         let template = Template::resolve("xie2024").unwrap();
-        let decoding = Decoding {
-            temperature: 0.1,
+        let greedy = Decoding {
+            temperature: 0.0,
             top_p: None,
             max_tokens: 512,
             seed: Some(3),
@@ -201,13 +224,26 @@ mod tests {
         let text = format!(
             "m\u{0}{}\u{0}{}\u{0}{question}",
             template.text,
-            decoding.key_text()
+            greedy.key_text()
         );
         let a = fnv1a(text.as_bytes());
         let b = mix(a ^ fnv1a(&[text.as_bytes(), b"\x01"].concat()));
+        let (v1, v2) = (item(question, "d/m3/1"), item(question, "d/m3/2"));
         assert_eq!(
-            response_key("m", &template, &decoding, question),
+            response_key("m", &template, &greedy, &v1),
             format!("{a:016x}{b:016x}")
+        );
+        assert_eq!(
+            response_key("m", &template, &greedy, &v2),
+            format!("{a:016x}{b:016x}")
+        );
+        let sampling = Decoding {
+            temperature: 0.1,
+            ..greedy
+        };
+        assert_ne!(
+            response_key("m", &template, &sampling, &v1),
+            response_key("m", &template, &sampling, &v2)
         );
     }
 }

@@ -92,7 +92,7 @@ pub fn schema() -> SchemaRef {
 }
 
 pub const DOC: &[(&str, &str)] = &[
-    ("response_key", "hash of (model, template, decoding settings, question): the request key; with run and variant_id, the resume key (identical questions share one reply, each variant has its row)"),
+    ("response_key", "hash of (model, template, decoding settings, question, and the variant when the temperature is above 0): the request key; with run and variant_id, the resume key (at temperature 0 identical questions share one reply; each variant has its row)"),
     ("model", "model name as asked (`sim-*` models are simulated, `oracle` answers from the tree)"),
     ("template", "prompt template name (`xie2024`, `arithmattack`, or a file name)"),
     ("run", "the settings beyond model and template that produced the row: `default` (greedy, 512 tokens, advmath's extraction), or those that differ, e.g. `temperature=0.3,max_tokens=2000`; `imported` for outside results. Metrics never pool two runs: a model with several shows as `model [run]`"),

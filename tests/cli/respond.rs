@@ -567,3 +567,45 @@ fn a_wrong_endpoint_is_named_before_the_first_question() {
         );
     }
 }
+
+/// Two variants with the same question share one reply when decoding is greedy (it would give the
+/// same text again) and get a sample each when it samples (`--temperature` above 0): a sampling
+/// run measures each variant, as the authors' code at temperature 0.1 does.
+#[test]
+fn identical_questions_share_a_reply_only_when_decoding_is_greedy() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("twice.jsonl");
+    let line = |id: &str| {
+        format!(
+            "{{\"id\": \"{id}\", \"question\": \"Tom has 15 apples and buys 27 more. How many apples does he have?\", \"answer\": \"42\", \"program\": \"a = 15\\nb = 27\\nans = a + b\"}}\n"
+        )
+    };
+    std::fs::write(&input, line("a") + &line("b")).unwrap();
+    for (temperature, requests) in [("0", 1), ("0.3", 2)] {
+        let tables = dir.path().join(format!("t{temperature}"));
+        ingest(&tables, &[&input]).success();
+        advmath()
+            .args(["generate", "--attack", "punct", "--tables"])
+            .arg(&tables)
+            .assert()
+            .success();
+        let server = spawn(|_| Reply::Ok, Duration::ZERO);
+        respond(
+            &tables,
+            server.port,
+            &["--attack", "original", "--temperature", temperature],
+        )
+        .success();
+        assert_eq!(
+            server.requests.load(std::sync::atomic::Ordering::SeqCst),
+            requests,
+            "temperature {temperature}"
+        );
+        let rows = stored_rows(&tables, "test-model").unwrap();
+        assert_eq!(
+            rows.len(),
+            2,
+            "temperature {temperature}: a row per variant"
+        );
+    }
+}

@@ -42,7 +42,7 @@ pub fn export_batch(
     let mut text = String::new();
     let mut seen = HashSet::new();
     for it in &items {
-        let key = response_key(model, template, decoding, &it.question);
+        let key = response_key(model, template, decoding, it);
         if !seen.insert(key.clone()) {
             continue;
         }
@@ -68,7 +68,7 @@ impl Layout for OpenaiBatch {
         // One request per distinct question: its reply answers every variant asking it.
         let mut items: HashMap<String, Vec<Item>> = HashMap::new();
         for it in variant_items(&config.tables, &[], &[])? {
-            let key = response_key(&model, &config.template, &config.decoding, &it.question);
+            let key = response_key(&model, &config.template, &config.decoding, &it);
             items.entry(key).or_default().push(it);
         }
         let mut rows = Vec::new();
