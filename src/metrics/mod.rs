@@ -21,6 +21,7 @@
 //! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
 //! | annotations | `annotations/<kind>/<annotator>.parquet` (registered empty when absent) |
 
+mod appendix_plots;
 mod engine;
 pub mod headline;
 mod html;

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::plot;
 use crate::store::columns;
 
-fn text_of(table: &ResultTable, row: usize, column: &str) -> String {
+pub(super) fn text_of(table: &ResultTable, row: usize, column: &str) -> String {
     table
         .get(row, column)
         .and_then(Cell::as_str)
@@ -20,7 +20,7 @@ fn text_of(table: &ResultTable, row: usize, column: &str) -> String {
         .to_string()
 }
 
-fn float_of(table: &ResultTable, row: usize, column: &str) -> Option<f64> {
+pub(super) fn float_of(table: &ResultTable, row: usize, column: &str) -> Option<f64> {
     table.get(row, column).and_then(Cell::as_f64)
 }
 
@@ -37,13 +37,13 @@ fn file_part(s: &str) -> String {
 }
 
 /// `<dir>/<metric>__<key part>__....svg`, the folder made first.
-fn plot_path(dir: &Path, metric: &str, key: &[String]) -> Result<PathBuf> {
+pub(super) fn plot_path(dir: &Path, metric: &str, key: &[String]) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     let parts: Vec<String> = key.iter().map(|k| file_part(k)).collect();
     Ok(dir.join(format!("{metric}__{}.svg", parts.join("__"))))
 }
 
-fn display_model(model: &str, simulated: &HashSet<String>) -> String {
+pub(super) fn display_model(model: &str, simulated: &HashSet<String>) -> String {
     if simulated.contains(model) {
         format!("{model} (simulated)")
     } else {
@@ -52,7 +52,7 @@ fn display_model(model: &str, simulated: &HashSet<String>) -> String {
 }
 
 /// Rows grouped by the values of `keys`, in first-seen order.
-fn groups(table: &ResultTable, keys: &[&str]) -> Vec<(Vec<String>, Vec<usize>)> {
+pub(super) fn groups(table: &ResultTable, keys: &[&str]) -> Vec<(Vec<String>, Vec<usize>)> {
     let mut order: Vec<Vec<String>> = Vec::new();
     let mut rows: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
     for r in 0..table.len() {
@@ -117,6 +117,10 @@ pub(super) fn plots(
             "arithmattack_accuracy" => noise_plots(table, dir, simulated)?,
             "arithmattack_asr" => asr_bar_plots(table, dir, simulated)?,
             "xie_human_eval" => human_eval_plots(table, dir)?,
+            "xie_incorrect_share_hist" => {
+                super::appendix_plots::incorrect_share_plots(table, dir, simulated)?
+            }
+            "xie_generations" => super::appendix_plots::generation_plots(table, dir)?,
             _ => Vec::new(),
         };
         if !made.is_empty() {
