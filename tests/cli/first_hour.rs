@@ -247,10 +247,16 @@ fn interrupt_then_rerun(dir: &Path, tables: &Path) -> String {
     let fast = spawn(|_| Reply::Ok, Duration::ZERO);
     let rerun = respond(fast.port).output().unwrap();
     assert!(rerun.status.success(), "{rerun:?}");
-    assert_eq!(
+    // Nothing committed is asked again; a reply that arrived but was not yet in a part is
+    // recovered from the run's log rather than asked again, and at most the one question in
+    // flight at the interrupt (one request at a time) is asked twice.
+    let (asked_first, asked_again) = (
+        slow.requests.load(Ordering::SeqCst),
         fast.requests.load(Ordering::SeqCst),
-        total - kept,
-        "the rerun asks only the questions without a reply"
+    );
+    assert!(
+        asked_again <= total - kept && asked_first + asked_again <= total + 1,
+        "asked {asked_first} then {asked_again} for {total} questions, {kept} kept"
     );
     let counts = sql_csv(
         tables,
