@@ -4,7 +4,12 @@
 
 use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
 
-use crate::util::{advmath, small_tables, stdout_of};
+use std::time::Duration;
+
+use advmath::store::responses::stored_rows;
+
+use crate::server::{spawn, Reply};
+use crate::util::{advmath, ingest, small_tables, stdout_of};
 
 /// The rows of `table` whose column `column` is `value`.
 fn rows_where(table: &ResultTable, column: &str, value: &str) -> Vec<Vec<Cell>> {
@@ -22,20 +27,7 @@ fn rows_where(table: &ResultTable, column: &str, value: &str) -> Vec<Vec<Cell>> 
 /// A miss-rate sheet of sim-carry's replies: (model, variant, reply) per row.
 fn miss_rate_sheet(tables: &std::path::Path) -> Vec<(String, String, String)> {
     let sheet = tables.parent().unwrap().join("miss_rate.csv");
-    advmath()
-        .args([
-            "annotate",
-            "sample",
-            "miss-rate",
-            "--model",
-            "sim-carry",
-            "--tables",
-        ])
-        .arg(tables)
-        .arg("--out")
-        .arg(&sheet)
-        .assert()
-        .success();
+    crate::util::draw_miss_rate_sheet(tables, "sim-carry", &sheet);
     let mut rows: Vec<(String, String, String)> = advmath::respond::outside::read_csv(&sheet)
         .unwrap()
         .into_iter()
@@ -215,4 +207,48 @@ fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
         of(&sheet_before, "sim-carry")
     );
     assert!(!of(&sheet_after, "sim-carry [temperature=0.3]").is_empty());
+}
+
+/// Two variants with the same question share one reply when decoding is greedy (it would give the
+/// same text again) and get a sample each when it samples (`--temperature` above 0): a sampling
+/// run measures each variant, as the authors' code at temperature 0.1 does.
+#[test]
+fn identical_questions_share_a_reply_only_when_decoding_is_greedy() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("twice.jsonl");
+    let line = |id: &str| {
+        format!(
+            "{{\"id\": \"{id}\", \"question\": \"Tom has 15 apples and buys 27 more. How many apples does he have?\", \"answer\": \"42\", \"program\": \"a = 15\\nb = 27\\nans = a + b\"}}\n"
+        )
+    };
+    std::fs::write(&input, line("a") + &line("b")).unwrap();
+    for (temperature, requests) in [("0", 1), ("0.3", 2)] {
+        let tables = dir.path().join(format!("t{temperature}"));
+        ingest(&tables, &[&input]).success();
+        advmath()
+            .args(["generate", "--attack", "punct", "--tables"])
+            .arg(&tables)
+            .assert()
+            .success();
+        let server = spawn(|_| Reply::Ok, Duration::ZERO);
+        advmath()
+            .args(["respond", "--model", "test-model", "--attack", "original"])
+            .args(["--temperature", temperature, "--tables"])
+            .arg(&tables)
+            .arg("--endpoint")
+            .arg(format!("http://127.0.0.1:{}", server.port))
+            .assert()
+            .success();
+        assert_eq!(
+            server.requests.load(std::sync::atomic::Ordering::SeqCst),
+            requests,
+            "temperature {temperature}"
+        );
+        let rows = stored_rows(&tables, "test-model").unwrap();
+        assert_eq!(
+            rows.len(),
+            2,
+            "temperature {temperature}: a row per variant"
+        );
+    }
 }

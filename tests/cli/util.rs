@@ -323,24 +323,29 @@ pub fn reply_file(tables: &Path, out: &Path, filter: &str) {
         .success();
 }
 
-/// A miss-rate sheet of the oracle's replies drawn from `tables` and filled by `alice` (nothing
-/// missed), in `dir`.
-pub fn filled_sheet(tables: &Path, dir: &Path) -> PathBuf {
-    let drawn = dir.join("drawn.csv");
+/// `advmath annotate sample miss-rate --model <model>` over `tables`, written to `out`.
+pub fn draw_miss_rate_sheet(tables: &Path, model: &str, out: &Path) {
     advmath()
         .args([
             "annotate",
             "sample",
             "miss-rate",
             "--model",
-            "oracle",
+            model,
             "--tables",
         ])
         .arg(tables)
         .arg("--out")
-        .arg(&drawn)
+        .arg(out)
         .assert()
         .success();
+}
+
+/// A miss-rate sheet of the oracle's replies drawn from `tables` and filled by `alice` (nothing
+/// missed), in `dir`.
+pub fn filled_sheet(tables: &Path, dir: &Path) -> PathBuf {
+    let drawn = dir.join("drawn.csv");
+    draw_miss_rate_sheet(tables, "oracle", &drawn);
     let sheet = dir.join("alice.csv");
     crate::annotate::fill(&drawn, &sheet, "alice", &["missed"], |_, _| "0".into());
     sheet
