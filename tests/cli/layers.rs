@@ -70,7 +70,7 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("num", &[]),
     ("seed", &[]),
     ("vocab", &[]),
-    ("agreement", &[]),
+    ("agreement", &["question"]),
     ("question", &["num"]),
     ("extract", &["num"]),
     ("program", &["num", "question"]),

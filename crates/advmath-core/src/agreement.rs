@@ -6,6 +6,8 @@
 //! or an irregular noun listed here. Anything else (an adjective, "each", a fraction's
 //! denominator) is left as written: the number is what a variant changes.
 
+use crate::question::render_with;
+
 /// Whether a rendered count reads as one ("1", "one", "One"), which takes a singular noun.
 pub fn is_one(text: &str) -> bool {
     matches!(text, "1" | "one" | "One")
@@ -20,40 +22,15 @@ pub fn render_agreeing(
     was_one: &[bool],
     question: &str,
 ) -> String {
-    let mut out = String::with_capacity(template.len() + 16);
-    let bytes = template.as_bytes();
-    let mut i = 0;
-    while i < template.len() {
-        let c = bytes[i];
-        if (c == b'{' || c == b'}') && bytes.get(i + 1) == Some(&c) {
-            out.push(c as char);
-            i += 2;
-            continue;
-        }
-        if c != b'{' {
-            let next = template[i..]
-                .find(['{', '}'])
-                .map_or(template.len(), |j| i + j);
-            let next = if next == i { i + 1 } else { next };
-            out.push_str(&template[i..next]);
-            i = next;
-            continue;
-        }
-        let close = template[i..].find('}').map_or(template.len(), |j| i + j);
-        let idx: usize = template[i + 1..close].parse().unwrap_or(usize::MAX);
-        let after_slash = out.ends_with('/');
-        let Some(text) = texts.get(idx) else {
-            i = close + 1;
-            continue;
-        };
-        out.push_str(text);
-        i = close + 1;
+    render_with(template, texts, |idx, rest, out| {
+        let text = &texts[idx];
         let changed = was_one.get(idx).is_some_and(|&w| w != is_one(text));
-        if !changed || after_slash || template[i..].starts_with("/") {
-            continue;
+        let after_slash = out[..out.len() - text.len()].ends_with('/');
+        if !changed || after_slash || rest.starts_with('/') {
+            return 0;
         }
-        let Some(rest) = template[i..].strip_prefix(' ') else {
-            continue;
+        let Some(rest) = rest.strip_prefix(' ') else {
+            return 0;
         };
         let word_len = rest.bytes().take_while(|b| b.is_ascii_lowercase()).count();
         let word = &rest[..word_len];
@@ -62,20 +39,22 @@ pub fn render_agreeing(
             .next()
             .is_none_or(|b| !b.is_alphanumeric() && b != '-' && b != '\'');
         if word.is_empty() || !boundary {
-            continue;
+            return 0;
         }
         let agreeing = if is_one(text) {
             singular(word)
         } else {
             plural(word, question)
         };
-        if let Some(w) = agreeing {
-            out.push(' ');
-            out.push_str(&w);
-            i += 1 + word_len;
+        match agreeing {
+            Some(w) => {
+                out.push(' ');
+                out.push_str(&w);
+                1 + word_len
+            }
+            None => 0,
         }
-    }
-    out
+    })
 }
 
 /// Plurals whose singular the regular rules would get wrong.

@@ -258,32 +258,41 @@ fn push_escaped(out: &mut String, s: &str) {
 
 /// Fill a template with slot texts.
 pub fn render(template: &str, values: &[String]) -> String {
+    render_with(template, values, |_, _, _| 0)
+}
+
+/// [`render`], calling `after_slot(i, rest, out)` after slot `i`'s text is written, with `rest`
+/// the template after the slot; it may write to `out` and returns how many bytes of `rest` it
+/// wrote in their place (0: none).
+pub fn render_with(
+    template: &str,
+    values: &[String],
+    mut after_slot: impl FnMut(usize, &str, &mut String) -> usize,
+) -> String {
     let mut out = String::with_capacity(template.len() + 16);
-    let mut chars = template.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '{' if chars.peek().map(|p| p.1) == Some('{') => {
-                chars.next();
-                out.push('{');
-            }
-            '}' if chars.peek().map(|p| p.1) == Some('}') => {
-                chars.next();
-                out.push('}');
-            }
-            '{' => {
-                let close = template[i..]
-                    .find('}')
-                    .map(|j| i + j)
-                    .unwrap_or(template.len());
-                let idx: usize = template[i + 1..close].parse().unwrap_or(usize::MAX);
-                if let Some(v) = values.get(idx) {
-                    out.push_str(v);
-                }
-                while chars.peek().is_some_and(|&(j, _)| j <= close) {
-                    chars.next();
-                }
-            }
-            _ => out.push(c),
+    let bytes = template.as_bytes();
+    let mut i = 0;
+    while i < template.len() {
+        let c = bytes[i];
+        if (c == b'{' || c == b'}') && bytes.get(i + 1) == Some(&c) {
+            out.push(c as char);
+            i += 2;
+            continue;
+        }
+        if c != b'{' {
+            let next = template[i + 1..]
+                .find(['{', '}'])
+                .map_or(template.len(), |j| i + 1 + j);
+            out.push_str(&template[i..next]);
+            i = next;
+            continue;
+        }
+        let close = template[i..].find('}').map_or(template.len(), |j| i + j);
+        let idx: usize = template[i + 1..close].parse().unwrap_or(usize::MAX);
+        i = (close + 1).min(template.len());
+        if let Some(v) = values.get(idx) {
+            out.push_str(v);
+            i += after_slot(idx, &template[i..], &mut out);
         }
     }
     out
