@@ -37,8 +37,8 @@ def crate(unit):
 
 
 def main():
-    first = units("build")
-    second = units("test", "--features", "cluster", "--no-run")
+    first = units("build", "--locked")
+    second = units("test", "--locked", "--features", "cluster", "--no-run")
     second_keys = {key(u) for u in second}
     first_keys = {key(u) for u in first}
     ours = ("advmath@", "advmath-core", "workspace-hack")
