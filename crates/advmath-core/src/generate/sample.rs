@@ -73,7 +73,8 @@ fn broken(flags: u8, found: u8) -> Result<(), Reject> {
 fn reject_of(e: EvalError) -> Reject {
     match e {
         EvalError::DivisionByZero => Reject::DivisionByZero,
-        // Not a real number, or an exact value too large to write.
+        // Not a real number, or an exact value too large to write (an inexact answer is rejected
+        // under the same name).
         EvalError::Domain | EvalError::Overflow | EvalError::TooLarge => Reject::Domain,
     }
 }
@@ -388,6 +389,11 @@ impl<'p> Attacker<'p> {
             };
             broken(self.node_flags[i], flags_of(v))?;
             scratch.values[i] = v;
+        }
+        // A gold answer is written exactly or not at all: an irrational one (the square root of
+        // a non-square) has no exact text.
+        if !scratch.values[self.program.answer as usize].is_exact() {
+            return Err(Reject::Domain);
         }
         Ok(())
     }

@@ -200,3 +200,26 @@ fn same_seed_same_draws() {
     assert_eq!(attack(&at, 5, 500, 50), attack(&at, 5, 500, 50));
     assert_ne!(attack(&at, 5, 500, 50).0, attack(&at, 6, 500, 50).0);
 }
+
+#[test]
+fn an_answer_without_an_exact_value_is_rejected() {
+    // The square root of a square is exact; of anything else it is irrational, and a variant
+    // whose gold answer has no exact text is never written.
+    let (p, orig) = program(
+        "A square garden has an area of 49 square meters. How long is its side?",
+        "import math\nside = math.sqrt(49)\nprint(side)",
+        "7",
+    );
+    let at = Attacker::new(&p, orig, Method::M3, 6).unwrap();
+    assert_eq!(
+        at.check_slots(&[Num::int(64)]).map(|v| v.to_string()),
+        Ok("8".to_string())
+    );
+    assert_eq!(at.check_slots(&[Num::int(50)]), Err(Reject::Domain));
+    let (drawn, _) = attack(&at, 7, 3000, 100);
+    assert!(!drawn.is_empty());
+    for d in drawn {
+        let side = at.check_slots(&d.slots).unwrap();
+        assert!(side.to_string().parse::<i64>().is_ok(), "{:?} gives {side}", d.slots);
+    }
+}
