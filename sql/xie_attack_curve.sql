@@ -4,7 +4,7 @@
 -- of the group. AA and ASR are Table 1's (Eq. 5-6, view `paper_accuracy`), over Table 1's problem
 -- set P (a graded original and a graded variant of the attack), with only the first k variants of
 -- each problem (variant_index 0 .. k-1; the index is the last `/`-separated field of variant_id,
--- `<problem_id>/<attack>/<variant_index>`): aa = problems of P whose first k graded variants are
+-- `<problem_id>/<attack>/<variant_index>`): aa = problems of P whose graded variants of index below k are
 -- all answered correctly (the original not required) / |P|, and asr = (oa - aa) / oa with Table 1's
 -- OA over P (NULL when oa = 0). At k = m this is Table 1.
 -- A problem's first wrong variant index and its m come from the view `problem_outcomes`.

@@ -389,3 +389,35 @@ fn table1_bootstrap_and_mcnemar_share_one_problem_set() {
         );
     }
 }
+
+/// Table 2's average per problem, like Appendix F's histogram, takes every problem with graded
+/// variants, as the authors' per-problem accuracy does: a problem whose original has no graded
+/// answer counts there, and not in the figures over solved problems.
+#[test]
+fn table_2s_mean_over_every_problem_keeps_one_without_a_graded_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let mut rows = vec![graded("m", 0, "original", 0, true)];
+    // p0: original right, 1 of 5 variants wrong; p1: no graded original, 5 of 5 wrong.
+    rows.extend((0..5).map(|i| graded("m", 0, "m3", i, i != 0)));
+    rows.extend((0..5).map(|i| graded("m", 1, "m3", i, false)));
+    write_responses(&tables, &rows);
+    let engine = SqlEngine::open(&tables).unwrap();
+    let query = |name: &str| {
+        let sql = EMBEDDED_SQL.iter().find(|(n, _)| *n == name).unwrap().1;
+        engine.query_table(sql).unwrap()
+    };
+    let table2 = query("xie_incorrect_share");
+    assert_eq!(table2.len(), 1);
+    let number = |c| table2.get(0, c).and_then(Cell::as_f64).unwrap();
+    assert_eq!(number("problems"), 2.0);
+    assert_eq!(number("original_correct"), 1.0);
+    assert!((number("mean_incorrect_share_all") - 0.6).abs() < 1e-12);
+    assert!((number("mean_incorrect_share") - 0.2).abs() < 1e-12);
+    assert!((number("pooled_incorrect_share") - 0.2).abs() < 1e-12);
+    let histogram = query("xie_incorrect_share_hist");
+    let counted: i64 = (0..histogram.len())
+        .map(|r| histogram.get(r, "problems").and_then(Cell::as_i64).unwrap())
+        .sum();
+    assert_eq!(counted, 2);
+}

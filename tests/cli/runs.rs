@@ -44,8 +44,44 @@ fn miss_rate_sheet(tables: &std::path::Path) -> Vec<(String, String, String)> {
 }
 
 /// Metrics that compare models with each other: a second run is one more model there, so its
-/// rows change by design.
+/// rows change by design (Table 4 counts the models that share an example; Figure 3 is checked
+/// apart, cell by cell).
 const ACROSS_MODELS: [&str; 2] = ["xie_universal", "xie_transfer"];
+
+/// Figure 3's cells (template, dataset, attack, model_a, model_b, ...), with `renamed`'s model
+/// names rewritten, the rows naming `without` left out, in one order.
+fn transfer_cells(
+    tables: &std::path::Path,
+    renamed: (&str, &str),
+    without: &str,
+) -> Vec<Vec<Cell>> {
+    let sql = EMBEDDED_SQL
+        .iter()
+        .find(|(name, _)| *name == "xie_transfer")
+        .unwrap()
+        .1;
+    let table = SqlEngine::open(tables).unwrap().query_table(sql).unwrap();
+    let pair = [
+        table.column("model_a").unwrap(),
+        table.column("model_b").unwrap(),
+    ];
+    let mut rows: Vec<Vec<Cell>> = table
+        .rows
+        .iter()
+        .filter(|r| pair.iter().all(|&c| r[c].as_str() != Some(without)))
+        .map(|r| {
+            let mut r = r.clone();
+            for c in pair {
+                if r[c].as_str() == Some(renamed.0) {
+                    r[c] = Cell::Text(renamed.1.to_string());
+                }
+            }
+            r
+        })
+        .collect();
+    rows.sort_by_key(|r| format!("{r:?}"));
+    rows
+}
 
 /// The rows of `table` whose `model` is `model`, each with `model` rewritten to `as_model`.
 fn rows_of(table: &ResultTable, model: &str, as_model: &str) -> Vec<Vec<Cell>> {
@@ -113,6 +149,8 @@ fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
         .success();
     let before = metrics(&tables);
     let sheet_before = miss_rate_sheet(&tables);
+    let second_run = "sim-carry [temperature=0.3]";
+    let transfer_before = transfer_cells(&tables, ("", ""), second_run);
 
     let first = respond_again(&tables);
     let again = respond_again(&tables);
@@ -189,6 +227,19 @@ fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
         compared += 1;
     }
     assert!(compared >= 7, "metrics compared: {compared}");
+
+    // Figure 3 pairs models, so the second run is one more row and column of it; every cell
+    // between the other runs is as it was.
+    let transfer_after = transfer_cells(&tables, ("sim-carry [default]", "sim-carry"), second_run);
+    assert!(!transfer_before.is_empty());
+    assert!(
+        same(&transfer_after, &transfer_before),
+        "Figure 3's cells changed: {transfer_after:?} vs {transfer_before:?}"
+    );
+    assert!(
+        transfer_cells(&tables, ("", ""), "none").len() > transfer_after.len(),
+        "the second run has no cells of its own"
+    );
 
     // A miss-rate sheet drawn now shows the two runs apart: the first run's replies as before.
     let sheet_after = miss_rate_sheet(&tables);
