@@ -135,7 +135,7 @@ impl log::Log for StderrLog {
 
     fn log(&self, record: &log::Record) {
         if self.enabled(record.metadata()) {
-            eprintln!("{} {}: {}", record.level(), record.target(), record.args());
+            crate::progress::note!("{} {}: {}", record.level(), record.target(), record.args());
         }
     }
 
@@ -188,7 +188,7 @@ pub fn run_scheduler(options: &SchedulerOptions) -> Result<()> {
         let cluster = BallistaCluster::new_from_config(&config)
             .await
             .map_err(|e| cluster_error("start the scheduler", e))?;
-        eprintln!("scheduler listening on {bind} (clients: --cluster df://{bind})");
+        crate::progress::note!("scheduler listening on {bind} (clients: --cluster df://{bind})");
         ballista_scheduler::scheduler_process::start_server(cluster, bind, Arc::new(config))
             .await
             .map_err(|e| cluster_error("run the scheduler", e))
@@ -229,7 +229,7 @@ pub fn run_executor(options: &ExecutorOptions) -> Result<()> {
         override_runtime_producer: Some(Arc::new(move |_| runtime_with_stores(Some(&spill)))),
         ..Default::default()
     };
-    eprintln!(
+    crate::progress::note!(
         "executor on {}:{} (tasks on {}), scheduler {}",
         options.host, options.flight_port, options.grpc_port, options.scheduler
     );

@@ -219,10 +219,10 @@ pub const NAMED_BAD_ROWS: usize = 5;
 /// then one line counting the others: a file with many bad rows must not bury the log.
 pub fn warn_first_few(file: &Path, warnings: &[String]) {
     for w in warnings.iter().take(NAMED_BAD_ROWS) {
-        eprintln!("warning: {w}");
+        crate::progress::note!("warning: {w}");
     }
     if warnings.len() > NAMED_BAD_ROWS {
-        eprintln!(
+        crate::progress::note!(
             "warning: {}: {} more bad row(s) ({} in all)",
             file.display(),
             warnings.len() - NAMED_BAD_ROWS,

@@ -61,11 +61,11 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
     };
     config.generation.check()?;
     let ingest = ingest(&ingest_config)?;
-    eprintln!("generating variants ...");
+    crate::progress::note!("generating variants ...");
     let generate = generate(&config.generation)?;
     let mut responses = Vec::new();
     for r in &config.responders {
-        eprintln!("asking {} ...", r.model);
+        crate::progress::note!("asking {} ...", r.model);
         // A fresh run answers afresh: stale responses to replaced variants would not join.
         let dir = crate::store::responses::model_dir(&r.tables, &r.model);
         if matches!(r.backend, crate::respond::Backend::Offline) && dir.exists() {
@@ -73,21 +73,21 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         }
         let summary = crate::respond::respond(r)?;
         if let Some(note) = summary.unanswerable_note(&r.model) {
-            eprintln!("{note}");
+            crate::progress::note!("{note}");
         }
         responses.push((r.model.clone(), summary));
     }
-    eprintln!("computing features ...");
+    crate::progress::note!("computing features ...");
     for set in advmath_core::features::FeatureSet::ALL {
         crate::features::build_feature_set_table(&tables_dir(&config.out), set)?;
     }
     let regression = if config.responders.is_empty() {
         None
     } else {
-        eprintln!("fitting the feature study ...");
+        crate::progress::note!("fitting the feature study ...");
         Some(crate::regress::regress(&config.regression)?)
     };
-    eprintln!("computing metrics ...");
+    crate::progress::note!("computing metrics ...");
     let metrics = crate::metrics::run_metrics(
         &tables_dir(&config.out),
         &reports_dir(&config.out).join("metrics"),
@@ -98,7 +98,7 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         force: true,
         ..crate::publish::PublishConfig::new(tables_dir(&config.out), hub.clone())
     })?;
-    eprintln!("hub-ready dataset folder -> {}", hub.display());
+    crate::progress::note!("hub-ready dataset folder -> {}", hub.display());
     Ok(RunSummary {
         ingest,
         generate,

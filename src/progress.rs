@@ -5,8 +5,12 @@
 //! completes, and once at the end:
 //! `respond gpt-4o: 120/3000 questions (4.0%), 2.1/s, elapsed 57s, ETA 22m51s, 0 failed`.
 //! `--quiet` ([`set_quiet`]) silences both.
+//!
+//! Everything else the library has to say (warnings, what a stage skipped, where it wrote) goes
+//! through [`note!`] too: above a running bar instead of through it, and lost rather than a panic
+//! when stderr is closed (`eprintln!` panics). The library prints nothing any other way.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,6 +18,32 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// The bar on screen, if any: a note is printed above it.
+static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// One line on stderr, above the bar on screen if there is one.
+pub fn write_note(line: std::fmt::Arguments<'_>) {
+    let bar = BAR.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let write = || {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    };
+    match bar {
+        Some(bar) => bar.suspend(write),
+        None => write(),
+    }
+}
+
+/// `note!("{} rows", n)`: a line of log through [`write_note`], formatted like `eprintln!`.
+macro_rules! note {
+    () => {
+        $crate::progress::write_note(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::progress::write_note(format_args!($($arg)*))
+    };
+}
+pub(crate) use note;
 
 /// No progress at all, bar or line (the CLI's `--quiet`).
 pub fn set_quiet(quiet: bool) {
@@ -66,6 +96,7 @@ impl Progress {
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
             );
+            *BAR.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar.clone());
             Display::Bar(bar)
         } else {
             Display::Lines {
@@ -106,7 +137,7 @@ impl Progress {
                 let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
                 if last.elapsed() >= *every {
                     *last = Instant::now();
-                    eprintln!("{}", self.line());
+                    note!("{}", self.line());
                 }
             }
             Display::Hidden => {}
@@ -125,15 +156,21 @@ impl Progress {
     pub fn println(&self, message: &str) {
         match &self.0.display {
             Display::Bar(bar) => bar.println(message),
-            _ => eprintln!("{message}"),
+            _ => note!("{message}"),
         }
     }
 
     /// The end: the bar goes, a log gets its last line.
     pub fn finish(&self) {
         match &self.0.display {
-            Display::Bar(bar) => bar.finish_and_clear(),
-            Display::Lines { .. } => eprintln!("{}", self.line()),
+            Display::Bar(bar) => {
+                bar.finish_and_clear();
+                let mut on_screen = BAR.lock().unwrap_or_else(|p| p.into_inner());
+                if on_screen.as_ref().is_some_and(|b| b.is_finished()) {
+                    *on_screen = None;
+                }
+            }
+            Display::Lines { .. } => note!("{}", self.line()),
             Display::Hidden => {}
         }
     }

@@ -238,7 +238,7 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
         .collect();
     eligible.sort_by_key(|p| crate::vocab::natural_key(p));
     if eligible.len() < config.problems {
-        eprintln!(
+        crate::progress::note!(
             "warning: only {} problems of {dataset} have {} adversarial examples of {} in each of {}; all are taken",
             eligible.len(),
             config.per_problem,

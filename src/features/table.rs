@@ -61,7 +61,7 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
                     },
                 );
             }
-            None => eprintln!(
+            None => crate::progress::note!(
                 "warning: features: the tree of {} is malformed; its variants are skipped",
                 r.problem_id
             ),
@@ -121,14 +121,14 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
     progress.finish();
     // One line per reason, not one per variant: a study's log stays readable.
     for (reason, (n, first)) in &totals.skipped_by {
-        eprintln!(
+        crate::progress::note!(
             "note: {}: {n} variants skipped: {reason} (first: {})",
             set.table(),
             first.join(", ")
         );
     }
     if totals.skipped > 0 {
-        eprintln!(
+        crate::progress::note!(
             "note: {}: skipped {} of {} variants",
             set.table(),
             totals.skipped,

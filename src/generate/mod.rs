@@ -468,7 +468,7 @@ fn write_chunk(
     let mut stat_rows = Vec::new();
     for (p, out) in prepared.iter().zip(outputs) {
         if let Some(e) = &out.error {
-            eprintln!("warning: skipped {e}");
+            crate::progress::note!("warning: skipped {e}");
             continue;
         }
         let Ok(p) = p else { continue };
@@ -477,7 +477,7 @@ fn write_chunk(
             None => p.record.answer.as_deref().and_then(Value::parse_decimal),
         };
         let Some(original_answer) = original_answer else {
-            eprintln!(
+            crate::progress::note!(
                 "warning: skipped {}: its answer cannot be computed exactly",
                 p.record.problem_id
             );

@@ -90,7 +90,7 @@ fn settle(
         let reply = match servers.complete(&prompt.render(&question), decoding) {
             Ok(c) => c.text,
             Err(e) => {
-                eprintln!(
+                crate::progress::note!(
                     "{}: the question about a repeated number failed: {e}",
                     r.problem_id
                 );

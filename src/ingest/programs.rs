@@ -194,7 +194,7 @@ pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {
             }
             Err(e) => {
                 summary.rejected += 1;
-                eprintln!(
+                crate::progress::note!(
                     "{}: the model's program was rejected: {e}",
                     record.problem_id
                 );

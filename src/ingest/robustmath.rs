@@ -314,7 +314,7 @@ pub fn ingest_robustmath(path: &Path, tables: &Path) -> Result<RobustMathSummary
     }
     let written = staged?;
     for u in &unpaired {
-        eprintln!(
+        crate::progress::note!(
             "warning: {}: item {} not paired: {}",
             dir.join(REPHRASED_FILE).display(),
             u.index,

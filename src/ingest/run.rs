@@ -107,7 +107,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
         let donor = read_source(from, &IngestOptions::default())?;
         for source in &mut sources {
             let n = borrow_programs(source, &donor);
-            eprintln!(
+            crate::progress::note!(
                 "{}: {n} problems took a program or worked solution from {}",
                 source.path.display(),
                 from.display()
@@ -123,7 +123,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
     for source in &sources {
         let (records, path) = ingest_source(source, config)?;
         let c = Coverage::of(&records);
-        eprintln!(
+        crate::progress::note!(
             "{}: {} problem{}, {} valid ({:.1}%) -> {}",
             source.path.display(),
             c.total,
@@ -137,7 +137,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
     }
     if let Some(report) = &config.report {
         store::write_text(report, &coverage::markdown(&summary.sources))?;
-        eprintln!("coverage report -> {}", report.display());
+        crate::progress::note!("coverage report -> {}", report.display());
     }
     if summary.total_valid() == 0 {
         return Err(Error::invalid(

@@ -43,7 +43,7 @@ pub fn check_endpoint(endpoint: &Endpoint) -> Result<()> {
         };
         let listed = served_models(&body);
         if !listed.is_empty() && !listed.contains(&endpoint.model) {
-            eprintln!(
+            crate::progress::note!(
                 "warning: {url} lists the models {}, not {:?}; the requests name {:?} anyway (check --model)",
                 listed.join(", "),
                 endpoint.model,

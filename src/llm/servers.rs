@@ -186,14 +186,14 @@ impl Servers {
                 let until = now + Duration::from_secs_f64(wait);
                 server.out_until = Some(server.out_until.map_or(until, |t| t.max(until)));
                 if let Some(asked) = asked.filter(|_| wait >= 1.0) {
-                    eprintln!(
+                    crate::progress::note!(
                         "note: {}: the server asked to wait {:.1} s (Retry-After); waiting {:.1} s",
                         self.endpoint.model,
                         asked.as_secs_f64(),
                         wait
                     );
                 } else if !already_out && self.endpoint.urls.len() > 1 {
-                    eprintln!(
+                    crate::progress::note!(
                         "note: {} taken out of service for {wait:.1} s: {reason}",
                         server.counts.url
                     );

@@ -21,10 +21,10 @@
 //! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
 //! | annotations | `annotations/<kind>/<annotator>.parquet` (registered empty when absent) |
 
-mod appendix_plots;
 mod engine;
 pub mod headline;
 mod html;
+mod plots;
 mod query;
 mod report;
 mod result;
@@ -40,7 +40,8 @@ pub use engine::{
     TableState, TableStatus,
 };
 pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
-use report::{plots, report_markdown};
+use plots::plots;
+use report::report_markdown;
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use sources::{embedded_metrics, metrics_from_dir, MetricSql, EMBEDDED_SQL, EMBEDDED_VIEWS};
 pub use stats::{

@@ -252,7 +252,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
                 } else {
                     "warning"
                 };
-                eprintln!("{level}: {model} ({template}): {reason}");
+                crate::progress::note!("{level}: {model} ({template}): {reason}");
                 summary
                     .skipped
                     .push((model.clone(), template.clone(), reason));

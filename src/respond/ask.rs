@@ -76,7 +76,7 @@ impl Failures {
 
     pub(crate) fn report(self) {
         for (reason, n) in self.0 {
-            eprintln!("{n} request(s) failed for good (a rerun retries them): {reason}");
+            crate::progress::note!("{n} request(s) failed for good (a rerun retries them): {reason}");
         }
     }
 }
@@ -165,7 +165,7 @@ pub(crate) fn report_servers(servers: &Servers) {
         return;
     }
     for c in counts {
-        eprintln!(
+        crate::progress::note!(
             "server {}: {} requests, {} answered, taken out of service {} time(s)",
             c.url, c.requests, c.answered, c.taken_out
         );

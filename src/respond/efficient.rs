@@ -318,7 +318,7 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
     let mut done: HashSet<RowId> = existing.iter().map(Logged::id).collect();
     let recovered: Vec<EfficientRow> = recover_logs(&dir, &mut done)?;
     if !recovered.is_empty() {
-        eprintln!(
+        crate::progress::note!(
             "recovered {} responses logged by an interrupted run",
             recovered.len()
         );

@@ -65,7 +65,7 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
     if folder.is_dir() {
         let c = crate::store::compact::compact_folder(&config.tables, &folder, config.part_size)?;
         if c.parts_after < c.parts_before {
-            eprintln!(
+            crate::progress::note!(
                 "compacted {}: {} parts -> {}",
                 folder.display(),
                 c.parts_before,
@@ -92,7 +92,7 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
         &current,
     )?;
     if merged.superseded > 0 {
-        eprintln!(
+        crate::progress::note!(
             "{}: {} stored replies answer questions the variants no longer ask; superseded",
             config.model, merged.superseded
         );
@@ -110,7 +110,7 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     let mut done: HashSet<RowId> = stored.iter().map(|r| r.row_id()).collect();
     let recovered: Vec<ResponseRow> = recover_logs(&dir, &mut done)?;
     if !recovered.is_empty() {
-        eprintln!(
+        crate::progress::note!(
             "recovered {} responses logged by an interrupted run",
             recovered.len()
         );

@@ -22,18 +22,6 @@ pub fn tmp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Whether process `pid` of this machine is running (a half-written file or a session of a dead
-/// process may go).
-pub(crate) fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill(2) with signal 0 only checks that the process exists.
-    pid > 0
-        && (unsafe { libc::kill(pid, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
-}
-
 /// Write a text file atomically.
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
     super::paths::refuse_links(path)?;

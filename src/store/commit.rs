@@ -254,7 +254,7 @@ fn journals(tables: &Path) -> Vec<PathBuf> {
 pub fn settle(tables: &Path) -> Result<usize> {
     let found = journals(tables);
     for staging in &found {
-        eprintln!(
+        crate::progress::note!(
             "finishing the switch an interrupted run decided: {}",
             staging.display()
         );
@@ -328,7 +328,7 @@ pub fn remove_dead_tmp_files(tables: &Path) -> Result<usize> {
                 .filter(|_| name.starts_with('.') && kind.is_file())
                 .and_then(|stem| stem.rsplit('.').next())
                 .and_then(|pid| pid.parse::<u32>().ok());
-            if pid.is_some_and(|pid| !super::atomic::process_alive(pid)) {
+            if pid.is_some_and(|pid| !super::machine::process_alive(pid)) {
                 fs::remove_file(&path).map_err(|e| Error::file(&path, e))?;
                 removed += 1;
             }
@@ -390,7 +390,7 @@ impl TablesLock {
             ));
         };
         if file.try_lock().is_err() {
-            eprintln!(
+            crate::progress::note!(
                 "waiting for other advmath commands reading {} ...",
                 tables.display()
             );

@@ -8,7 +8,8 @@
 //!
 //! The floor plan, bottom up (each module imports only those below it, by name; this file only
 //! declares and re-exports, and `tests/cli/layers.rs` checks there is no loop): [`atomic`] (the
-//! durable file steps), `paths` (names and paths) and `layout` (which tables exist); [`parquet`]
+//! durable file steps), `machine` (this host and whether a process of it runs), `paths` (names
+//! and paths) and `layout` (which tables exist); [`parquet`]
 //! (the one place that reads and writes Parquet and lists parts and partitions), [`lock`] and
 //! [`commit`] (switching a stage's outputs in whole); the tables' own files; then [`compact`],
 //! [`location`], [`mirror`] and [`places`] (object storage).
@@ -28,6 +29,7 @@ pub mod generation_stats;
 mod layout;
 pub mod location;
 pub mod lock;
+mod machine;
 pub mod mirror;
 pub mod parquet;
 mod paths;

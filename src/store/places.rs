@@ -41,7 +41,7 @@ impl Places {
         let mirror = Mirror::open(&url)?;
         let local = mirror.path().to_path_buf();
         super::paths::guard_writes_below(&local);
-        eprintln!("{url}: working in its local copy {}", local.display());
+        crate::progress::note!("{url}: working in its local copy {}", local.display());
         alias(&local, &url);
         self.mirrors.push(mirror);
         Ok(local)
@@ -130,7 +130,7 @@ impl Places {
         for mirror in &self.mirrors {
             let n = mirror.push()?;
             if n > 0 {
-                eprintln!("{}: {n} object(s) pushed", mirror.url());
+                crate::progress::note!("{}: {n} object(s) pushed", mirror.url());
             }
         }
         for (local, url) in std::mem::take(&mut self.outputs) {
@@ -154,7 +154,7 @@ impl Places {
                     action: "upload the output",
                     source: Box::new(e),
                 })?;
-            eprintln!("{url}: written");
+            crate::progress::note!("{url}: written");
         }
         Ok(())
     }

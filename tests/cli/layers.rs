@@ -27,12 +27,12 @@ const CORE: &[&str] = &[
 const ENGINE: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("output", &[]),
-    ("input", &[]),
+    ("input", &["progress"]),
     ("progress", &[]),
     ("plot", &["error"]),
-    ("store", &["error"]),
-    ("llm", &["error"]),
-    ("cluster", &["error", "store"]),
+    ("store", &["error", "progress"]),
+    ("llm", &["error", "progress"]),
+    ("cluster", &["error", "store", "progress"]),
     ("generate", &["error", "store", "output", "progress"]),
     (
         "respond",
@@ -54,7 +54,7 @@ const ENGINE: &[(&str, &[&str])] = &[
     ("publish", &["error", "store", "output", "progress", "llm"]),
     (
         "annotate",
-        &["error", "store", "output", "metrics", "respond"],
+        &["error", "store", "output", "progress", "metrics", "respond"],
     ),
     (
         "pipeline",

@@ -5,6 +5,7 @@
 
 mod annotate;
 #[cfg(feature = "cluster")]
+mod circles;
 mod cluster;
 mod crash;
 mod defaults;

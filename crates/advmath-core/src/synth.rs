@@ -13,9 +13,9 @@ use std::collections::HashMap;
 
 use crate::num::Num;
 use crate::program::align::{
-    finish_checked, justify_constant, percent_role, percent_slots, push_role, AlignMode, Role,
+    finish_checked, justify_constant, percent_role, percent_slots, push_role, Role,
 };
-use crate::program::links::{linkable_slots, Links};
+use crate::program::links::{linkable_slots, AlignMode, Links};
 use crate::program::lower::{parse_expression, LiteralResolver, Lowerer};
 use crate::program::readings;
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};

@@ -76,7 +76,7 @@ impl Layout for OpenaiBatch {
             let where_ = format!("{}: line {}", config.input.display(), i + 1);
             let key = v["custom_id"].as_str().unwrap_or("").to_string();
             let Some(asking) = items.get(&key) else {
-                eprintln!(
+                crate::progress::note!(
                     "warning: {where_}: custom_id {key} matches no variant with these settings"
                 );
                 continue;
@@ -86,7 +86,7 @@ impl Layout for OpenaiBatch {
             let (text, p, c, f) = match parse_completion(&body.to_string(), completions) {
                 Ok(parsed) => parsed,
                 Err(e) => {
-                    eprintln!("warning: {where_}: {e}");
+                    crate::progress::note!("warning: {where_}: {e}");
                     continue;
                 }
             };

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::Mirror;
 use crate::error::{Error, Result};
 use crate::store::location::join_key;
+use crate::store::machine::{host, process_alive};
 
 /// The leases' folder under the manifest's folder.
 pub(super) const FOLDER: &str = "_advmath/locks";
@@ -48,7 +49,7 @@ struct Holder {
 impl Holder {
     fn me(ttl: Duration) -> Holder {
         Holder {
-            host: super::super::sessions::host(),
+            host: host(),
             pid: std::process::id(),
             ttl_seconds: ttl.as_secs(),
         }
@@ -144,9 +145,9 @@ pub(super) fn take(
         // A holder on this machine whose process has ended is dead now, as the kernel knows of
         // a local lock's holder: a rerun after a kill -9 need not wait for the expiry.
         let dead_here = holder.as_ref().is_some_and(|h| {
-            h.host == super::super::sessions::host()
+            h.host == host()
                 && h.pid != std::process::id()
-                && !super::super::atomic::process_alive(h.pid)
+                && !process_alive(h.pid)
         });
         if age <= lease_ttl && !dead_here {
             let who = holder.map_or_else(
@@ -226,13 +227,13 @@ fn heartbeat(
                     Err(object_store::Error::Precondition { .. })
                     | Err(object_store::Error::NotFound { .. }) => {
                         lost.store(true, Ordering::SeqCst);
-                        eprintln!("warning: the lease {key} was taken over by another writer");
+                        crate::progress::note!("warning: the lease {key} was taken over by another writer");
                         return;
                     }
                     // A failed renewal is tried again; past the time to live the lease is gone.
                     Err(_) if renewed.elapsed() > ttl => {
                         lost.store(true, Ordering::SeqCst);
-                        eprintln!("warning: the lease {key} could not be renewed in time");
+                        crate::progress::note!("warning: the lease {key} could not be renewed in time");
                         return;
                     }
                     Err(_) => {}

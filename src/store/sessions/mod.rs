@@ -27,6 +27,7 @@ use object_store::{MultipartUpload, ObjectMeta, ObjectStore, ObjectStoreExt, Put
 use serde::{Deserialize, Serialize};
 
 use super::location::{join_key, RemoteUrl};
+use super::machine::{host, process_alive};
 use super::mirror::Entry;
 
 mod pinned;
@@ -66,18 +67,6 @@ pub struct Session {
     place: Place,
 }
 
-/// This machine's name, as sessions and leases record it: `ADVMATH_HOST`, else the host name
-/// (containers that share one host name each need their own).
-pub(crate) fn host() -> String {
-    if let Some(name) = std::env::var("ADVMATH_HOST").ok().filter(|n| !n.is_empty()) {
-        return super::paths::name_component(&name);
-    }
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .unwrap_or_else(|_| "host".into());
-    super::paths::name_component(name.trim())
-}
-
 fn now_seconds() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -113,7 +102,7 @@ fn left_over(id: &str) -> bool {
     if now_seconds().saturating_sub(seconds) > STALE_SECONDS {
         return true;
     }
-    host_name == host() && pid > 0 && !super::atomic::process_alive(pid as u32)
+    host_name == host() && pid > 0 && !process_alive(pid as u32)
 }
 
 fn remote_error(bucket: &str, key: &str, action: &'static str, e: object_store::Error) -> Error {

@@ -1,10 +1,59 @@
-//! What a program's literals may link to beyond the paper's digits-only alignment ([`Links`]),
-//! which question numbers may be variable leaves ([`linkable_slots`]), and how each leaf of a
-//! validated program was linked ([`link_kinds`], for the gold-answer audit).
+//! What a program's literals may link to: how strictly a program is judged by who wrote it
+//! ([`AlignMode`]), the unit constants a synthesised program may use, the links beyond the paper's
+//! digits-only alignment ([`Links`]), which question numbers may be variable leaves
+//! ([`linkable_slots`]), and how each leaf of a validated program was linked ([`link_kinds`], for
+//! the gold-answer audit).
 
-use super::align::AlignMode;
 use super::tree::{num_text, BinOp, ConstKind, Node, Program};
 use crate::question::{expression_counts, is_plain_cardinal, Slot};
+
+/// Who wrote the program, which decides how strictly constants and repeated values are judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlignMode {
+    /// Programs written by people or models: literals that are not question numbers are
+    /// constants, and repeated digits follow the paper's counting rule.
+    Given,
+    /// Programs advmath synthesised: a constant must be justified by the question's words or be a
+    /// unit constant, and a value the question states more than once is never a leaf, otherwise
+    /// every variant's answer could silently be wrong.
+    Synthesised,
+}
+
+/// Unit constants a synthesised program may use: (value, what it is, words one of which the
+/// question must contain; empty means always allowed).
+pub const UNIT_CONSTANTS: &[(&str, &str, &[&str])] = &[
+    ("0", "nothing (a term that adds zero)", &[]),
+    ("1", "one whole (complements such as 1 - 0.2)", &[]),
+    ("100", "percent / cents per dollar", &[]),
+    ("0.01", "one percent", &[]),
+    ("60", "minutes per hour, seconds per minute", &[]),
+    ("24", "hours per day", &[]),
+    ("7", "days per week", &["week"]),
+    ("12", "months per year, inches per foot, a dozen", &[]),
+    ("52", "weeks per year", &["year", "week"]),
+    ("365", "days per year", &["year"]),
+    ("30", "days per month", &["month"]),
+    (
+        "4",
+        "weeks per month, quarters per dollar",
+        &["month", "quarter"],
+    ),
+    ("1000", "grams per kilogram, meters per kilometer", &[]),
+    ("3600", "seconds per hour", &["second"]),
+    ("16", "ounces per pound", &["pound", "ounce", "lb"]),
+    ("3", "feet per yard", &["yard"]),
+    (
+        "2",
+        "a pair, both, each of two",
+        &["pair", "both", "round trip", "back"],
+    ),
+    ("10", "dimes per dollar", &["dime"]),
+    ("5", "cents per nickel", &["nickel"]),
+    ("25", "cents per quarter", &["quarter"]),
+    ("0.25", "a quarter dollar", &["quarter"]),
+    ("0.1", "a dime", &["dime"]),
+    ("0.05", "a nickel", &["nickel"]),
+];
 
 /// Links beyond the paper's digits-only alignment. Each is off by default: an extension ships
 /// only where an audit shows its variants' gold answers are right (`reports/gold_audit.md`).

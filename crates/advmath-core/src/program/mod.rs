@@ -10,8 +10,8 @@ pub mod tree;
 
 use std::fmt;
 
-pub use align::{validate_program, AlignMode};
-pub use links::Links;
+pub use align::validate_program;
+pub use links::{AlignMode, Links};
 pub use tree::{BinOp, Builder, ConstKind, Func, Node, NodeId, Program, Tie};
 
 /// Why a problem's program cannot be attacked (the paper's failure taxonomy, section 5).

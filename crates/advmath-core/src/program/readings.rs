@@ -20,8 +20,7 @@ use std::collections::BTreeMap;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::align::UNIT_CONSTANTS;
-use super::links::Links;
+use super::links::{Links, UNIT_CONSTANTS};
 use super::tree::{num_text, ConstKind, Node, NodeId, Program, Tie};
 use super::{ErrorKind, ProgramError};
 use crate::num::wide::Value;

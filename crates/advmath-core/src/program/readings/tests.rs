@@ -1,6 +1,6 @@
 use super::*;
 use crate::num::wide::Value;
-use crate::program::align::{validate_program, AlignMode};
+use crate::program::{validate_program, AlignMode};
 use crate::question::find_slots;
 
 fn given(question: &str, source: &str, gold: &str) -> Res<Program> {

@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::report::{display_model, float_of, groups, plot_path, text_of};
-use super::{ResultTable, MAX_PLOTS};
+use super::super::{ResultTable, MAX_PLOTS};
+use super::{display_model, float_of, groups, plot_path, text_of};
 use crate::error::Result;
 use crate::plot;
 use crate::store::columns;
