@@ -33,8 +33,8 @@ use advmath::store::problems::records_to_batch;
 use advmath::store::problems::ProblemRecord;
 use advmath::store::variants;
 use advmath::store::{write_batch, AtomicParquet};
-use advmath_core::features::{compute_into, FeatureScratch, FEATURE_COUNT};
-use advmath_core::generate::sample::{attack, Attacker, Method};
+use advmath::feature_sets::{compute_into, FeatureScratch, FEATURE_COUNT};
+use advmath::attack::sample::{attack, Attacker, Method};
 use arrow::array::{
     ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array,
 };
@@ -347,7 +347,7 @@ fn main() {
 fn fit_speed() -> bool {
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(51);
-    let (n, k) = (20_000, advmath_core::features::FEATURE_COUNT);
+    let (n, k) = (20_000, advmath::feature_sets::FEATURE_COUNT);
     let truth: Vec<f64> = (0..k).map(|_| rng.random_range(-1.0..1.0)).collect();
     let x = ndarray::Array2::from_shape_fn((n, k), |_| rng.random_range(-1.0..1.0f64));
     let y: Vec<bool> = (0..n)
@@ -359,7 +359,7 @@ fn fit_speed() -> bool {
     let mut times = Vec::new();
     for _ in 0..5 {
         let start = std::time::Instant::now();
-        advmath::regress::fit(&x, &y, &advmath_core::features::FEATURE_NAMES, 1.0, true).unwrap();
+        advmath::regress::fit(&x, &y, &advmath::feature_sets::FEATURE_NAMES, 1.0, true).unwrap();
         times.push(start.elapsed().as_secs_f64());
     }
     let m = common::median(&mut times);

@@ -32,7 +32,7 @@ use advmath::ingest::{build_records, read_source, IngestOptions, ProgramSource};
 use advmath::seed::stream_key;
 use advmath::store::problems::ProblemRecord;
 use advmath::vocab::AttackSpec;
-use advmath_core::generate::sample::{attack, Attacker, Method};
+use advmath::attack::sample::{attack, Attacker, Method};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 

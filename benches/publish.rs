@@ -13,7 +13,7 @@ use advmath::ingest::IngestOptions;
 use advmath::ingest::{ingest, IngestConfig};
 use advmath::publish::{publish, PublishConfig};
 use advmath::vocab::AttackSpec;
-use advmath_core::generate::sample::Method;
+use advmath::attack::sample::Method;
 
 fn main() {
     let Some(data) = common::shared_data() else {

@@ -15,7 +15,7 @@ use advmath::llm::client::{Decoding, Endpoint};
 use advmath::llm::prompt::Template;
 use advmath::respond::{respond, Backend, RespondConfig};
 use advmath::vocab::AttackSpec;
-use advmath_core::generate::sample::Method;
+use advmath::attack::sample::Method;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();

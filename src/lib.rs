@@ -28,6 +28,11 @@ pub mod regress;
 pub mod respond;
 pub mod store;
 
-pub use advmath_core::{extract, num, program, question, seed, synth, vocab};
+// The core's modules under this crate's name, so that the code says `crate::num` everywhere and
+// no module name means two things: the core's are named apart from the stages (`attack` beside
+// the `generate` stage, `feature_sets` beside the `features` stage).
+pub use advmath_core::{
+    agreement, attack, extract, feature_sets, num, program, question, seed, synth, vocab,
+};
 
 pub use error::{Error, Result};

@@ -78,7 +78,7 @@ pub fn run(config: &RunConfig) -> Result<RunSummary> {
         responses.push((r.model.clone(), summary));
     }
     crate::progress::note!("computing features ...");
-    for set in advmath_core::features::FeatureSet::ALL {
+    for set in crate::feature_sets::FeatureSet::ALL {
         crate::features::build_feature_set_table(&tables_dir(&config.out), set)?;
     }
     let regression = if config.responders.is_empty() {

@@ -8,7 +8,7 @@ use advmath::output::tsv_row;
 use advmath::store::default_tables;
 
 use super::comma_list;
-use advmath_core::features::FeatureSet;
+use advmath::feature_sets::FeatureSet;
 
 #[derive(Args, Debug)]
 pub struct FeaturesArgs {

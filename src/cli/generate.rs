@@ -10,7 +10,7 @@ use advmath::store::default_tables;
 use super::{comma_list, MAX_THREADS};
 use advmath::generate::GenerateConfig;
 use advmath::vocab::AttackSpec;
-use advmath_core::generate::noise::NoiseCount;
+use advmath::attack::noise::NoiseCount;
 
 fn parse_attack(s: &str) -> Result<AttackSpec, String> {
     AttackSpec::parse(s)

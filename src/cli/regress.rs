@@ -7,7 +7,7 @@ use clap::Args;
 use advmath::output::tsv_row;
 
 use advmath::regress::RegressConfig;
-use advmath_core::features::FeatureSet;
+use advmath::feature_sets::FeatureSet;
 
 /// Every default comes from [`RegressConfig::default`], which `advmath run` uses too.
 #[derive(Args, Debug)]

@@ -1,11 +1,11 @@
-//! The features stage: the feature sets of `advmath_core::features` computed for every variant
+//! The features stage: the feature sets of `crate::feature_sets` computed for every variant
 //! and written as the `features` / `features_xie2024` tables next to the `variants` table.
 //!
 //! Every feature is defined in the core crate: advmath's 51 in
-//! `crates/advmath-core/src/features/mod.rs`, the authors' family in
-//! `crates/advmath-core/src/features/xie2024.rs` (the regression report points here).
+//! `crates/advmath-core/src/feature_sets/mod.rs`, the authors' family in
+//! `crates/advmath-core/src/feature_sets/xie2024.rs` (the regression report points here).
 
-use advmath_core::features::*;
+use crate::feature_sets::*;
 
 mod table;
 #[cfg(test)]

@@ -32,11 +32,11 @@ use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, format_like, render, Slot};
 use crate::seed::{draw_seed, stream_key};
 use crate::store::problems::{read_problems, ProblemRecord};
-use advmath_core::agreement::{is_one, render_agreeing};
-use advmath_core::generate::noise::{add_noise, NoiseCount};
-use advmath_core::generate::sample;
-use advmath_core::vocab::Attack;
-use advmath_core::vocab::AttackSpec;
+use crate::agreement::{is_one, render_agreeing};
+use crate::attack::noise::{add_noise, NoiseCount};
+use crate::attack::sample;
+use crate::vocab::Attack;
+use crate::vocab::AttackSpec;
 
 use crate::store::generation_stats::{stats_to_batch, StatRow};
 use crate::store::lock::WriterLock;
@@ -59,7 +59,7 @@ pub struct GenerateConfig {
     pub noise_variants: usize,
     pub noise_count: NoiseCount,
     /// Make the noun after a count that becomes one, or stops being one, agree with it
-    /// ("1 notebook", "5 hours"; see [`advmath_core::agreement`]); `false` changes only the
+    /// ("1 notebook", "5 hours"; see [`crate::agreement`]); `false` changes only the
     /// numbers, as the paper's text does.
     pub noun_agreement: bool,
     pub seed: u64,

@@ -19,7 +19,7 @@ use ndarray::Array2;
 use crate::error::{Error, Result};
 use crate::store::coefficients::{self, CoefficientRow};
 use crate::store::{features, responses};
-use advmath_core::features::FeatureSet;
+use crate::feature_sets::FeatureSet;
 
 mod fit;
 mod linear;
@@ -135,7 +135,7 @@ fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<Strin
     }
     for p in crate::store::variants::parts_of_attacks(tables, attacks)? {
         for (id, answer) in crate::store::variants::answers(&p)? {
-            let tokens = advmath_core::features::tokens::cl100k_number_tokens(&answer);
+            let tokens = crate::feature_sets::tokens::cl100k_number_tokens(&answer);
             out.insert(id, vec![tokens as f64]);
         }
     }

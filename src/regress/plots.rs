@@ -8,7 +8,7 @@
 //! - **operations** (`operation_count` of `xie2024`: binary operations and unary minus): 0..5,
 //!   then "6+";
 //! - **answer length**: the paper's "token counts of the final answer", by default under
-//!   `cl100k_base` (GPT-3.5's and GPT-4's tokenizer; [`advmath_core::features::tokens`]) from the
+//!   `cl100k_base` (GPT-3.5's and GPT-4's tokenizer; [`crate::feature_sets::tokens`]) from the
 //!   variant's answer text, or its digit count (`answer_digits` of the `advmath` set,
 //!   `--answer-length digits`, which is the token count of the LLaMA-family models); and **AST
 //!   nodes** (`node_count` of `advmath`): the paper's other two panels, which the released code
@@ -30,8 +30,8 @@ use super::{GroupData, GroupKey};
 use crate::error::Result;
 use crate::output::{Csv, CsvField, Quote};
 use crate::plot::{category_line_chart, CategorySeries};
-use advmath_core::features::xie2024::{log4_column, LOG4_MAX, LOG4_MIN};
-use advmath_core::features::FeatureSet;
+use crate::feature_sets::xie2024::{log4_column, LOG4_MAX, LOG4_MIN};
+use crate::feature_sets::FeatureSet;
 
 /// How a panel reads a variant's features: (category, weight) pairs.
 enum Measure {

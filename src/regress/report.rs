@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::plots::PanelOut;
 use super::{ModelFit, RegressConfig, RegressMethod, RegressSummary, Term};
-use advmath_core::features::FeatureSet;
+use crate::feature_sets::FeatureSet;
 
 /// The two most positive and two most negative estimable features of a fit.
 pub fn extremes(fit: &ModelFit) -> (Vec<String>, Vec<String>) {

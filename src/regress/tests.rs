@@ -10,7 +10,7 @@ use arrow::datatypes::{DataType, Field, Schema};
 
 use super::*;
 use crate::store::write_batch;
-use advmath_core::features::{FEATURE_COUNT, FEATURE_NAMES};
+use crate::feature_sets::{FEATURE_COUNT, FEATURE_NAMES};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 

@@ -20,7 +20,7 @@ use crate::num::{pow10, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{fnv1a, mix};
 
-use advmath_core::vocab::SIMULATED_MODELS;
+use crate::vocab::SIMULATED_MODELS;
 
 /// A simulated answer: the text, for a variant's numbers and noise level.
 pub fn simulate(

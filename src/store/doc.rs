@@ -51,13 +51,13 @@ fn tables() -> Vec<TableDoc> {
         TableDoc {
             name: "features",
             pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
-            about: "advmath's own 51 features (the `advmath` set; not the authors' list, see Feature study). One row per variant, partitioned like `variants`; every feature is Float64 (counts and 0/1 flags included), so the table is one numeric matrix. Definitions in `crates/advmath-core/src/features/mod.rs`.",
+            about: "advmath's own 51 features (the `advmath` set; not the authors' list, see Feature study). One row per variant, partitioned like `variants`; every feature is Float64 (counts and 0/1 flags included), so the table is one numeric matrix. Definitions in `crates/advmath-core/src/feature_sets/mod.rs`.",
             columns: cols(features::ADVMATH_DOC),
         },
         TableDoc {
             name: "features_xie2024",
             pattern: "features_xie2024/dataset=<d>/attack=<a>/part-0.parquet",
-            about: "The `xie2024` set: the feature family of the authors' code (`generation/feature_map.py`), lower-cased authors' names (`Mult_count` is `mult_count`, bin −3 is `log_4_val_neg3`). One row per variant, partitioned like `variants`, every column Float64. A \"visit\" is one path from the answer to the node (a value used twice is visited twice, as the authors' recursive walk does). Definitions in `crates/advmath-core/src/features/xie2024.rs`.",
+            about: "The `xie2024` set: the feature family of the authors' code (`generation/feature_map.py`), lower-cased authors' names (`Mult_count` is `mult_count`, bin −3 is `log_4_val_neg3`). One row per variant, partitioned like `variants`, every column Float64. A \"visit\" is one path from the answer to the node (a value used twice is visited twice, as the authors' recursive walk does). Definitions in `crates/advmath-core/src/feature_sets/xie2024.rs`.",
             columns: features::xie2024_doc(),
         },
         TableDoc {

@@ -9,28 +9,28 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
 use super::paths::{hive_dir, part_file};
-use advmath_core::features::FeatureSet;
+use crate::feature_sets::FeatureSet;
 
 /// `features`: one row per variant, hive-partitioned like `variants` as
 /// `features/dataset=<d>/attack=<a>/part-0.parquet`. advmath's own 51 features (the `advmath`
-/// set, not the authors' list: see `crates/advmath-core/src/features/mod.rs`) in the fixed order of
-/// [`advmath_core::features::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
+/// set, not the authors' list: see `crates/advmath-core/src/feature_sets/mod.rs`) in the fixed order of
+/// [`crate::feature_sets::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
 /// that the table is one numeric matrix.
 pub fn advmath_schema() -> SchemaRef {
     let mut fields = vec![utf8("variant_id", false)];
-    for name in advmath_core::features::FEATURE_NAMES {
+    for name in crate::feature_sets::FEATURE_NAMES {
         fields.push(Field::new(name, DataType::Float64, false));
     }
     Arc::new(Schema::new(fields))
 }
 
 /// `features_xie2024`: the `xie2024` set, the feature family of the authors' code
-/// (`crates/advmath-core/src/features/xie2024.rs`), one row per variant, partitioned like `features` as
+/// (`crates/advmath-core/src/feature_sets/xie2024.rs`), one row per variant, partitioned like `features` as
 /// `features_xie2024/dataset=<d>/attack=<a>/part-0.parquet`; columns in the fixed order of
-/// [`advmath_core::features::xie2024::XIE2024_NAMES`], all Float64.
+/// [`crate::feature_sets::xie2024::XIE2024_NAMES`], all Float64.
 pub fn xie2024_schema() -> SchemaRef {
     let mut fields = vec![utf8("variant_id", false)];
-    for name in advmath_core::features::xie2024::XIE2024_NAMES {
+    for name in crate::feature_sets::xie2024::XIE2024_NAMES {
         fields.push(Field::new(name, DataType::Float64, false));
     }
     Arc::new(Schema::new(fields))
@@ -52,14 +52,14 @@ pub fn xie2024_doc() -> Vec<(String, String)> {
             "the variant (joins `variants`)".to_string(),
         ),
     ];
-    out.extend(advmath_core::features::xie2024::column_docs());
+    out.extend(crate::feature_sets::xie2024::column_docs());
     out
 }
 
 /// Column descriptions of `features`, partitions first, then schema order. "Operations" are
 /// `Bin`, `Neg` and `Call` nodes; "leaves" are question numbers (constants are not leaves);
 /// "intermediate results" are the values of operations other than the answer; range bins are
-/// on |value|. See `crates/advmath-core/src/features/mod.rs` for the full definitions.
+/// on |value|. See `crates/advmath-core/src/feature_sets/mod.rs` for the full definitions.
 pub const ADVMATH_DOC: &[(&str, &str)] = &[
     ("dataset", "partition: source dataset"),
     ("attack", "partition: the attack, as in `variants`"),

@@ -9,7 +9,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use super::columns::utf8;
 use crate::error::Result;
 use crate::vocab::REJECT_NAMES;
-use advmath_core::generate::sample::AttackStats;
+use crate::attack::sample::AttackStats;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "generation_stats";

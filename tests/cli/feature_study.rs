@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use advmath::store::{parquet_files_under, read_batches};
-use advmath_core::features::FeatureSet;
+use advmath::feature_sets::FeatureSet;
 use arrow::array::AsArray;
 use arrow::datatypes::Float64Type;
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use advmath::ingest::default_dataset::default_source;
 use advmath::ingest::{build_records, ProgramSource};
 use advmath::store::read_batches;
-use advmath_core::generate::sample::{attack, Attacker, Method};
+use advmath::attack::sample::{attack, Attacker, Method};
 use predicates::prelude::*;
 use proptest::prelude::*;
 
@@ -452,7 +452,7 @@ fn nouns_agree_with_counts_that_cross_one_on_the_xie_release() {
                 i > 0 && is_count(wa[i - 1]),
                 "{id}: a word changed after no count: {a}"
             );
-            let one = advmath_core::agreement::is_one(wa[i - 1]);
+            let one = advmath::agreement::is_one(wa[i - 1]);
             let direction = if one { "singular" } else { "plural" };
             *pairs
                 .entry(format!("{} -> {} ({direction})", wk[i], wa[i]))

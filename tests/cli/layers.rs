@@ -11,9 +11,9 @@ use crate::util::rust_files;
 /// Modules of the core crate, usable from anywhere.
 const CORE: &[&str] = &[
     "agreement",
+    "attack",
     "extract",
-    "features",
-    "generate",
+    "feature_sets",
     "num",
     "program",
     "question",
@@ -74,9 +74,9 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("question", &["num"]),
     ("extract", &["num"]),
     ("program", &["num", "question"]),
-    ("features", &["num", "program"]),
+    ("feature_sets", &["num", "program"]),
     ("synth", &["num", "program", "question"]),
-    ("generate", &["num", "program", "question", "seed", "vocab"]),
+    ("attack", &["num", "program", "question", "seed", "vocab"]),
 ];
 
 /// `crate::<module>` references of every non-test source file, by the top-level module the file

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use advmath::respond::outside::read_csv;
-use advmath_core::generate::noise::{insertion_count, is_mark, strip_marks, words, NoiseCount};
+use advmath::attack::noise::{insertion_count, is_mark, strip_marks, words, NoiseCount};
 use rand::SeedableRng;
 
 use crate::util::{advmath, problems_in, shared_data};

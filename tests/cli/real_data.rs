@@ -7,7 +7,7 @@ use advmath::ingest::{build_records_linked, read_source, IngestOptions, ProgramS
 use advmath::program::Links;
 use advmath::seed::stream_key;
 use advmath::store::problems::ProblemRecord;
-use advmath_core::generate::sample::{attack, Attacker, Method};
+use advmath::attack::sample::{attack, Attacker, Method};
 
 use crate::util::{advmath, ingest_xie_release, shared_data, verify_variants};
 

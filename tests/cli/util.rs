@@ -46,7 +46,7 @@ pub fn problems_in(path: &Path) -> Vec<ProblemRecord> {
 pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
     use advmath::program::tree::num_text;
     use advmath::question::find_slots;
-    use advmath_core::generate::sample::{decompose, digit_count, Attacker, Method};
+    use advmath::attack::sample::{decompose, digit_count, Attacker, Method};
     use arrow::array::AsArray;
     let problems: std::collections::HashMap<String, ProblemRecord> =
         advmath::store::problems::read_problems(tables)

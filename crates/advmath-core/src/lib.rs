@@ -5,16 +5,16 @@
 //! - [`question`]: the number slots of a question and rendering it with new numbers;
 //! - [`program`]: solution programs parsed (never executed) into trees over the slots;
 //! - [`synth`]: programs synthesised from worked solutions (calculator annotations, equations);
-//! - [`generate`]: the numeric attacks M1–M3 and ArithmAttack's punctuation noise;
+//! - [`attack`]: the numeric attacks M1–M3 and ArithmAttack's punctuation noise;
 //! - [`extract`]: the final answer of a model's reply;
-//! - [`features`]: the feature sets of the feature study;
+//! - [`feature_sets`]: the feature sets of the feature study;
 //! - [`vocab`]: the names shared by every table: attacks and models;
 //! - [`seed`]: the seeded streams every random choice draws from.
 
 pub mod agreement;
+pub mod attack;
 pub mod extract;
-pub mod features;
-pub mod generate;
+pub mod feature_sets;
 pub mod num;
 pub mod program;
 pub mod question;

@@ -206,20 +206,26 @@ fn an_answer_without_an_exact_value_is_rejected() {
     // The square root of a square is exact; of anything else it is irrational, and a variant
     // whose gold answer has no exact text is never written.
     let (p, orig) = program(
-        "A square garden has an area of 49 square meters. How long is its side?",
-        "import math\nside = math.sqrt(49)\nprint(side)",
-        "7",
+        "A square tile has an area of 2.25 square feet. How long is its side?",
+        "import math\nside = math.sqrt(2.25)\nprint(side)",
+        "1.5",
     );
     let at = Attacker::new(&p, orig, Method::M3, 6).unwrap();
+    let exact = |x: &str| Num::parse_decimal(x).unwrap();
     assert_eq!(
-        at.check_slots(&[Num::int(64)]).map(|v| v.to_string()),
-        Ok("8".to_string())
+        at.check_slots(&[exact("2.56")]).map(|v| v.to_string()),
+        Ok("1.6".to_string())
     );
-    assert_eq!(at.check_slots(&[Num::int(50)]), Err(Reject::Domain));
-    let (drawn, _) = attack(&at, 7, 3000, 100);
+    assert_eq!(at.check_slots(&[exact("2.5")]), Err(Reject::Domain));
+    let (drawn, stats) = attack(&at, 7, 3000, 100);
+    assert!(stats.rejections[Reject::Domain as usize] > 0, "{stats:?}");
     assert!(!drawn.is_empty());
     for d in drawn {
         let side = at.check_slots(&d.slots).unwrap();
-        assert!(side.to_string().parse::<i64>().is_ok(), "{:?} gives {side}", d.slots);
+        assert!(
+            matches!(side, Value::Num(n) if n.is_exact()),
+            "{:?} gives {side}",
+            d.slots
+        );
     }
 }
