@@ -21,6 +21,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use advmath::attack::sample::{attack, Attacker, Method};
+use advmath::feature_sets::{compute_into, FeatureScratch, FEATURE_COUNT};
 use advmath::features::build_features_table;
 use advmath::ingest::default_dataset::default_source;
 use advmath::ingest::{build_records, ProgramSource};
@@ -33,8 +35,6 @@ use advmath::store::problems::records_to_batch;
 use advmath::store::problems::ProblemRecord;
 use advmath::store::variants;
 use advmath::store::{write_batch, AtomicParquet};
-use advmath::feature_sets::{compute_into, FeatureScratch, FEATURE_COUNT};
-use advmath::attack::sample::{attack, Attacker, Method};
 use arrow::array::{
     ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder, UInt64Array,
 };

@@ -27,12 +27,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use advmath::attack::sample::{attack, Attacker, Method};
 use advmath::generate::GenerateConfig;
 use advmath::ingest::{build_records, read_source, IngestOptions, ProgramSource};
 use advmath::seed::stream_key;
 use advmath::store::problems::ProblemRecord;
 use advmath::vocab::AttackSpec;
-use advmath::attack::sample::{attack, Attacker, Method};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 

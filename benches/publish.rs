@@ -8,12 +8,12 @@ mod common;
 
 use std::time::Instant;
 
+use advmath::attack::sample::Method;
 use advmath::generate::GenerateConfig;
 use advmath::ingest::IngestOptions;
 use advmath::ingest::{ingest, IngestConfig};
 use advmath::publish::{publish, PublishConfig};
 use advmath::vocab::AttackSpec;
-use advmath::attack::sample::Method;
 
 fn main() {
     let Some(data) = common::shared_data() else {

@@ -10,12 +10,12 @@ mod server;
 
 use std::time::{Duration, Instant};
 
+use advmath::attack::sample::Method;
 use advmath::generate::GenerateConfig;
 use advmath::llm::client::{Decoding, Endpoint};
 use advmath::llm::prompt::Template;
 use advmath::respond::{respond, Backend, RespondConfig};
 use advmath::vocab::AttackSpec;
-use advmath::attack::sample::Method;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();

@@ -231,7 +231,10 @@ pub fn run_executor(options: &ExecutorOptions) -> Result<()> {
     };
     crate::progress::note!(
         "executor on {}:{} (tasks on {}), scheduler {}",
-        options.host, options.flight_port, options.grpc_port, options.scheduler
+        options.host,
+        options.flight_port,
+        options.grpc_port,
+        options.scheduler
     );
     runtime()?.block_on(async move {
         start_executor_process(Arc::new(config))

@@ -8,9 +8,9 @@ use advmath::output::tsv_row;
 use advmath::store::default_tables;
 
 use super::{comma_list, MAX_THREADS};
+use advmath::attack::noise::NoiseCount;
 use advmath::generate::GenerateConfig;
 use advmath::vocab::AttackSpec;
-use advmath::attack::noise::NoiseCount;
 
 fn parse_attack(s: &str) -> Result<AttackSpec, String> {
     AttackSpec::parse(s)

@@ -6,8 +6,8 @@ use clap::Args;
 
 use advmath::output::tsv_row;
 
-use advmath::regress::RegressConfig;
 use advmath::feature_sets::FeatureSet;
+use advmath::regress::RegressConfig;
 
 /// Every default comes from [`RegressConfig::default`], which `advmath run` uses too.
 #[derive(Args, Debug)]

@@ -23,6 +23,9 @@ use crate::output::tsv_row;
 use crate::progress::Progress;
 use rayon::prelude::*;
 
+use crate::agreement::{is_one, render_agreeing};
+use crate::attack::noise::{add_noise, NoiseCount};
+use crate::attack::sample;
 use crate::error::{Error, Result};
 use crate::num::wide::Value;
 use crate::num::Num;
@@ -32,9 +35,6 @@ use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, format_like, render, Slot};
 use crate::seed::{draw_seed, stream_key};
 use crate::store::problems::{read_problems, ProblemRecord};
-use crate::agreement::{is_one, render_agreeing};
-use crate::attack::noise::{add_noise, NoiseCount};
-use crate::attack::sample;
 use crate::vocab::Attack;
 use crate::vocab::AttackSpec;
 

@@ -39,8 +39,8 @@ pub use engine::{
     default_executor_memory, default_operator_memory, EngineLimits, QueryOutput, SqlEngine,
     TableState, TableStatus,
 };
-pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
 use plots::plots;
+pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
 use report::report_markdown;
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use sources::{embedded_metrics, metrics_from_dir, MetricSql, EMBEDDED_SQL, EMBEDDED_VIEWS};

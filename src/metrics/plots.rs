@@ -7,11 +7,11 @@ mod appendix;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::Cell;
 use super::{MetricSql, ResultTable, MAX_PLOTS};
 use crate::error::{Error, Result};
 use crate::plot;
 use crate::store::columns;
-use super::Cell;
 
 pub(super) fn text_of(table: &ResultTable, row: usize, column: &str) -> String {
     table
@@ -118,9 +118,7 @@ pub(super) fn plots(
             "arithmattack_accuracy" => noise_plots(table, dir, simulated)?,
             "arithmattack_asr" => asr_bar_plots(table, dir, simulated)?,
             "xie_human_eval" => human_eval_plots(table, dir)?,
-            "xie_incorrect_share_hist" => {
-                appendix::incorrect_share_plots(table, dir, simulated)?
-            }
+            "xie_incorrect_share_hist" => appendix::incorrect_share_plots(table, dir, simulated)?,
             "xie_generations" => appendix::generation_plots(table, dir)?,
             _ => Vec::new(),
         };

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use ndarray::Array2;
 
 use crate::error::{Error, Result};
+use crate::feature_sets::FeatureSet;
 use crate::store::coefficients::{self, CoefficientRow};
 use crate::store::{features, responses};
-use crate::feature_sets::FeatureSet;
 
 mod fit;
 mod linear;

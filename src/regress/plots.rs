@@ -28,10 +28,10 @@ use std::path::Path;
 
 use super::{GroupData, GroupKey};
 use crate::error::Result;
-use crate::output::{Csv, CsvField, Quote};
-use crate::plot::{category_line_chart, CategorySeries};
 use crate::feature_sets::xie2024::{log4_column, LOG4_MAX, LOG4_MIN};
 use crate::feature_sets::FeatureSet;
+use crate::output::{Csv, CsvField, Quote};
+use crate::plot::{category_line_chart, CategorySeries};
 
 /// How a panel reads a variant's features: (category, weight) pairs.
 enum Measure {

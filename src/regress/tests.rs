@@ -9,8 +9,8 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema};
 
 use super::*;
-use crate::store::write_batch;
 use crate::feature_sets::{FEATURE_COUNT, FEATURE_NAMES};
+use crate::store::write_batch;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 

@@ -76,7 +76,9 @@ impl Failures {
 
     pub(crate) fn report(self) {
         for (reason, n) in self.0 {
-            crate::progress::note!("{n} request(s) failed for good (a rerun retries them): {reason}");
+            crate::progress::note!(
+                "{n} request(s) failed for good (a rerun retries them): {reason}"
+            );
         }
     }
 }
@@ -167,7 +169,10 @@ pub(crate) fn report_servers(servers: &Servers) {
     for c in counts {
         crate::progress::note!(
             "server {}: {} requests, {} answered, taken out of service {} time(s)",
-            c.url, c.requests, c.answered, c.taken_out
+            c.url,
+            c.requests,
+            c.answered,
+            c.taken_out
         );
     }
 }

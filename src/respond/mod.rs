@@ -94,7 +94,8 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
     if merged.superseded > 0 {
         crate::progress::note!(
             "{}: {} stored replies answer questions the variants no longer ask; superseded",
-            config.model, merged.superseded
+            config.model,
+            merged.superseded
         );
     }
     if let Some(k) = config.per_problem {

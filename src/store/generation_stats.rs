@@ -7,9 +7,9 @@ use arrow::array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray}
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::utf8;
+use crate::attack::sample::AttackStats;
 use crate::error::Result;
 use crate::vocab::REJECT_NAMES;
-use crate::attack::sample::AttackStats;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "generation_stats";

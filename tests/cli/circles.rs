@@ -126,7 +126,9 @@ fn sibling_graphs(src: &Path) -> BTreeMap<Module, BTreeMap<String, BTreeSet<Stri
     let mut graphs: BTreeMap<Module, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for file in &files {
         let rel = file.strip_prefix(src).unwrap();
-        if rel.file_name().is_some_and(|n| n == "tests.rs") || rel.components().any(|c| c.as_os_str() == "tests") {
+        if rel.file_name().is_some_and(|n| n == "tests.rs")
+            || rel.components().any(|c| c.as_os_str() == "tests")
+        {
             continue;
         }
         let module = module_of(rel);
@@ -231,7 +233,10 @@ fn a_planted_circle_is_found_whatever_the_path_form() {
         fs::write(path, text).unwrap();
     };
     write("lib.rs", "pub mod store;\npub mod core;\n");
-    write("store/mod.rs", "pub mod mirror;\npub mod sessions;\npub mod paths;\n");
+    write(
+        "store/mod.rs",
+        "pub mod mirror;\npub mod sessions;\npub mod paths;\n",
+    );
     write("store/mirror/mod.rs", "pub mod lease;\n");
     write(
         "store/mirror/lease.rs",
@@ -241,7 +246,10 @@ fn a_planted_circle_is_found_whatever_the_path_form() {
         "store/sessions/mod.rs",
         "use super::{paths::name, mirror::Entry};\n",
     );
-    write("store/paths.rs", "// use super::sessions;\npub fn name() {}\n");
+    write(
+        "store/paths.rs",
+        "// use super::sessions;\npub fn name() {}\n",
+    );
     write("core/mod.rs", "pub mod a;\npub mod b;\n");
     write("core/a.rs", "use crate::core::b::X;\n");
     write("core/b.rs", "use self::super::a::Y;\n");
@@ -257,7 +265,10 @@ fn a_planted_circle_is_found_whatever_the_path_form() {
         "{found:#?}"
     );
     // Without the nested file's `super::super::` there is no circle.
-    write("store/mirror/lease.rs", "fn f() { crate::store::paths::name(); }\n");
+    write(
+        "store/mirror/lease.rs",
+        "fn f() { crate::store::paths::name(); }\n",
+    );
     write("core/b.rs", "pub struct X;\n");
     assert_eq!(circles(src), Vec::<String>::new());
 }

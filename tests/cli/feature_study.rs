@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-use advmath::store::{parquet_files_under, read_batches};
 use advmath::feature_sets::FeatureSet;
+use advmath::store::{parquet_files_under, read_batches};
 use arrow::array::AsArray;
 use arrow::datatypes::Float64Type;
 

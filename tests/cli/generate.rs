@@ -5,10 +5,10 @@
 use std::fs;
 use std::path::Path;
 
+use advmath::attack::sample::{attack, Attacker, Method};
 use advmath::ingest::default_dataset::default_source;
 use advmath::ingest::{build_records, ProgramSource};
 use advmath::store::read_batches;
-use advmath::attack::sample::{attack, Attacker, Method};
 use predicates::prelude::*;
 use proptest::prelude::*;
 

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use advmath::respond::outside::read_csv;
 use advmath::attack::noise::{insertion_count, is_mark, strip_marks, words, NoiseCount};
+use advmath::respond::outside::read_csv;
 use rand::SeedableRng;
 
 use crate::util::{advmath, problems_in, shared_data};

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
+use advmath::attack::sample::{attack, Attacker, Method};
 use advmath::ingest::{build_records_linked, read_source, IngestOptions, ProgramSource};
 use advmath::program::Links;
 use advmath::seed::stream_key;
 use advmath::store::problems::ProblemRecord;
-use advmath::attack::sample::{attack, Attacker, Method};
 
 use crate::util::{advmath, ingest_xie_release, shared_data, verify_variants};
 

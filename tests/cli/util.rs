@@ -44,9 +44,9 @@ pub fn problems_in(path: &Path) -> Vec<ProblemRecord> {
 /// (checked with M1's attacker, so M2 and M3 variants also pass M1's checks), and M2 keeps
 /// digit counts. Returns how many variants were checked.
 pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
+    use advmath::attack::sample::{decompose, digit_count, Attacker, Method};
     use advmath::program::tree::num_text;
     use advmath::question::find_slots;
-    use advmath::attack::sample::{decompose, digit_count, Attacker, Method};
     use arrow::array::AsArray;
     let problems: std::collections::HashMap<String, ProblemRecord> =
         advmath::store::problems::read_problems(tables)

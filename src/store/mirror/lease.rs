@@ -145,9 +145,7 @@ pub(super) fn take(
         // A holder on this machine whose process has ended is dead now, as the kernel knows of
         // a local lock's holder: a rerun after a kill -9 need not wait for the expiry.
         let dead_here = holder.as_ref().is_some_and(|h| {
-            h.host == host()
-                && h.pid != std::process::id()
-                && !process_alive(h.pid)
+            h.host == host() && h.pid != std::process::id() && !process_alive(h.pid)
         });
         if age <= lease_ttl && !dead_here {
             let who = holder.map_or_else(
@@ -227,13 +225,17 @@ fn heartbeat(
                     Err(object_store::Error::Precondition { .. })
                     | Err(object_store::Error::NotFound { .. }) => {
                         lost.store(true, Ordering::SeqCst);
-                        crate::progress::note!("warning: the lease {key} was taken over by another writer");
+                        crate::progress::note!(
+                            "warning: the lease {key} was taken over by another writer"
+                        );
                         return;
                     }
                     // A failed renewal is tried again; past the time to live the lease is gone.
                     Err(_) if renewed.elapsed() > ttl => {
                         lost.store(true, Ordering::SeqCst);
-                        crate::progress::note!("warning: the lease {key} could not be renewed in time");
+                        crate::progress::note!(
+                            "warning: the lease {key} could not be renewed in time"
+                        );
                         return;
                     }
                     Err(_) => {}
