@@ -8,7 +8,7 @@
 //!
 //! Everything else the library has to say (warnings, what a stage skipped, where it wrote) goes
 //! through [`note!`] too: above a running bar instead of through it, and lost rather than a panic
-//! when stderr is closed (`eprintln!` panics). The library prints nothing any other way.
+//! when stderr is closed (the standard print macros panic there). The library prints nothing any other way.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -34,7 +34,7 @@ pub fn write_note(line: std::fmt::Arguments<'_>) {
     }
 }
 
-/// `note!("{} rows", n)`: a line of log through [`write_note`], formatted like `eprintln!`.
+/// `note!("{} rows", n)`: a line of log through [`write_note`], formatted like `format!`.
 macro_rules! note {
     () => {
         $crate::progress::write_note(format_args!(""))
