@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-use crate::util::rust_files;
+use crate::util::{code_of, rust_files};
 
 type Module = Vec<String>;
 
@@ -132,17 +132,7 @@ fn sibling_graphs(src: &Path) -> BTreeMap<Module, BTreeMap<String, BTreeSet<Stri
             continue;
         }
         let module = module_of(rel);
-        let text = fs::read_to_string(file).unwrap();
-        // Inline test modules sit at the end of a file; what they import is not the module's.
-        // Comments name modules without importing them.
-        let code: String = text
-            .split("#[cfg(test)]\nmod tests {")
-            .next()
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let code = code_of(file);
         for target in named_paths(&code, &module) {
             let shared = module
                 .iter()

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::util::rust_files;
+use crate::util::{code_of, rust_files};
 
 /// Modules of the core crate, usable from anywhere.
 const CORE: &[&str] = &[
@@ -347,16 +347,7 @@ fn sibling_imports(folder: &str) -> (BTreeMap<String, Vec<String>>, Vec<String>)
         }
         let mut used: Vec<String> = Vec::new();
         for file in files {
-            let text = fs::read_to_string(&file).unwrap();
-            // Comments name modules without importing them; inline tests are not the module's.
-            let code: String = text
-                .split("#[cfg(test)]\nmod tests {")
-                .next()
-                .unwrap()
-                .lines()
-                .filter(|l| !l.trim_start().starts_with("//"))
-                .collect::<Vec<_>>()
-                .join("\n");
+            let code = code_of(&file);
             let code = code.as_str();
             // In a folder module, `super::` of a file below is that folder, not this one's.
             let top = file == *path || file.ends_with("mod.rs") && file.parent() == Some(path);

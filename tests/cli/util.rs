@@ -193,6 +193,20 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The code of a source file as an import check reads it: without its inline test module (at the
+/// end of a file; what it imports is not the module's) and without comment lines (they name
+/// modules without importing them).
+pub fn code_of(file: &Path) -> String {
+    let text = fs::read_to_string(file).unwrap();
+    text.split("#[cfg(test)]\nmod tests {")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub fn small_run(dir: &Path) {
     small_run_with(dir, &[]);
 }
