@@ -13,6 +13,7 @@ mod features;
 mod generate;
 mod ingest;
 pub mod places;
+mod programs;
 mod publish;
 mod query;
 mod regress;
@@ -26,6 +27,7 @@ pub use cluster::ClusterCommand;
 pub use features::FeaturesArgs;
 pub use generate::{GenerateArgs, GenerationArgs};
 pub use ingest::{IngestArgs, SourceArgs};
+pub use programs::ProgramsArgs;
 pub use publish::PublishArgs;
 pub use query::{MetricsArgs, SqlArgs};
 pub use regress::RegressArgs;
@@ -182,7 +184,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Respond(args) => respond::respond(args),
         Command::ExportBatch(args) => respond::export_batch(args),
         Command::IngestResponses(args) => respond::ingest_responses(args),
-        Command::Programs(args) => respond::programs(args),
+        Command::Programs(args) => programs::programs(args),
         Command::Features(args) => features::run(args),
         Command::Regress(args) => regress::run(args),
         Command::Metrics(args) => query::metrics(args),
