@@ -57,7 +57,7 @@ pub struct IngestSummary {
 pub fn ingest(tables: &Path, sheets: &[PathBuf]) -> Result<IngestSummary> {
     let mut summary = IngestSummary::default();
     for path in sheets {
-        let rows = crate::respond::outside::read_csv_numbered(path)?;
+        let rows = crate::input::read_csv_numbered(path)?;
         let header: Vec<&String> = rows
             .first()
             .map(|(_, r)| r.keys().collect())

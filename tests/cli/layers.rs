@@ -27,7 +27,7 @@ const CORE: &[&str] = &[
 const ENGINE: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("output", &[]),
-    ("input", &["progress"]),
+    ("input", &["error", "progress"]),
     ("progress", &[]),
     ("plot", &["error"]),
     ("store", &["error", "progress"]),
@@ -54,7 +54,7 @@ const ENGINE: &[(&str, &[&str])] = &[
     ("publish", &["error", "store", "output", "progress", "llm"]),
     (
         "annotate",
-        &["error", "store", "output", "progress", "metrics", "respond"],
+        &["error", "store", "output", "input", "progress", "metrics", "respond"],
     ),
     (
         "pipeline",

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::cells::read_csv_numbered as read_csv;
 use super::{original_attack, outside_item, outside_key, Layout, OutsideConfig, Problem, Problems};
 use crate::error::{ColumnProblem, Error, Result};
+use crate::input::read_csv_numbered as read_csv;
 use crate::num::Num;
 use crate::store::responses::ResponseRow;
 

@@ -2,12 +2,12 @@
 //! column (`--question-col`, `--response-col`, optionally `--gold-col`), for results from tools
 //! advmath has no layout for. The file does not name the model, so `--model` does.
 
-use super::cells::read_generic;
 use super::{
     original_attack, outside_item, outside_key, parse_gold, required_model, Layout, OutsideConfig,
     Problems,
 };
 use crate::error::{Error, Result};
+use crate::input::cells::read_generic;
 use crate::store::responses::ResponseRow;
 
 pub(super) struct Generic;

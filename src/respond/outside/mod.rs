@@ -30,14 +30,13 @@ use crate::store::responses::ResponseRow;
 use crate::vocab::Attack;
 
 mod arithmattack;
-mod cells;
 mod generic;
 mod gsm8k_solutions;
 mod lm_eval;
 mod openai_batch;
 
+pub use crate::input::{read_csv, read_csv_numbered};
 pub use arithmattack::arithmattack_authors_value;
-pub use cells::{read_csv, read_csv_numbered};
 pub use openai_batch::export_batch;
 
 /// Outside layouts.

@@ -1,13 +1,13 @@
-//! Outside tables read as text cells: CSV, Parquet or JSON Lines through polars, one map of
-//! column name to cell text per row. The generic layout and the ArithmAttack CSVs both read
-//! their inputs this way.
+//! Users' tables read as text cells: CSV, Parquet or JSON Lines through polars, one map of
+//! column name to cell text per row, each row screened first. The outside layouts of responses,
+//! the ArithmAttack CSVs and the filled annotation sheets all read their files this way.
 
 use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
+use super::{screen_csv, screen_json_lines, separator_of, warn_skipped};
 use crate::error::{Error, Result};
-use crate::input::{screen_csv, screen_json_lines, separator_of, warn_skipped};
 
 /// A CSV file with a header, every cell as text, one map per row (quoted fields may hold
 /// newlines, as the ArithmAttack replies do). A bad row is reported on stderr and left out.
@@ -28,7 +28,7 @@ pub fn read_csv_numbered(path: &Path) -> Result<Vec<(usize, HashMap<String, Stri
 /// as text, one map per row with its 0-based row number. A bad row (ragged, not UTF-8, not a
 /// JSON object, nested too deep to parse) is reported on stderr, by file and row, and left out;
 /// the other rows keep their numbers.
-pub(super) fn read_generic(path: &Path) -> Result<Vec<(usize, HashMap<String, String>)>> {
+pub fn read_generic(path: &Path) -> Result<Vec<(usize, HashMap<String, String>)>> {
     read_generic_with(
         path,
         path.extension()

@@ -11,6 +11,13 @@
 //! Sizes are bounded where the cost of a row grows with them: a question longer than
 //! [`MAX_QUESTION_BYTES`] is a bad row, and a delimited file whose header is wider than
 //! [`MAX_COLUMNS`] is refused whole.
+//!
+//! [`cells`] is the one reader of users' tables as text cells (CSV, TSV, Parquet, JSON Lines)
+//! built on these screens.
+
+pub mod cells;
+
+pub use cells::{read_csv, read_csv_numbered};
 
 use std::path::Path;
 
