@@ -11,6 +11,7 @@
 //! order, so memory is bounded by the chunk and the bytes do not depend on the thread count.
 
 pub mod audit;
+mod chunk;
 pub mod select;
 pub mod shard;
 
@@ -24,7 +25,7 @@ use crate::progress::Progress;
 use rayon::prelude::*;
 
 use crate::agreement::{is_one, render_agreeing};
-use crate::attack::noise::{add_noise, NoiseCount};
+use crate::attack::noise::NoiseCount;
 use crate::attack::sample;
 use crate::error::{Error, Result};
 use crate::num::wide::Value;
@@ -33,14 +34,14 @@ use crate::program::tree::num_text;
 use crate::program::ErrorKind;
 use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, format_like, render, Slot};
-use crate::seed::{draw_seed, stream_key};
+use crate::seed::stream_key;
 use crate::store::problems::{read_problems, ProblemRecord};
 use crate::vocab::Attack;
 use crate::vocab::AttackSpec;
 
-use crate::store::generation_stats::{stats_to_batch, StatRow};
 use crate::store::lock::WriterLock;
-use crate::store::variants::{rows_to_batch, DatasetWriters, Made, Row};
+use crate::store::variants::{DatasetWriters, Made, Row};
+use chunk::ChunkWriter;
 use sample::{attack, AttackStats, Attacker, Drawn, Method};
 
 /// A checked generation config.
@@ -392,9 +393,12 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
         std::fs::create_dir_all(&out).map_err(|e| Error::file(&out, e))?;
         let _lock = WriterLock::acquire(&out, "generate", dataset)?;
         crate::store::variants::remove_dead_staging(&out, dataset)?;
-        let mut writers = DatasetWriters::new(&out, dataset);
-        let mut made = made_by(config, &methods, dataset);
-        let mut emitted_problems: BTreeMap<Method, usize> = BTreeMap::new();
+        let mut dataset_chunks = ChunkWriter::new(
+            config,
+            dataset,
+            DatasetWriters::new(&out, dataset),
+            made_by(config, &methods, dataset),
+        );
         for chunk in problems.chunks(CHUNK) {
             let prepared: Vec<std::result::Result<Prepared, String>> =
                 chunk.iter().map(|r| Prepared::new(r)).collect();
@@ -408,19 +412,10 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
                     },
                 })
                 .collect();
-            write_chunk(
-                &prepared,
-                &outputs,
-                config,
-                &mut writers,
-                &mut emitted_problems,
-                &mut summary,
-                &mut made,
-                dataset,
-            )?;
+            dataset_chunks.write(&prepared, &outputs, &mut summary)?;
             bar.inc(chunk.len() as u64);
         }
-        writers.publish(&out, dataset, &made)?;
+        dataset_chunks.publish(&out)?;
     }
     bar.finish();
     Ok(summary)
@@ -451,132 +446,6 @@ fn made_by(config: &GenerateConfig, methods: &[Method], dataset: &str) -> Made {
     }
     made.methods = methods.iter().map(|m| m.name().to_string()).collect();
     made
-}
-
-#[allow(clippy::too_many_arguments)]
-fn write_chunk(
-    prepared: &[std::result::Result<Prepared, String>],
-    outputs: &[ProblemOutput],
-    config: &GenerateConfig,
-    writers: &mut DatasetWriters,
-    emitted_problems: &mut BTreeMap<Method, usize>,
-    summary: &mut GenerateSummary,
-    made: &mut Made,
-    dataset: &str,
-) -> Result<()> {
-    let mut rows: BTreeMap<String, Vec<Row>> = BTreeMap::new();
-    let mut stat_rows = Vec::new();
-    for (p, out) in prepared.iter().zip(outputs) {
-        if let Some(e) = &out.error {
-            crate::progress::note!("warning: skipped {e}");
-            continue;
-        }
-        let Ok(p) = p else { continue };
-        let original_answer = match &p.record.tree {
-            Some(t) => t.eval_value(&p.values).ok(),
-            None => p.record.answer.as_deref().and_then(Value::parse_decimal),
-        };
-        let Some(original_answer) = original_answer else {
-            crate::progress::note!(
-                "warning: skipped {}: its answer cannot be computed exactly",
-                p.record.problem_id
-            );
-            continue;
-        };
-        made.originals.insert(p.record.problem_id.clone());
-        rows.entry(Attack::ORIGINAL.into()).or_default().push(p.row(
-            Attack::ORIGINAL,
-            0,
-            0,
-            p.record.question.clone(),
-            &p.values,
-            &original_answer,
-            0,
-        ));
-        for attack in &config.attacks {
-            match *attack {
-                AttackSpec::Punct => {
-                    for &level in &config.noise_levels {
-                        let name = Attack::Punct(level).to_string();
-                        let stream = stream_key(config.seed, &p.record.problem_id, &name);
-                        for i in 0..config.noise_variants {
-                            let seed = draw_seed(stream, i as u64);
-                            let q = add_noise(&p.record.question, level, config.noise_count, seed);
-                            let row = p.row(&name, i, level, q, &p.values, &original_answer, seed);
-                            rows.entry(name.clone()).or_default().push(row);
-                        }
-                    }
-                }
-                AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
-                    let Some((drawn, _)) = out.numeric.get(&m) else {
-                        continue; // no valid program: noised only
-                    };
-                    let reached = drawn.len() >= config.variants;
-                    let quota_left = config
-                        .problems
-                        .is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
-                    if !reached || !quota_left {
-                        continue;
-                    }
-                    for (i, d) in drawn.iter().enumerate() {
-                        let question = p.question_with(&d.slots, config.noun_agreement);
-                        if let AttackSpec::NumericPunct(_) = attack {
-                            for &level in &config.noise_levels {
-                                let name = Attack::NumericPunct(m, level).to_string();
-                                let seed = draw_seed(
-                                    stream_key(config.seed, &p.record.problem_id, &name),
-                                    i as u64,
-                                );
-                                let q = add_noise(&question, level, config.noise_count, seed);
-                                let row = p.row(&name, i, level, q, &d.slots, &d.answer, seed);
-                                rows.entry(name).or_default().push(row);
-                            }
-                        } else {
-                            let row = p.row(m.name(), i, 0, question, &d.slots, &d.answer, d.seed);
-                            rows.entry(m.name().to_string()).or_default().push(row);
-                        }
-                    }
-                }
-            }
-        }
-        for (&m, (drawn, stats)) in &out.numeric {
-            let reached = drawn.len() >= config.variants;
-            let quota_left = config
-                .problems
-                .is_none_or(|n| emitted_problems.get(&m).copied().unwrap_or(0) < n);
-            let emitted = if reached && quota_left {
-                drawn.len()
-            } else {
-                0
-            };
-            if emitted > 0 {
-                *emitted_problems.entry(m).or_default() += 1;
-            }
-            summary.attempts += stats.attempts;
-            stat_rows.push(StatRow {
-                problem_id: p.record.problem_id.clone(),
-                attack: m.name().to_string(),
-                stats: stats.clone(),
-                emitted,
-                reached,
-            });
-        }
-    }
-    for (attack, rows) in rows {
-        let entry = summary
-            .rows
-            .entry((dataset.to_string(), attack.clone()))
-            .or_default();
-        let problems: std::collections::BTreeSet<&str> =
-            rows.iter().map(|r| r.problem_id.as_str()).collect();
-        entry.0 += problems.len();
-        entry.1 += rows.len();
-        writers.variants(&attack)?.write(&rows_to_batch(&rows)?)?;
-    }
-    if !stat_rows.is_empty() {
-        writers.stats()?.write(&stats_to_batch(&stat_rows)?)?;
-    }
-    Ok(())
 }
 
 impl GenerateSummary {

@@ -54,7 +54,9 @@ const ENGINE: &[(&str, &[&str])] = &[
     ("publish", &["error", "store", "output", "progress", "llm"]),
     (
         "annotate",
-        &["error", "store", "output", "input", "progress", "metrics", "respond"],
+        &[
+            "error", "store", "output", "input", "progress", "metrics", "respond",
+        ],
     ),
     (
         "pipeline",

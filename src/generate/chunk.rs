@@ -1,0 +1,186 @@
+//! A dataset's variants written chunk by chunk, in problem order whatever the thread count: each
+//! problem's original, its noised copies and its drawn variants become rows of the `variants`
+//! table (one part per attack), and its attempts rows of `generation_stats`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::{GenerateConfig, GenerateSummary, Prepared, ProblemOutput};
+use crate::attack::noise::add_noise;
+use crate::attack::sample::Method;
+use crate::error::Result;
+use crate::num::wide::Value;
+use crate::seed::{draw_seed, stream_key};
+use crate::store::generation_stats::{stats_to_batch, StatRow};
+use crate::store::variants::{rows_to_batch, DatasetWriters, Made, Row};
+use crate::vocab::{Attack, AttackSpec};
+
+/// The writers of one dataset and what they have written so far.
+pub(super) struct ChunkWriter<'a> {
+    config: &'a GenerateConfig,
+    dataset: &'a str,
+    writers: DatasetWriters,
+    made: Made,
+    /// Per method, the problems whose variants were written (`--problems` caps it).
+    emitted: BTreeMap<Method, usize>,
+}
+
+impl<'a> ChunkWriter<'a> {
+    pub(super) fn new(
+        config: &'a GenerateConfig,
+        dataset: &'a str,
+        writers: DatasetWriters,
+        made: Made,
+    ) -> Self {
+        ChunkWriter {
+            config,
+            dataset,
+            writers,
+            made,
+            emitted: BTreeMap::new(),
+        }
+    }
+
+    /// Write the rows of one chunk: `prepared[i]` and the draws `outputs[i]` made for it.
+    pub(super) fn write(
+        &mut self,
+        prepared: &[std::result::Result<Prepared, String>],
+        outputs: &[ProblemOutput],
+        summary: &mut GenerateSummary,
+    ) -> Result<()> {
+        let mut rows: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+        let mut stat_rows = Vec::new();
+        for (p, out) in prepared.iter().zip(outputs) {
+            if let Some(e) = &out.error {
+                crate::progress::note!("warning: skipped {e}");
+                continue;
+            }
+            let Ok(p) = p else { continue };
+            self.problem_rows(p, out, &mut rows, &mut stat_rows, summary);
+        }
+        for (attack, rows) in rows {
+            let entry = summary
+                .rows
+                .entry((self.dataset.to_string(), attack.clone()))
+                .or_default();
+            let problems: BTreeSet<&str> = rows.iter().map(|r| r.problem_id.as_str()).collect();
+            entry.0 += problems.len();
+            entry.1 += rows.len();
+            self.writers
+                .variants(&attack)?
+                .write(&rows_to_batch(&rows)?)?;
+        }
+        if !stat_rows.is_empty() {
+            self.writers.stats()?.write(&stats_to_batch(&stat_rows)?)?;
+        }
+        Ok(())
+    }
+
+    /// Switch the dataset's new tables in (see [`DatasetWriters::publish`]).
+    pub(super) fn publish(self, tables: &Path) -> Result<()> {
+        self.writers.publish(tables, self.dataset, &self.made)
+    }
+
+    /// The rows of one problem, added to `rows` by attack, and its statistics.
+    fn problem_rows(
+        &mut self,
+        p: &Prepared,
+        out: &ProblemOutput,
+        rows: &mut BTreeMap<String, Vec<Row>>,
+        stat_rows: &mut Vec<StatRow>,
+        summary: &mut GenerateSummary,
+    ) {
+        let config = self.config;
+        let original_answer = match &p.record.tree {
+            Some(t) => t.eval_value(&p.values).ok(),
+            None => p.record.answer.as_deref().and_then(Value::parse_decimal),
+        };
+        let Some(original_answer) = original_answer else {
+            crate::progress::note!(
+                "warning: skipped {}: its answer cannot be computed exactly",
+                p.record.problem_id
+            );
+            return;
+        };
+        // Per method: whether the problem reached m variants, and whether they are written (it
+        // reached m, and the `--problems` cap is not yet met). Decided once for both uses below.
+        let written: BTreeMap<Method, (bool, bool)> = out
+            .numeric
+            .iter()
+            .map(|(&m, (drawn, _))| {
+                let reached = drawn.len() >= config.variants;
+                let under_cap = config
+                    .problems
+                    .is_none_or(|n| self.emitted.get(&m).copied().unwrap_or(0) < n);
+                (m, (reached, reached && under_cap))
+            })
+            .collect();
+        self.made.originals.insert(p.record.problem_id.clone());
+        rows.entry(Attack::ORIGINAL.into()).or_default().push(p.row(
+            Attack::ORIGINAL,
+            0,
+            0,
+            p.record.question.clone(),
+            &p.values,
+            &original_answer,
+            0,
+        ));
+        for attack in &config.attacks {
+            match *attack {
+                AttackSpec::Punct => {
+                    for &level in &config.noise_levels {
+                        let name = Attack::Punct(level).to_string();
+                        let stream = stream_key(config.seed, &p.record.problem_id, &name);
+                        for i in 0..config.noise_variants {
+                            let seed = draw_seed(stream, i as u64);
+                            let q = add_noise(&p.record.question, level, config.noise_count, seed);
+                            let row = p.row(&name, i, level, q, &p.values, &original_answer, seed);
+                            rows.entry(name.clone()).or_default().push(row);
+                        }
+                    }
+                }
+                AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
+                    let Some((drawn, _)) = out.numeric.get(&m) else {
+                        continue; // no valid program: noised only
+                    };
+                    if !written.get(&m).is_some_and(|&(_, write)| write) {
+                        continue;
+                    }
+                    for (i, d) in drawn.iter().enumerate() {
+                        let question = p.question_with(&d.slots, config.noun_agreement);
+                        if let AttackSpec::NumericPunct(_) = attack {
+                            for &level in &config.noise_levels {
+                                let name = Attack::NumericPunct(m, level).to_string();
+                                let seed = draw_seed(
+                                    stream_key(config.seed, &p.record.problem_id, &name),
+                                    i as u64,
+                                );
+                                let q = add_noise(&question, level, config.noise_count, seed);
+                                let row = p.row(&name, i, level, q, &d.slots, &d.answer, seed);
+                                rows.entry(name).or_default().push(row);
+                            }
+                        } else {
+                            let row = p.row(m.name(), i, 0, question, &d.slots, &d.answer, d.seed);
+                            rows.entry(m.name().to_string()).or_default().push(row);
+                        }
+                    }
+                }
+            }
+        }
+        for (&m, (drawn, stats)) in &out.numeric {
+            let (reached, write) = written[&m];
+            let emitted = if write { drawn.len() } else { 0 };
+            if emitted > 0 {
+                *self.emitted.entry(m).or_default() += 1;
+            }
+            summary.attempts += stats.attempts;
+            stat_rows.push(StatRow {
+                problem_id: p.record.problem_id.clone(),
+                attack: m.name().to_string(),
+                stats: stats.clone(),
+                emitted,
+                reached,
+            });
+        }
+    }
+}
