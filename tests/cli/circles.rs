@@ -35,7 +35,7 @@ fn ident(s: &str) -> &str {
 
 /// The paths of one `use` tree or path expression starting at `s`, each as its segments, groups
 /// expanded: `a::{b, c::d}` gives `a::b` and `a::c::d`.
-fn paths_at(s: &str, prefix: Module, out: &mut Vec<Module>) {
+pub fn paths_at(s: &str, prefix: Module, out: &mut Vec<Module>) {
     let mut path = prefix;
     let mut rest = s.trim_start();
     loop {

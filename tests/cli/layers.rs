@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::circles::paths_at;
 use crate::util::{code_of, rust_files};
 
 /// Modules of the core crate, usable from anywhere.
@@ -290,36 +291,12 @@ fn the_documented_map_is_the_enforced_one() {
 /// The first segment of every path after `prefix` in `code` (`super::paths::sanitize` gives
 /// `paths`), brace groups expanded (`super::{paths::sanitize, commit}` gives both).
 fn first_segments(code: &str, prefix: &str) -> Vec<String> {
-    let word = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
     let mut out = Vec::new();
     for (i, _) in code.match_indices(prefix) {
-        let rest = &code[i + prefix.len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let (mut depth, mut start) = (0usize, 0usize);
-            for (j, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => {
-                        out.push(word(group[start..j].trim()));
-                        break;
-                    }
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        out.push(word(group[start..j].trim()));
-                        start = j + 1;
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            out.push(word(rest));
-        }
+        let mut paths = Vec::new();
+        paths_at(&code[i + prefix.len()..], Vec::new(), &mut paths);
+        out.extend(paths.into_iter().filter_map(|p| p.into_iter().next()));
     }
-    out.retain(|s| !s.is_empty());
     out
 }
 
