@@ -46,7 +46,7 @@ fn set_sentence(set: FeatureSet) -> String {
         ),
         FeatureSet::Advmath => format!(
             "advmath's own {} features (the `advmath` set, table `features`; not the authors' list, \
-             see `src/features/mod.rs`)",
+             see `src/features.rs`)",
             set.count()
         ),
     }

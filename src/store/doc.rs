@@ -51,7 +51,7 @@ fn tables() -> Vec<TableDoc> {
         TableDoc {
             name: "features",
             pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
-            about: "advmath's own 51 features (the `advmath` set; not the authors' list, see Feature study). One row per variant, partitioned like `variants`; every feature is Float64 (counts and 0/1 flags included), so the table is one numeric matrix. Definitions in `crates/advmath-core/src/feature_sets/mod.rs`.",
+            about: "advmath's own 51 features (the `advmath` set; not the authors' list, see Feature study). One row per variant, partitioned like `variants`; every feature is Float64 (counts and 0/1 flags included), so the table is one numeric matrix. Definitions in `crates/advmath-core/src/feature_sets.rs`.",
             columns: cols(features::ADVMATH_DOC),
         },
         TableDoc {

@@ -13,7 +13,7 @@ use crate::feature_sets::FeatureSet;
 
 /// `features`: one row per variant, hive-partitioned like `variants` as
 /// `features/dataset=<d>/attack=<a>/part-0.parquet`. advmath's own 51 features (the `advmath`
-/// set, not the authors' list: see `crates/advmath-core/src/feature_sets/mod.rs`) in the fixed order of
+/// set, not the authors' list: see `crates/advmath-core/src/feature_sets.rs`) in the fixed order of
 /// [`crate::feature_sets::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
 /// that the table is one numeric matrix.
 pub fn advmath_schema() -> SchemaRef {
@@ -59,7 +59,7 @@ pub fn xie2024_doc() -> Vec<(String, String)> {
 /// Column descriptions of `features`, partitions first, then schema order. "Operations" are
 /// `Bin`, `Neg` and `Call` nodes; "leaves" are question numbers (constants are not leaves);
 /// "intermediate results" are the values of operations other than the answer; range bins are
-/// on |value|. See `crates/advmath-core/src/feature_sets/mod.rs` for the full definitions.
+/// on |value|. See `crates/advmath-core/src/feature_sets.rs` for the full definitions.
 pub const ADVMATH_DOC: &[(&str, &str)] = &[
     ("dataset", "partition: source dataset"),
     ("attack", "partition: the attack, as in `variants`"),

@@ -227,7 +227,7 @@ fn a_planted_circle_is_found_whatever_the_path_form() {
         "store/mod.rs",
         "pub mod mirror;\npub mod sessions;\npub mod paths;\n",
     );
-    write("store/mirror/mod.rs", "pub mod lease;\n");
+    write("store/mirror.rs", "pub mod lease;\n");
     write(
         "store/mirror/lease.rs",
         "fn f() { super::super::sessions::host(); }\n",

@@ -307,29 +307,30 @@ fn sibling_imports(folder: &str) -> (BTreeMap<String, Vec<String>>, Vec<String>)
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("src")
         .join(folder);
+    // A module is `name.rs`, with its submodules in `name/` when it has some.
     let mut modules = Vec::new();
     for entry in fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        if name != "mod" {
-            modules.push((name, path));
+        if path.is_file() && path.with_extension("").is_dir() {
+            continue; // the front of the folder beside it, listed with it
         }
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        modules.push((name, path));
     }
     let names: Vec<String> = modules.iter().map(|(n, _)| n.clone()).collect();
     let (mut edges, mut through_front) = (BTreeMap::new(), Vec::new());
     for (module, path) in &modules {
-        let mut files = Vec::new();
+        let front = path.with_extension("rs");
+        let mut files = vec![front.clone()];
         if path.is_dir() {
             rust_files(path, &mut files);
-        } else {
-            files.push(path.clone());
         }
         let mut used: Vec<String> = Vec::new();
         for file in files {
             let code = code_of(&file);
             let code = code.as_str();
-            // In a folder module, `super::` of a file below is that folder, not this one's.
-            let top = file == *path || file.ends_with("mod.rs") && file.parent() == Some(path);
+            // `super::` of a file below the module's front is the module itself, not the folder.
+            let top = file == front;
             let mut segments = first_segments(code, &format!("crate::{folder}::"));
             if top {
                 segments.extend(first_segments(code, "super::"));
@@ -385,7 +386,7 @@ fn cycles(edges: &BTreeMap<String, Vec<String>>) -> Vec<String> {
 
 /// Inside `store/`, modules import their siblings by name and none reaches back to itself: the
 /// atomic file steps, names and layout at the bottom, the tables' files above them, the front
-/// (`mod.rs`) only re-exporting.
+/// (`store.rs`) only re-exporting.
 #[test]
 fn the_store_has_no_import_loop() {
     let (edges, through_front) = sibling_imports("store");
@@ -397,7 +398,7 @@ fn the_store_has_no_import_loop() {
 
 /// Inside `respond/`, likewise: the run's settings (`config`), its questions (`items`), the
 /// client and its servers, the log and the rows below the ways of answering (`ask`, `offline`,
-/// `efficient`, `outside`); `mod.rs` holds the run and re-exports, and no sibling imports it.
+/// `efficient`, `outside`); `respond.rs` holds the run and re-exports, and no sibling imports it.
 #[test]
 fn the_respond_stage_has_no_import_loop() {
     let (edges, through_front) = sibling_imports("respond");

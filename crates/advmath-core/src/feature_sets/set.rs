@@ -12,7 +12,7 @@ use crate::program::Program;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum FeatureSet {
-    /// advmath's 51 features (`crates/advmath-core/src/feature_sets/mod.rs`), table `features`.
+    /// advmath's 51 features (`crates/advmath-core/src/feature_sets.rs`), table `features`.
     Advmath,
     /// The family of the authors' `feature_map.py` (`crates/advmath-core/src/feature_sets/xie2024.rs`), table
     /// `features_xie2024`.

@@ -185,7 +185,7 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
         return Err(Error::setting(setting, "must be at least 1"));
     }
     let engine = SqlEngine::open(&config.tables)?;
-    let pool = engine.query_table(include_str!("../../sql/annotate/human_eval_pool.sql"))?;
+    let pool = engine.query_table(include_str!("../sql/annotate/human_eval_pool.sql"))?;
     let rows: Vec<usize> = (0..pool.len())
         .filter(|&r| text(&pool, r, columns::MODEL) == config.model)
         .collect();
@@ -274,7 +274,7 @@ pub fn sample_human_eval(config: &HumanEvalConfig) -> Result<Vec<SheetRow>> {
 /// levels; problems in source order).
 pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
     let engine = SqlEngine::open(&config.tables)?;
-    let pool = engine.query_table(include_str!("../../sql/annotate/miss_rate_pool.sql"))?;
+    let pool = engine.query_table(include_str!("../sql/annotate/miss_rate_pool.sql"))?;
     let mut groups: BTreeMap<(String, String, String), Vec<usize>> = BTreeMap::new();
     for r in 0..pool.len() {
         let model = text(&pool, r, columns::MODEL);
