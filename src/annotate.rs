@@ -156,12 +156,12 @@ fn pick_one(
 ) -> Result<String> {
     match wanted {
         Some(w) if seen.contains(w) => Ok(w.clone()),
-        Some(w) => Err(Error::Usage(format!(
+        Some(w) => Err(Error::usage(format!(
             "{model} has no adversarial example with {what} {w} (it has: {})",
             seen.join(", ")
         ))),
         None if seen.len() == 1 => Ok(seen[0].clone()),
-        None if seen.is_empty() => Err(Error::Usage(format!(
+        None if seen.is_empty() => Err(Error::usage(format!(
             "{model} has no adversarial example (a variant answered wrongly whose original it solves): run `advmath respond --model {model}` first"
         ))),
         None => Err(Error::setting(
@@ -294,7 +294,7 @@ pub fn sample_miss_rate(config: &MissRateConfig) -> Result<Vec<SheetRow>> {
             .push(r);
     }
     if groups.is_empty() {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "no stored replies{} to inspect: run `advmath respond` or `advmath ingest-responses` first",
             if config.models.is_empty() {
                 String::new()
@@ -359,5 +359,5 @@ fn sheet_row(
 /// Write `rows` as a sheet of `kind` at `path` (CSV, every field quoted; criteria, annotator and
 /// note empty).
 pub fn write_sheet(path: &Path, kind: SheetKind, rows: &[SheetRow]) -> Result<()> {
-    crate::store::write_text(path, &sheet::to_csv(kind, rows))
+    Ok(crate::store::write_text(path, &sheet::to_csv(kind, rows))?)
 }

@@ -161,7 +161,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .thread_stack_size(32 << 20)
         .build()
-        .map_err(Error::Io)
+        .map_err(Error::from)
 }
 
 /// Run a scheduler until the process is stopped.

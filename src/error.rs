@@ -1,4 +1,5 @@
-//! The library's error type: one enum, `#[from]` conversions for the storage and I/O layers.
+//! The library's error type: one enum, the store's errors wrapped whole beside the engine's own
+//! (the query engine, users' tables, models' servers, object storage).
 //!
 //! A variant that wraps another error names only its own context and exposes the wrapped error
 //! as its `source()`, so that printing the chain (`{:#}` on an `anyhow::Error`, as the binary
@@ -6,44 +7,21 @@
 
 use std::path::PathBuf;
 
+pub use advmath_store::ColumnProblem;
+
 /// Every fallible library call returns this.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("I/O error")]
-    Io(#[from] std::io::Error),
-    #[error("{}", path.display())]
-    File {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("Arrow error")]
-    Arrow(#[from] arrow::error::ArrowError),
-    #[error("Parquet error")]
-    Parquet(#[from] parquet::errors::ParquetError),
+    /// Reading or writing the tables folder or a file: the store's errors, shown as they are.
+    #[error(transparent)]
+    Store(advmath_store::Error),
     #[error("Polars error")]
     Polars(#[from] polars::error::PolarsError),
-    #[error("JSON error")]
-    Json(#[from] serde_json::Error),
     /// A SQL query failed: malformed or unplannable (exit 2) or failing on the data (exit 1).
     #[error("SQL")]
     DataFusion(#[from] datafusion::error::DataFusionError),
-    /// A table a stage reads is absent, or its folder holds no part. `made_by` is the stage
-    /// that writes it.
-    #[error("{}: no {table} table (run `advmath {made_by}` first)", dir.display())]
-    MissingTable {
-        table: &'static str,
-        dir: PathBuf,
-        made_by: &'static str,
-    },
-    /// A column a reader needs is absent from a file, or holds another type.
-    #[error("{}: {problem}", file.display())]
-    BadColumn {
-        file: PathBuf,
-        problem: ColumnProblem,
-    },
     /// A line of a JSON Lines file does not parse.
     #[error("{}: line {line}: malformed JSON", file.display())]
     JsonLine {
@@ -74,17 +52,6 @@ pub enum Error {
         #[source]
         source: polars::error::PolarsError,
     },
-    /// Another process is writing what this one would write.
-    #[error(
-        "{stage} of {name:?} is being written by another process (pid {holder}); wait for it to end (lock: {})",
-        path.display()
-    )]
-    Locked {
-        stage: &'static str,
-        name: String,
-        holder: String,
-        path: PathBuf,
-    },
     /// A query that cannot run as written: its syntax, or a table it names that is not there.
     /// `hint` says what to do.
     #[error("{reason}; {hint}")]
@@ -107,52 +74,11 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
-    /// A query result would be written inside the tables folder it reads.
-    #[error(
-        "{}: inside the tables folder {}; a result written there would be read as table data",
-        output.display(),
-        tables.display()
-    )]
-    OutputInsideTables { output: PathBuf, tables: PathBuf },
-    /// An output folder that a stage replaces whole holds the tables folder it reads.
-    #[error(
-        "{}: holds the tables folder {}; replacing it would destroy the tables",
-        output.display(),
-        tables.display()
-    )]
-    OutputHoldsTables { output: PathBuf, tables: PathBuf },
-    /// A table folder holds a symbolic link. A tables folder is untrusted input: a link could
-    /// lead a reader outside it or round in a loop, so every reader refuses it the same way.
-    #[error(
-        "{}: a symbolic link inside table `{table}` (to {}); tables are read only through real folders and files: replace the link with what it points to",
-        link.display(),
-        target.display()
-    )]
-    LinkInTable {
-        table: String,
-        link: PathBuf,
-        target: PathBuf,
-    },
     /// No server answers at an endpoint's URL.
     #[error(
         "{url}: no server answers there ({reason}); check that the server is running, and the host, port and scheme given to --endpoint"
     )]
     Unreachable { url: String, reason: String },
-    /// A write would pass through a symbolic link below a folder the command writes: planted
-    /// in a tables folder, it would steer the write outside.
-    #[error(
-        "{}: would be written through the symbolic link {} (to {}); advmath writes only through real folders and files below {}: replace the link with what it points to",
-        path.display(),
-        link.display(),
-        target.display(),
-        root.display()
-    )]
-    WriteThroughLink {
-        path: PathBuf,
-        link: PathBuf,
-        target: PathBuf,
-        root: PathBuf,
-    },
     /// A setting of a config is out of its range or conflicts with another, named as the config
     /// field (`variants`, `top_problems`); the command line shows it as its flag.
     #[error("setting `{setting}` {problem}")]
@@ -160,12 +86,6 @@ pub enum Error {
         setting: &'static str,
         problem: String,
     },
-    /// The input as a whole cannot be used (empty file, unknown layout).
-    #[error("{path}: {reason}")]
-    InvalidInput { path: String, reason: String },
-    /// A user-facing argument is out of range or inconsistent.
-    #[error("{0}")]
-    Usage(String),
     /// An object store request failed (unreachable, denied, missing bucket).
     #[error("{url}: cannot {action}")]
     Remote {
@@ -184,44 +104,29 @@ pub enum Error {
     },
 }
 
-/// What is wrong with a column of a file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ColumnProblem {
-    #[error("no {column} column")]
-    Missing { column: String },
-    #[error("column {column} is {found}, expected {expected}")]
-    WrongType {
-        column: String,
-        found: String,
-        expected: &'static str,
-    },
-}
-
 impl Error {
+    /// A [`advmath_store::Error::MissingTable`].
     pub fn missing_table(
         table: &'static str,
         dir: impl Into<PathBuf>,
         made_by: &'static str,
     ) -> Self {
-        Error::MissingTable {
-            table,
-            dir: dir.into(),
-            made_by,
-        }
+        advmath_store::Error::missing_table(table, dir, made_by).into()
     }
 
+    /// A [`advmath_store::Error::InvalidInput`].
     pub fn invalid(path: impl std::fmt::Display, reason: impl Into<String>) -> Self {
-        Error::InvalidInput {
-            path: path.to_string(),
-            reason: reason.into(),
-        }
+        advmath_store::Error::invalid(path, reason).into()
     }
 
+    /// A [`advmath_store::Error::File`].
     pub fn file(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::File {
-            path: path.into(),
-            source,
-        }
+        advmath_store::Error::file(path, source).into()
+    }
+
+    /// A [`advmath_store::Error::Usage`].
+    pub fn usage(message: impl Into<String>) -> Self {
+        advmath_store::Error::Usage(message.into()).into()
     }
 
     /// A [`Error::Setting`].
@@ -235,36 +140,64 @@ impl Error {
     /// Exit code convention: 1 for data or validation failures, 2 for usage and internal errors.
     pub fn exit_code(&self) -> i32 {
         match self {
+            Error::Store(e) => e.exit_code(),
             Error::MetricQuery { source, .. } => source.exit_code(),
-            Error::Usage(_)
-            | Error::BadQuery { .. }
-            | Error::Setting { .. }
-            | Error::OutputInsideTables { .. }
-            | Error::OutputHoldsTables { .. }
-            | Error::Locked { .. } => 2,
-            Error::InvalidInput { .. }
-            | Error::MissingTable { .. }
-            | Error::BadColumn { .. }
-            | Error::JsonLine { .. }
+            Error::BadQuery { .. } | Error::Setting { .. } => 2,
+            Error::JsonLine { .. }
             | Error::ReadTable { .. }
-            | Error::LinkInTable { .. }
-            | Error::WriteThroughLink { .. }
             | Error::Unreachable { .. }
             | Error::QueryTimeout { .. }
             | Error::QueryMemory { .. }
             | Error::Register { .. }
             | Error::Plot { .. }
             | Error::Remote { .. }
-            | Error::RemoteChanged { .. }
-            | Error::Json(_)
-            | Error::File { .. } => 1,
+            | Error::RemoteChanged { .. } => 1,
             Error::Polars(_) => 1,
             Error::DataFusion(e) if is_query_error(e) => 2,
             Error::DataFusion(_) => 1,
-            Error::Io(_) | Error::Arrow(_) | Error::Parquet(_) => 2,
         }
     }
 }
+
+impl From<advmath_store::Error> for Error {
+    /// An error this crate raised in a hook of the store's comes back as itself.
+    fn from(e: advmath_store::Error) -> Self {
+        match e {
+            advmath_store::Error::Above(above) => match above.downcast::<Error>() {
+                Ok(own) => *own,
+                Err(other) => Error::Store(advmath_store::Error::Above(other)),
+            },
+            e => Error::Store(e),
+        }
+    }
+}
+
+impl From<Error> for advmath_store::Error {
+    /// This crate's error raised inside a hook of the store's (the inverse of the above).
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Store(e) => e,
+            e => advmath_store::Error::Above(Box::new(e)),
+        }
+    }
+}
+
+/// The errors of the I/O layers convert as the store's do, so that `?` on them works here too.
+macro_rules! through_the_store {
+    ($($from:ty),*) => {$(
+        impl From<$from> for Error {
+            fn from(e: $from) -> Self {
+                Error::Store(e.into())
+            }
+        }
+    )*};
+}
+through_the_store!(
+    std::io::Error,
+    arrow::error::ArrowError,
+    parquet::errors::ParquetError,
+    serde_json::Error
+);
 
 /// Whether a DataFusion error is the user's (a malformed or unplannable query) rather than the
 /// data's: a usage error, not a data failure.

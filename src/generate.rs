@@ -330,7 +330,7 @@ pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
             b = b.num_threads(t);
         }
         b.build().map_err(|e| {
-            Error::Usage(format!(
+            Error::usage(format!(
                 "cannot start {} threads: {e}",
                 config.threads.unwrap_or(0)
             ))

@@ -17,15 +17,16 @@ fn main() -> ExitCode {
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {}", error_chain(&err));
-            if let Some(advmath::Error::MissingTable { .. }) = err.downcast_ref::<advmath::Error>()
-            {
+            let missing_table = |cause| {
+                matches!(
+                    store_error(cause),
+                    Some(advmath::store::Error::MissingTable { .. })
+                )
+            };
+            if err.chain().any(missing_table) {
                 eprintln!("hint: --tables names another tables folder");
             }
-            let code = err
-                .downcast_ref::<advmath::Error>()
-                .map(advmath::Error::exit_code)
-                .unwrap_or(2);
-            ExitCode::from(code as u8)
+            ExitCode::from(exit_code(&err) as u8)
         }
     }
 }
@@ -57,14 +58,37 @@ fn say_what_an_interrupt_keeps() {
     });
 }
 
+/// The exit code of an error by its kind: the engine's, or the store's, which a command may
+/// return as it is; anything else is internal.
+fn exit_code(err: &anyhow::Error) -> i32 {
+    match (
+        err.downcast_ref::<advmath::Error>(),
+        err.downcast_ref::<advmath::store::Error>(),
+    ) {
+        (Some(e), _) => e.exit_code(),
+        (None, Some(e)) => e.exit_code(),
+        (None, None) => 2,
+    }
+}
+
+/// The store's error inside `cause`, whether the engine wraps it or it came as it is.
+fn store_error<'a>(
+    cause: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a advmath::store::Error> {
+    match cause.downcast_ref::<advmath::Error>() {
+        Some(advmath::Error::Store(e)) => Some(e),
+        _ => cause.downcast_ref::<advmath::store::Error>(),
+    }
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        let io = cause.downcast_ref::<std::io::Error>().or_else(|| {
-            match cause.downcast_ref::<advmath::Error>() {
-                Some(advmath::Error::Io(e)) => Some(e),
+        let io = cause
+            .downcast_ref::<std::io::Error>()
+            .or_else(|| match store_error(cause) {
+                Some(advmath::store::Error::Io(e)) => Some(e),
                 _ => None,
-            }
-        });
+            });
         io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }

@@ -249,7 +249,7 @@ fn refuse_foreign_folder(out: &Path) -> Result<()> {
     if entries.next().is_none() || out.join("report.md").is_file() {
         return Ok(());
     }
-    Err(Error::Usage(format!(
+    Err(Error::usage(format!(
         "{} holds files but no report.md: `metrics` replaces its output folder whole, so give it a new or empty folder, or a previous metrics folder",
         out.display()
     )))

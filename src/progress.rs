@@ -97,6 +97,8 @@ impl Progress {
                 .progress_chars("=> "),
             );
             *BAR.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar.clone());
+            // The store's notes (a lock being waited for) then print above the bar too.
+            advmath_store::note::set_sink(write_note);
             Display::Bar(bar)
         } else {
             Display::Lines {

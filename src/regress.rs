@@ -19,7 +19,7 @@ use ndarray::Array2;
 use crate::error::{Error, Result};
 use crate::feature_sets::FeatureSet;
 use crate::store::coefficients::{self, CoefficientRow};
-use crate::store::{features, responses};
+use crate::store::{feature_tables, responses};
 
 mod fit;
 mod linear;
@@ -155,10 +155,10 @@ pub struct GroupData {
 pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let read = crate::store::commit::TablesLock::shared(&config.tables)?;
     let set = config.set;
-    let root = features::dir(&config.tables, set);
-    let features = features::vectors(&config.tables, set, &config.attacks)?
+    let root = feature_tables::dir(&config.tables, set);
+    let features = feature_tables::vectors(&config.tables, set, &config.attacks)?
         .filter(|f| !f.is_empty())
-        .ok_or_else(|| Error::missing_table(set.table(), root, features::MADE_BY))?;
+        .ok_or_else(|| Error::missing_table(set.table(), root, feature_tables::MADE_BY))?;
     let mut runs: BTreeMap<(String, String, String), GroupData> = BTreeMap::new();
     responses::each_label(&config.tables, &mut |label| {
         let (model, template, run, variant_id, correct, simulated) = (
@@ -263,10 +263,11 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     write_coefficients(&config.tables, set, &summary, &simulated)?;
     if let Ok(tables) = config.tables.canonicalize() {
         if crate::store::resolved(&config.report_dir)?.starts_with(&tables) {
-            return Err(Error::OutputInsideTables {
+            return Err(crate::store::Error::OutputInsideTables {
                 output: config.report_dir.clone(),
                 tables,
-            });
+            }
+            .into());
         }
     }
     fs::create_dir_all(&config.report_dir).map_err(|e| Error::file(&config.report_dir, e))?;
@@ -274,7 +275,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     let mut by_set = HashMap::new();
     by_set.insert(set, features);
     for other in FeatureSet::ALL.into_iter().filter(|s| *s != set) {
-        if let Some(rows) = features::vectors(&config.tables, other, &config.attacks)? {
+        if let Some(rows) = feature_tables::vectors(&config.tables, other, &config.attacks)? {
             by_set.insert(other, rows);
         }
     }

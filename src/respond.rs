@@ -39,7 +39,7 @@ use crate::store::responses::{model_dir, ResponseRow};
 pub use config::{Backend, EfficientConfig, EfficientProtocol, RespondConfig, RespondSummary};
 pub use grade::Extraction;
 pub use items::variant_items;
-pub use rows::{response_key, Item, ResponseKeys};
+pub use rows::{response_key, Item, ResponseKeys, Scored};
 
 /// Ask the model about every selected variant that has no row yet.
 pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {

@@ -69,7 +69,7 @@ pub fn run(process: ClusterCommand) -> anyhow::Result<()> {
             flight_port: port,
             grpc_port: port
                 .checked_add(1)
-                .ok_or_else(|| advmath::Error::Usage("--port must be below 65535".into()))?,
+                .ok_or_else(|| advmath::Error::usage("--port must be below 65535"))?,
             slots,
             work_dir,
             memory: memory_limit.unwrap_or_else(advmath::metrics::default_executor_memory) as u64,

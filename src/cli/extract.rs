@@ -40,7 +40,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
         eprintln!("warning: {bad}");
     }
     if !summary.bad.is_empty() && summary.graded == 0 {
-        return Err(advmath::Error::Usage(format!(
+        return Err(advmath::Error::usage(format!(
             "no reply could be graded ({} bad line(s))",
             summary.bad.len()
         ))

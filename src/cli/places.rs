@@ -118,13 +118,13 @@ pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<(
         #[cfg(feature = "cluster")]
         Command::Cluster(_) => {}
     }
-    refuse_outputs_inside_tables(command)
+    Ok(refuse_outputs_inside_tables(command)?)
 }
 
 /// An output file written among the tables it is made from would overwrite a part or be read
 /// back as table data; the folder outputs (`metrics --out`, `publish --out`, `regress
 /// --report-dir`, `sql --output`) are guarded where they are written.
-fn refuse_outputs_inside_tables(command: &Command) -> advmath::Result<()> {
+fn refuse_outputs_inside_tables(command: &Command) -> advmath::store::Result<()> {
     use advmath::store::refuse_output_inside;
     match command {
         Command::Ingest(a) => match &a.report {

@@ -113,7 +113,7 @@ impl SqlArgs {
         let query = match (&self.query, &self.file) {
             (Some(q), None) => QuerySource::Text(q.clone()),
             (None, Some(f)) => QuerySource::File(f.clone()),
-            _ => return Err(advmath::Error::Usage("give a query or --file".into()).into()),
+            _ => return Err(advmath::Error::usage("give a query or --file").into()),
         };
         Ok(SqlConfig {
             tables: self.tables.clone(),

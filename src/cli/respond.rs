@@ -63,7 +63,7 @@ impl PromptArgs {
 pub(crate) fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String>> {
     match var {
         Some(var) => std::env::var(var).map(Some).map_err(|_| {
-            advmath::Error::Usage(format!("environment variable {var} is not set")).into()
+            advmath::Error::usage(format!("environment variable {var} is not set")).into()
         }),
         None => Ok(None),
     }

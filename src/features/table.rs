@@ -20,7 +20,7 @@ use crate::store::commit::TablesLock;
 use crate::store::lock::WriterLock;
 use crate::store::problems::read_problems;
 use crate::store::variants::NumbersBatch;
-use crate::store::{self, features, variants, AtomicParquet};
+use crate::store::{self, feature_tables, variants, AtomicParquet};
 
 /// Rows per batch read from the variants table.
 const BATCH_ROWS: usize = 8192;
@@ -94,15 +94,15 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
     for (dataset, dataset_dir) in datasets {
         // One writer per feature table and dataset; what a dead one left goes first.
         let _lock = WriterLock::acquire(tables, set.table(), &dataset)?;
-        features::remove_dead_staging(tables, set, &dataset)?;
-        let staging = features::staging_dir(tables, set, &dataset);
+        feature_tables::remove_dead_staging(tables, set, &dataset)?;
+        let staging = feature_tables::staging_dir(tables, set, &dataset);
         let _ = fs::remove_dir_all(&staging);
         let outcome = (|| -> Result<()> {
             {
                 let _read = TablesLock::shared(tables)?;
                 for (attack, attack_dir) in variants::attacks(&dataset_dir)? {
-                    let path = features::staged_part(&staging, &attack);
-                    let mut writer = AtomicParquet::create(&path, features::schema(set))?;
+                    let path = feature_tables::staged_part(&staging, &attack);
+                    let mut writer = AtomicParquet::create(&path, feature_tables::schema(set))?;
                     for part in store::parts(&attack_dir)? {
                         features_of_file(set, &part, &programs, &mut writer, &mut totals)?;
                         progress.inc(1);
@@ -111,7 +111,10 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
                 }
             }
             let _switch = TablesLock::exclusive(tables)?;
-            store::swap_in(&staging, &features::dataset_dir(tables, set, &dataset))
+            Ok(store::swap_in(
+                &staging,
+                &feature_tables::dataset_dir(tables, set, &dataset),
+            )?)
         })();
         if outcome.is_err() {
             let _ = fs::remove_dir_all(&staging);
@@ -172,7 +175,8 @@ fn features_of_file(
             writer.write(&out)?;
         }
         Ok(())
-    })
+    })?;
+    Ok(())
 }
 
 fn features_of_batch(
@@ -263,7 +267,7 @@ fn features_of_batch(
         arrays.push(Arc::new(Float64Array::from(c)));
     }
     Ok(RecordBatch::try_new(
-        crate::store::features::schema(set),
+        crate::store::feature_tables::schema(set),
         arrays,
     )?)
 }

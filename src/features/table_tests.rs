@@ -17,14 +17,14 @@ use crate::vocab::Attack;
 
 #[test]
 fn schema_and_docs_follow_the_names() {
-    let fields: Vec<String> = crate::store::features::advmath_schema()
+    let fields: Vec<String> = crate::store::feature_tables::advmath_schema()
         .fields()
         .iter()
         .map(|f| f.name().clone())
         .collect();
     assert_eq!(fields[0], "variant_id");
     assert_eq!(&fields[1..], &FEATURE_NAMES.map(String::from)[..]);
-    let documented: Vec<&str> = crate::store::features::ADVMATH_DOC
+    let documented: Vec<&str> = crate::store::feature_tables::ADVMATH_DOC
         .iter()
         .map(|(n, _)| *n)
         .collect();
@@ -69,7 +69,7 @@ fn read_features(path: &Path) -> (Vec<String>, Vec<[f64; FEATURE_COUNT]>) {
     let mut ids = Vec::new();
     let mut rows = Vec::new();
     for b in crate::store::read_batches(path).unwrap() {
-        assert_eq!(b.schema(), crate::store::features::advmath_schema());
+        assert_eq!(b.schema(), crate::store::feature_tables::advmath_schema());
         let id = b.column(0).as_string::<i32>();
         for i in 0..b.num_rows() {
             ids.push(id.value(i).to_string());
@@ -178,7 +178,7 @@ fn builds_the_table_skipping_bad_rows_deterministically() {
     let out = |attack: &str| {
         crate::store::part_file(
             &crate::store::hive_dir(
-                &crate::store::features::dataset_dir(tables, FeatureSet::Advmath, "toy"),
+                &crate::store::feature_tables::dataset_dir(tables, FeatureSet::Advmath, "toy"),
                 "attack",
                 attack,
             ),

@@ -78,7 +78,7 @@ impl<'a> ChunkWriter<'a> {
 
     /// Switch the dataset's new tables in (see [`DatasetWriters::publish`]).
     pub(super) fn publish(self, tables: &Path) -> Result<()> {
-        self.writers.publish(tables, self.dataset, &self.made)
+        Ok(self.writers.publish(tables, self.dataset, &self.made)?)
     }
 
     /// The rows of one problem, added to `rows` by attack, and its statistics.

@@ -229,7 +229,7 @@ fn batch(rows: &[Row]) -> Result<RecordBatch> {
             seed: 0,
         })
         .collect();
-    variants::rows_to_batch(&rows)
+    Ok(variants::rows_to_batch(&rows)?)
 }
 
 /// Read the RobustMath release at `path` (its folder, or one of its two files) and write

@@ -53,7 +53,7 @@ impl Template {
                 let p = Path::new(path);
                 let text = std::fs::read_to_string(p).map_err(|e| Error::file(p, e))?;
                 if !text.contains("{question}") {
-                    return Err(Error::Usage(format!(
+                    return Err(Error::usage(format!(
                         "template {path} has no {{question}} placeholder"
                     )));
                 }

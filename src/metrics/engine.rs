@@ -43,12 +43,6 @@ pub struct TableStatus {
     pub state: TableState,
 }
 
-impl PartialEq for TableLayout {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-    }
-}
-
 /// A query's result: its schema (also when there is no row) and its batches.
 #[derive(Debug, Clone)]
 pub struct QueryOutput {
@@ -206,7 +200,7 @@ impl SqlEngine {
             .thread_name("advmath-sql")
             .enable_all()
             .build()
-            .map_err(Error::Io)?;
+            .map_err(Error::from)?;
         let (source, session) = tables::Source::of(&runtime, tables, limits.cluster.is_some())?;
         let tables_dir = source.display_path();
         let read = match &source {

@@ -44,7 +44,7 @@ impl OutputFormat {
             "parquet" => path
                 .map(OutputFormat::Parquet)
                 .ok_or_else(|| Error::setting("format", "parquet needs an output file")),
-            other => Err(Error::Usage(format!(
+            other => Err(Error::usage(format!(
                 "unknown output format `{other}`: expected table, csv, json or parquet"
             ))),
         }
@@ -154,7 +154,7 @@ const PRINT_CHUNK_ROWS: usize = 10_000;
 
 /// A result written among the tables would be read back as table data by the next query.
 fn refuse_inside_tables(output: &Path, tables: &Path) -> Result<()> {
-    crate::store::refuse_output_inside(output, tables)
+    Ok(crate::store::refuse_output_inside(output, tables)?)
 }
 
 /// Nested columns (lists, structs, maps) as JSON text, one value per row: CSV has no nested

@@ -142,7 +142,7 @@ pub fn mcnemar_exact_p(b: u64, c: u64) -> f64 {
 
 fn count(table: &ResultTable, row: usize, column: &str, metric: &str) -> Result<u64> {
     let cell = table.get(row, column).ok_or_else(|| {
-        Error::Usage(format!(
+        Error::usage(format!(
             "metric {metric}: the SQL result has no column `{column}`"
         ))
     })?;
@@ -152,7 +152,7 @@ fn count(table: &ResultTable, row: usize, column: &str, metric: &str) -> Result<
             .as_i64()
             .and_then(|v| u64::try_from(v).ok())
             .ok_or_else(|| {
-                Error::Usage(format!(
+                Error::usage(format!(
                     "metric {metric}: column `{column}` holds {c:?}, not a count"
                 ))
             }),

@@ -310,5 +310,8 @@ fn write_points(
             ]);
         }
     }
-    crate::store::write_text(&dir.join(format!("{}.csv", panel.file)), &csv.finish())
+    Ok(crate::store::write_text(
+        &dir.join(format!("{}.csv", panel.file)),
+        &csv.finish(),
+    )?)
 }

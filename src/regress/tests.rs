@@ -174,11 +174,11 @@ fn two_template_tables(dir: &Path, n: usize, answers: &[Answers]) {
             .collect();
         cols.push(Arc::new(Float64Array::from(v)));
     }
-    let batch = RecordBatch::try_new(crate::store::features::advmath_schema(), cols).unwrap();
+    let batch = RecordBatch::try_new(crate::store::feature_tables::advmath_schema(), cols).unwrap();
     write_batch(
         &crate::store::part_file(
             &crate::store::hive_dir(
-                &crate::store::features::dataset_dir(dir, FeatureSet::Advmath, "d"),
+                &crate::store::feature_tables::dataset_dir(dir, FeatureSet::Advmath, "d"),
                 "attack",
                 "m3",
             ),

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::error::Result;
 use crate::progress::Progress;
+use crate::respond::rows::Scored;
 
 use super::config::{RespondConfig, RespondSummary};
 use super::log::Sink;

@@ -34,6 +34,7 @@ use super::log::{recover_logs, Logged, Sink};
 use super::offline::Offline;
 use super::rows::{response_key, Item};
 use crate::error::{Error, Result};
+use crate::respond::rows::Scored;
 use crate::store::efficient_responses::{
     efficient_batch, efficient_dir, read_efficient_rows, EfficientRow,
 };
@@ -334,7 +335,7 @@ pub fn run(config: &RespondConfig) -> Result<RespondSummary> {
     let mut stored = HashMap::new();
     let mut replies = HashMap::new();
     for r in existing.into_iter().chain(recovered) {
-        if r.run_tag() != tag {
+        if row_run_tag(&r) != tag {
             continue;
         }
         if r.row.response.is_some() {
@@ -489,29 +490,28 @@ pub(super) fn run_tag(
     format!("{cheap}\u{0}{protocol}\u{0}{top_problems}\u{0}{per_problem:?}\u{0}{run}")
 }
 
-impl EfficientRow {
-    pub(super) fn run_tag(&self) -> String {
-        run_tag(
-            &self.cheap_model,
-            &self.efficient_protocol,
-            self.top_problems,
-            self.per_problem,
-            &self.row.run,
-        )
-    }
+/// The run tag of a written row, as [`run_tag`] makes it for the run's settings.
+fn row_run_tag(r: &EfficientRow) -> String {
+    run_tag(
+        &r.cheap_model,
+        &r.efficient_protocol,
+        r.top_problems,
+        r.per_problem,
+        &r.row.run,
+    )
 }
 
 impl Logged for EfficientRow {
     type Id = RowId;
     fn id(&self) -> RowId {
         (
-            self.run_tag(),
+            row_run_tag(self),
             self.plan_attack.clone(),
             self.row.response_key.clone(),
             self.row.variant_id.clone(),
         )
     }
     fn batch(rows: &[Self]) -> Result<arrow::array::RecordBatch> {
-        efficient_batch(rows)
+        Ok(efficient_batch(rows)?)
     }
 }

@@ -79,7 +79,7 @@ pub(super) fn resolve_attacks<'a>(
             })
             .collect();
         if family.is_empty() && !Attack::is_original(name) {
-            return Err(Error::Usage(format!(
+            return Err(Error::usage(format!(
                 "no variants of attack `{name}` in the tables (attacks held: {})",
                 held.join(", ")
             )));

@@ -33,7 +33,7 @@ impl Logged for ResponseRow {
         self.row_id()
     }
     fn batch(rows: &[Self]) -> Result<RecordBatch> {
-        rows_to_batch(rows)
+        Ok(rows_to_batch(rows)?)
     }
 }
 

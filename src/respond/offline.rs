@@ -13,6 +13,7 @@ use super::sim;
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
+use crate::respond::rows::Scored;
 use crate::store::problems::read_problems;
 use crate::store::responses::rows_to_batch;
 use crate::store::responses::ResponseRow;

@@ -55,9 +55,32 @@ pub struct Item {
     pub variant_index: i32,
 }
 
-impl ResponseRow {
+/// A response row built by the grader: every row the respond stage writes is scored here, once,
+/// against its item's gold answer.
+pub trait Scored: Sized {
+    fn scored(
+        key: String,
+        model: &str,
+        template: &str,
+        item: &Item,
+        text: String,
+        source: &str,
+    ) -> Self;
+    fn scored_by(
+        key: String,
+        model: &str,
+        template: &str,
+        item: &Item,
+        text: String,
+        source: &str,
+        extraction: Extraction,
+    ) -> Self;
+    fn reusing(&self, item: &Item, extraction: Extraction, run: &str) -> Self;
+}
+
+impl Scored for ResponseRow {
     /// A row for a generated text: extraction and scoring happen here, once.
-    pub fn scored(
+    fn scored(
         key: String,
         model: &str,
         template: &str,
@@ -77,7 +100,7 @@ impl ResponseRow {
     }
 
     /// As [`ResponseRow::scored`], with a chosen extraction scheme.
-    pub fn scored_by(
+    fn scored_by(
         key: String,
         model: &str,
         template: &str,
@@ -113,11 +136,25 @@ impl ResponseRow {
             error: None,
         }
     }
-
-    /// The row as part of `run` (see `RespondConfig::run`).
-    pub fn in_run(mut self, run: &str) -> ResponseRow {
-        self.run = run.to_string();
-        self
+    /// The row of `item` in `run` answered by the reply already given to an identical question
+    /// (an identical request: same model, prompt and decoding): the same text and request
+    /// metadata, scored against `item`'s own gold answer with `extraction`.
+    fn reusing(&self, item: &Item, extraction: Extraction, run: &str) -> ResponseRow {
+        let mut row = ResponseRow::scored_by(
+            self.response_key.clone(),
+            &self.model,
+            &self.template,
+            item,
+            self.response.clone().unwrap_or_default(),
+            &self.source,
+            extraction,
+        );
+        row.latency_ms = self.latency_ms;
+        row.prompt_tokens = self.prompt_tokens;
+        row.completion_tokens = self.completion_tokens;
+        row.finish_reason = self.finish_reason.clone();
+        row.simulated = self.simulated;
+        row.in_run(run)
     }
 }
 
@@ -164,29 +201,6 @@ impl ResponseKeys {
         let a = fnv1a_from(self.prefix, question.as_bytes());
         let b = mix(a ^ fnv1a_from(a, b"\x01"));
         format!("{a:016x}{b:016x}")
-    }
-}
-
-impl ResponseRow {
-    /// The row of `item` in `run` answered by the reply already given to an identical question
-    /// (an identical request: same model, prompt and decoding): the same text and request
-    /// metadata, scored against `item`'s own gold answer with `extraction`.
-    pub fn reusing(&self, item: &Item, extraction: Extraction, run: &str) -> ResponseRow {
-        let mut row = ResponseRow::scored_by(
-            self.response_key.clone(),
-            &self.model,
-            &self.template,
-            item,
-            self.response.clone().unwrap_or_default(),
-            &self.source,
-            extraction,
-        );
-        row.latency_ms = self.latency_ms;
-        row.prompt_tokens = self.prompt_tokens;
-        row.completion_tokens = self.completion_tokens;
-        row.finish_reason = self.finish_reason.clone();
-        row.simulated = self.simulated;
-        row.in_run(run)
     }
 }
 

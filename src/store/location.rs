@@ -73,7 +73,7 @@ impl Location {
             // `file:///abs` is `/abs`; `file://localhost/abs` is too.
             let rest = rest.strip_prefix("localhost").unwrap_or(rest);
             if !rest.starts_with('/') {
-                return Err(Error::Usage(format!(
+                return Err(Error::usage(format!(
                     "{text}: a file:// URL names an absolute path (file:///home/me/tables)"
                 )));
             }
@@ -82,14 +82,14 @@ impl Location {
         if let Some(rest) = text.strip_prefix("s3://") {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
             if bucket.len() < 3 {
-                return Err(Error::Usage(format!(
+                return Err(Error::usage(format!(
                     "{text}: an S3 URL is s3://<bucket>/<prefix>, with a bucket name of 3 \
                      characters or more"
                 )));
             }
             let prefix = prefix.trim_matches('/');
             if prefix.split('/').any(|part| part == "." || part == "..") {
-                return Err(Error::Usage(format!(
+                return Err(Error::usage(format!(
                     "{text}: an S3 prefix cannot hold `.` or `..`"
                 )));
             }
@@ -100,7 +100,7 @@ impl Location {
         }
         if let Some((scheme, _)) = text.split_once("://") {
             if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric()) {
-                return Err(Error::Usage(format!(
+                return Err(Error::usage(format!(
                     "{text}: `{scheme}://` is not supported; use a local path, file:// or s3://"
                 )));
             }

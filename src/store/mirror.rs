@@ -124,7 +124,7 @@ impl Mirror {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(Error::Io)?;
+            .map_err(Error::from)?;
         let mut mirror = Mirror {
             store: object_store(url)?,
             url: url.clone(),

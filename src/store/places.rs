@@ -25,7 +25,7 @@ impl Places {
                 // One message for every command, before any of them reads `.locks` or a table
                 // inside it.
                 if path.exists() && !path.is_dir() {
-                    return Err(Error::Usage(format!(
+                    return Err(Error::usage(format!(
                         "{}: a file, where a folder is expected (--tables, --out and --report-dir name folders)",
                         path.display()
                     )));
@@ -67,7 +67,7 @@ impl Places {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(Error::Io)?;
+            .map_err(Error::from)?;
         let prefix = object_store::path::Path::from(url.prefix.as_str());
         let objects: Vec<object_store::ObjectMeta> = runtime
             .block_on(futures::TryStreamExt::try_collect(
@@ -142,7 +142,7 @@ impl Places {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .map_err(Error::Io)?;
+                .map_err(Error::from)?;
             runtime
                 .block_on(object_store::ObjectStoreExt::put(
                     store.as_ref(),

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
-use advmath::respond::Item;
+use advmath::respond::{Item, Scored};
 use advmath::store::responses::rows_to_batch;
 use advmath::store::responses::ResponseRow;
 use arrow::array::{ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};

@@ -82,6 +82,91 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("attack", &["num", "program", "question", "seed", "vocab"]),
 ];
 
+/// The store crate's modules: the names, layouts and durable file steps at the bottom, one
+/// codec per table above them, the documentation and the foreign-file check over all tables.
+const STORE_EDGES: &[(&str, &[&str])] = &[
+    ("error", &[]),
+    ("note", &[]),
+    ("layout", &[]),
+    ("columns", &[]),
+    ("fault", &[]),
+    ("paths", &["error"]),
+    ("machine", &["paths"]),
+    ("runs", &["error", "paths"]),
+    ("lock", &["error", "paths"]),
+    ("atomic", &["error", "fault", "paths"]),
+    ("parquet", &["atomic", "error", "layout", "paths"]),
+    (
+        "commit",
+        &["atomic", "error", "lock", "machine", "note", "paths"],
+    ),
+    ("problems", &["columns", "error", "parquet", "paths"]),
+    ("responses", &["columns", "error", "parquet", "paths"]),
+    ("annotations", &["columns", "error", "parquet", "paths"]),
+    ("coefficients", &["columns", "error", "parquet", "paths"]),
+    (
+        "generation_stats",
+        &["columns", "error", "parquet", "paths"],
+    ),
+    (
+        "efficient_responses",
+        &["columns", "error", "parquet", "paths", "responses"],
+    ),
+    (
+        "feature_tables",
+        &["columns", "commit", "error", "parquet", "paths"],
+    ),
+    (
+        "variants",
+        &[
+            "atomic",
+            "columns",
+            "commit",
+            "error",
+            "generation_stats",
+            "parquet",
+            "paths",
+            "runs",
+        ],
+    ),
+    ("reply_merge", &["commit", "error", "parquet", "responses"]),
+    (
+        "compact",
+        &[
+            "commit", "error", "foreign", "layout", "lock", "parquet", "paths",
+        ],
+    ),
+    (
+        "doc",
+        &[
+            "annotations",
+            "coefficients",
+            "efficient_responses",
+            "feature_tables",
+            "generation_stats",
+            "problems",
+            "responses",
+            "variants",
+        ],
+    ),
+    (
+        "foreign",
+        &[
+            "annotations",
+            "coefficients",
+            "efficient_responses",
+            "error",
+            "feature_tables",
+            "generation_stats",
+            "parquet",
+            "paths",
+            "problems",
+            "responses",
+            "variants",
+        ],
+    ),
+];
+
 /// `crate::<module>` references of every non-test source file, by the top-level module the file
 /// belongs to.
 fn imports(src: &Path, skip: &[&str]) -> BTreeMap<(String, PathBuf), Vec<String>> {
@@ -104,15 +189,9 @@ fn imports(src: &Path, skip: &[&str]) -> BTreeMap<(String, PathBuf), Vec<String>
         let text = fs::read_to_string(&file).unwrap();
         // Inline test modules sit at the end of a file; what they import is not the module's.
         let code = text.split("#[cfg(test)]\nmod tests {").next().unwrap();
-        let mut used: Vec<String> = code
-            .match_indices("crate::")
-            .map(|(i, _)| {
-                code[i + 7..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect()
-            })
-            .filter(|m: &String| !m.is_empty() && *m != module)
+        let mut used: Vec<String> = first_segments(code, "crate::")
+            .into_iter()
+            .filter(|m| *m != module)
             .collect();
         used.sort();
         used.dedup();
@@ -154,6 +233,12 @@ fn modules_import_downwards_only() {
         &[],
         &["lib"],
     ));
+    wrong.extend(check(
+        &root.join("crates/advmath-store/src"),
+        STORE_EDGES,
+        &[],
+        &["lib"],
+    ));
     assert!(
         wrong.is_empty(),
         "imports against the layering:\n{}",
@@ -164,7 +249,7 @@ fn modules_import_downwards_only() {
 #[test]
 fn the_map_has_no_loop() {
     // Depth-first over each map: a module reachable from itself is a loop.
-    for rules in [ENGINE, CORE_EDGES] {
+    for rules in [ENGINE, CORE_EDGES, STORE_EDGES] {
         let edges: BTreeMap<&str, &[&str]> = rules.iter().copied().collect();
         fn reaches(
             edges: &BTreeMap<&str, &[&str]>,
@@ -194,12 +279,28 @@ fn the_map_has_no_loop() {
     }
 }
 
+/// The dependencies of a member crate, from its manifest's `[dependencies]` table.
+fn dependencies(member: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("crates/{member}/Cargo.toml"));
+    let manifest = fs::read_to_string(path).unwrap();
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+        } else if inside && !line.starts_with('#') {
+            if let Some((name, _)) = line.split_once('=') {
+                out.push(name.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn the_core_crate_has_no_engine_dependency() {
-    let manifest = fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/advmath-core/Cargo.toml"),
-    )
-    .unwrap();
+    let deps = dependencies("advmath-core");
+    assert!(!deps.is_empty(), "advmath-core has no dependency table?");
     for engine in [
         "polars",
         "datafusion",
@@ -207,17 +308,40 @@ fn the_core_crate_has_no_engine_dependency() {
         "parquet",
         "ureq",
         "tokio",
-        "advmath =",
+        "advmath",
+        "advmath-store",
     ] {
         assert!(
-            !manifest.contains(engine),
-            "advmath-core depends on {engine}"
+            !deps.iter().any(|d| d == engine),
+            "advmath-core depends on {engine}: {deps:?}"
+        );
+    }
+}
+
+/// The store is tables on a disk: no query engine, user-table reader, network or object store,
+/// and nothing of the engine above it.
+#[test]
+fn the_store_crate_has_no_engine_dependency() {
+    let deps = dependencies("advmath-store");
+    assert!(deps.iter().any(|d| d == "parquet"), "{deps:?}");
+    for engine in [
+        "polars",
+        "datafusion",
+        "ureq",
+        "tokio",
+        "object_store",
+        "advmath",
+    ] {
+        assert!(
+            !deps.iter().any(|d| d == engine),
+            "advmath-store depends on {engine}: {deps:?}"
         );
     }
 }
 
 /// The layout map in docs/contributing.md, as (module, imports besides `error`) rows: the `src/`
-/// rows name the engine's modules, the `crates/advmath-core/` rows the core's.
+/// rows name the engine's modules, the `crates/advmath-core/` and `crates/advmath-store/` rows
+/// those crates'.
 fn documented_map(crate_heading: &str) -> BTreeMap<String, Vec<String>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/contributing.md");
     let text = fs::read_to_string(&path).unwrap();
@@ -286,6 +410,9 @@ fn the_documented_map_is_the_enforced_one() {
     let mut core = documented_map("advmath-core");
     core.values_mut().for_each(|v| v.sort());
     assert_eq!(core, enforced(CORE_EDGES), "the core crate's rows");
+    let mut store = documented_map("advmath-store");
+    store.values_mut().for_each(|v| v.sort());
+    assert_eq!(store, enforced(STORE_EDGES), "the store crate's rows");
 }
 
 /// The first segment of every path after `prefix` in `code` (`super::paths::sanitize` gives
@@ -300,22 +427,28 @@ fn first_segments(code: &str, prefix: &str) -> Vec<String> {
     out
 }
 
-/// The modules of `src/<folder>` and what each imports of its siblings; an import of an item
-/// through the folder's front (`super::sanitize` instead of `super::paths::sanitize`) is listed
-/// apart, since it hides which sibling it reaches.
-fn sibling_imports(folder: &str) -> (BTreeMap<String, Vec<String>>, Vec<String>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src")
-        .join(folder);
+/// The modules of the folder `dir` and what each imports of its siblings, the paths read after
+/// `prefix` (and after `super::` in the modules' own files when `super_is_folder`). An import of
+/// an item through the folder's front (`super::sanitize` instead of `super::paths::sanitize`)
+/// is listed apart, since it hides which sibling it reaches; `below` are the modules the front
+/// re-exports from the crate under it, reached by name too.
+fn sibling_imports(
+    dir: &Path,
+    prefix: &str,
+    super_is_folder: bool,
+    below: &[String],
+) -> (BTreeMap<String, Vec<String>>, Vec<String>) {
     // A module is `name.rs`, with its submodules in `name/` when it has some.
     let mut modules = Vec::new();
-    for entry in fs::read_dir(&root).unwrap() {
+    for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_file() && path.with_extension("").is_dir() {
             continue; // the front of the folder beside it, listed with it
         }
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        modules.push((name, path));
+        if name != "lib" {
+            modules.push((name, path));
+        }
     }
     let names: Vec<String> = modules.iter().map(|(n, _)| n.clone()).collect();
     let (mut edges, mut through_front) = (BTreeMap::new(), Vec::new());
@@ -329,10 +462,9 @@ fn sibling_imports(folder: &str) -> (BTreeMap<String, Vec<String>>, Vec<String>)
         for file in files {
             let code = code_of(&file);
             let code = code.as_str();
+            let mut segments = first_segments(code, prefix);
             // `super::` of a file below the module's front is the module itself, not the folder.
-            let top = file == front;
-            let mut segments = first_segments(code, &format!("crate::{folder}::"));
-            if top {
+            if super_is_folder && file == front {
                 segments.extend(first_segments(code, "super::"));
             }
             for s in segments {
@@ -340,7 +472,7 @@ fn sibling_imports(folder: &str) -> (BTreeMap<String, Vec<String>>, Vec<String>)
                     if s != *module {
                         used.push(s);
                     }
-                } else {
+                } else if !below.contains(&s) {
                     through_front.push(format!("{}: `{s}` through the front", file.display()));
                 }
             }
@@ -352,15 +484,30 @@ fn sibling_imports(folder: &str) -> (BTreeMap<String, Vec<String>>, Vec<String>)
     (edges, through_front)
 }
 
-/// Inside `store/`, modules import their siblings by name, never through the front (`store.rs`,
-/// which only re-exports): the atomic file steps, names and layout at the bottom, the tables'
-/// files above them. That no import reaches back to itself is `circles.rs`'s check.
+fn src_folder(folder: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(folder)
+}
+
+/// The engine's `store/` (object storage and cluster sessions) reaches the store crate's modules
+/// by name through its front (`store.rs`, which re-exports the crate and declares them), and its
+/// own modules by name: nothing through the front's other items.
 #[test]
 fn the_store_imports_its_siblings_by_name() {
-    let (edges, through_front) = sibling_imports("store");
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/advmath-store/src");
+    let (below, through_front) = sibling_imports(&crate_dir, "crate::", false, &[]);
     assert!(through_front.is_empty(), "{through_front:#?}");
-    assert!(edges.len() > 20, "{edges:?}");
-    assert!(edges["parquet"].contains(&"paths".to_string()), "{edges:?}");
+    assert!(below.len() > 20, "{below:?}");
+    assert!(below["parquet"].contains(&"paths".to_string()), "{below:?}");
+    let below: Vec<String> = below.into_keys().collect();
+    let (edges, through_front) =
+        sibling_imports(&src_folder("store"), "crate::store::", true, &below);
+    assert!(through_front.is_empty(), "{through_front:#?}");
+    assert!(
+        edges["mirror"].contains(&"location".to_string()),
+        "{edges:?}"
+    );
 }
 
 /// Inside `respond/`, likewise: the run's settings (`config`), its questions (`items`), the
@@ -368,10 +515,41 @@ fn the_store_imports_its_siblings_by_name() {
 /// `efficient`, `outside`); `respond.rs` holds the run and re-exports, and no sibling imports it.
 #[test]
 fn the_respond_stage_imports_its_siblings_by_name() {
-    let (edges, through_front) = sibling_imports("respond");
+    let (edges, through_front) =
+        sibling_imports(&src_folder("respond"), "crate::respond::", true, &[]);
     assert!(through_front.is_empty(), "{through_front:#?}");
     assert!(
         edges["efficient"].contains(&"config".to_string()),
         "{edges:?}"
     );
+}
+
+/// The modules a crate's `lib.rs` makes public (`pub mod name;`).
+fn public_modules(lib: &str) -> Vec<String> {
+    let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(lib)).unwrap();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').trim().to_string())
+        .collect()
+}
+
+/// One name per thing: a public module name belongs to one crate, so `crate::store::parquet`
+/// and `crate::num` each name one thing wherever they are written.
+#[test]
+fn no_public_module_name_is_in_two_crates() {
+    let crates = [
+        "src/lib.rs",
+        "crates/advmath-core/src/lib.rs",
+        "crates/advmath-store/src/lib.rs",
+    ];
+    let mut owner: BTreeMap<String, &str> = BTreeMap::new();
+    for lib in crates {
+        let modules = public_modules(lib);
+        assert!(modules.len() > 5, "{lib}: {modules:?}");
+        for m in modules {
+            if let Some(first) = owner.insert(m.clone(), lib) {
+                panic!("module `{m}` is public in both {first} and {lib}");
+            }
+        }
+    }
 }

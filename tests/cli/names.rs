@@ -1,4 +1,5 @@
-//! The tables' layout is spelled in `src/store/` only: outside it no code names a table's column,
+//! The tables' layout is spelled in the store only (the `advmath-store` crate, and `src/store/` of
+//! the engine for remote folders): outside it no code names a table's column,
 //! partition key or part file by a literal. Readers ask the store (`store::columns`, the typed
 //! readers), so that a rename is one edit there and the readers follow.
 //!
@@ -291,7 +292,7 @@ fn no_table_column_is_spelled_outside_the_store() {
     }
     assert!(
         found.is_empty(),
-        "table columns spelled outside src/store/ (name them through store::columns or a typed reader):\n{}",
+        "table columns spelled outside the store (name them through store::columns or a typed reader):\n{}",
         found.join("\n")
     );
 }

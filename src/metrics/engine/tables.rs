@@ -47,7 +47,7 @@ impl Source {
                     runtime.block_on(Session::remote(Arc::clone(&store), &url))?;
                 Ok((Source::Remote { store, url, pins }, Some(session)))
             }
-            Location::Remote(url) => Err(Error::Usage(format!(
+            Location::Remote(url) => Err(Error::usage(format!(
                 "{url}: the SQL engine reads a remote folder through its local copy; open it with \
                  store::places::Places (as the advmath command does), or run on a cluster"
             ))),

@@ -13,6 +13,7 @@ use super::{original_attack, outside_item, outside_key, Layout, OutsideConfig, P
 use crate::error::{ColumnProblem, Error, Result};
 use crate::input::read_csv_numbered as read_csv;
 use crate::num::Num;
+use crate::respond::rows::Scored;
 use crate::store::responses::ResponseRow;
 
 pub(super) struct Arithmattack;
@@ -88,12 +89,13 @@ fn require_columns(rows: &[(usize, HashMap<String, String>)], path: &Path) -> Re
         .iter()
         .find(|c| !rows.iter().any(|(_, r)| r.contains_key(**c)))
     {
-        Some(column) => Err(Error::BadColumn {
+        Some(column) => Err(crate::store::Error::BadColumn {
             file: path.to_path_buf(),
             problem: ColumnProblem::Missing {
                 column: column.to_string(),
             },
-        }),
+        }
+        .into()),
         None => Ok(()),
     }
 }

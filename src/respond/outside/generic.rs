@@ -8,6 +8,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::input::cells::read_generic;
+use crate::respond::rows::Scored;
 use crate::store::responses::ResponseRow;
 
 pub(super) struct Generic;

@@ -10,6 +10,7 @@ use super::{
     Problems,
 };
 use crate::error::Result;
+use crate::respond::rows::Scored;
 use crate::store::responses::ResponseRow;
 
 pub(super) struct Gsm8kSolutions;

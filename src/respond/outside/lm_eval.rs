@@ -17,6 +17,7 @@ use crate::error::Result;
 use crate::num::Num;
 use crate::respond::items::variant_items;
 use crate::respond::rows::Item;
+use crate::respond::rows::Scored;
 use crate::store::responses::ResponseRow;
 
 pub(super) struct LmEval;

@@ -14,6 +14,7 @@ use crate::llm::client::parse_completion;
 use crate::llm::client::{Decoding, Endpoint};
 use crate::llm::prompt::Template;
 use crate::respond::items::variant_items;
+use crate::respond::rows::Scored;
 use crate::respond::rows::{response_key, Item};
 use crate::store::responses::ResponseRow;
 use crate::store::write_text;

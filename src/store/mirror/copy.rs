@@ -74,7 +74,7 @@ pub(super) fn read_index(local: &Path) -> Result<BTreeMap<String, Synced>> {
 
 pub(super) fn write_index(local: &Path, index: &BTreeMap<String, Synced>) -> Result<()> {
     let text = serde_json::to_string(index).expect("the index serialises");
-    crate::store::atomic::write_text(&index_path(local), &text)
+    Ok(crate::store::atomic::write_text(&index_path(local), &text)?)
 }
 
 /// Every file of the copy at `local` that goes to the store, with its stamp. Symbolic links are

@@ -96,7 +96,7 @@ fn version_of(result: &object_store::PutResult) -> UpdateVersion {
 }
 
 /// Take the lease at `key` in `store` (`url_of` names a key for messages), or fail with
-/// [`Error::Locked`] naming the live holder.
+/// [`advmath_store::Error::Locked`] naming the live holder.
 pub(super) fn take(
     runtime: &tokio::runtime::Runtime,
     store: &Arc<dyn ObjectStore>,
@@ -152,7 +152,7 @@ pub(super) fn take(
                 || "an unreadable lease".to_string(),
                 |h| format!("{} on {}", h.pid, h.host),
             );
-            return Err(Error::Locked {
+            return Err(advmath_store::Error::Locked {
                 stage,
                 name: name.to_string(),
                 holder: format!(
@@ -161,7 +161,8 @@ pub(super) fn take(
                     lease_ttl.as_secs()
                 ),
                 path: url_of(key).into(),
-            });
+            }
+            .into());
         }
         // Expired: take it over, only if nobody renewed or took it since it was read.
         let expired = UpdateVersion {
@@ -313,7 +314,9 @@ fn take_lease(tables: &Path, stage: &'static str, name: &str) -> Result<()> {
 
 /// Make `mirror`'s copy known to the writer locks taken in it.
 pub(super) fn register_copy(mirror: &Arc<Mirror>) {
-    crate::store::lock::set_remote_lease(take_lease);
+    crate::store::lock::set_remote_lease(|tables, stage, name| {
+        take_lease(tables, stage, name).map_err(Into::into)
+    });
     let mut copies = COPIES.lock().unwrap_or_else(|p| p.into_inner());
     copies.retain(|(_, m)| m.strong_count() > 0);
     copies.push((mirror.local.clone(), Arc::downgrade(mirror)));

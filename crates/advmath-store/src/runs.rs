@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::paths::name_component;
 use crate::error::{Error, Result};
+use crate::paths::name_component;
 
 /// The settings that made one attack of a dataset's variants (no timestamp: reruns stay
 /// identical). Fields in name order: the file's keys are in that order, as they always were.
@@ -93,7 +93,7 @@ pub fn generate_records(tables: &Path, dataset: &str) -> Result<Vec<(String, Pat
                 .strip_prefix(&prefix)
                 .and_then(|r| r.strip_suffix(".json"))
             {
-                let attack = super::paths::name_of(attack).unwrap_or_else(|| attack.to_string());
+                let attack = crate::paths::name_of(attack).unwrap_or_else(|| attack.to_string());
                 out.push((attack, path.clone()));
             }
         }

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::columns::utf8;
-use super::parquet::write_batch;
-use super::paths::name_component;
+use crate::columns::utf8;
 use crate::error::{Error, Result};
+use crate::parquet::write_batch;
+use crate::paths::name_component;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "annotations";
@@ -26,7 +26,7 @@ pub fn file(tables: &Path, kind: &str, annotator: &str) -> PathBuf {
     tables.join(TABLE).join(name_component(kind)).join(format!(
         "{}{}",
         name_component(annotator),
-        super::paths::PARQUET_EXT
+        crate::paths::PARQUET_EXT
     ))
 }
 
@@ -105,7 +105,7 @@ pub fn rows_to_batch(rows: &[AnnotationRow]) -> Result<RecordBatch> {
 /// The verdicts stored in one file.
 pub fn read(path: &Path) -> Result<Vec<AnnotationRow>> {
     let mut out = Vec::new();
-    for b in super::parquet::read_batches(path)? {
+    for b in crate::parquet::read_batches(path)? {
         let bad = |c: &str| {
             Error::invalid(
                 path.display(),

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::columns::utf8;
-use super::parquet::write_batch;
-use super::paths::part_file;
+use crate::columns::utf8;
 use crate::error::Result;
+use crate::parquet::write_batch;
+use crate::paths::part_file;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "coefficients";

@@ -8,12 +8,12 @@ use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, StringArra
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
-use super::columns::utf8;
-use super::parquet::parts;
-use super::parquet::read_batches;
-use super::paths::name_component;
-use super::responses::{batch_to_rows, rows_to_batch, ResponseRow};
+use crate::columns::utf8;
 use crate::error::{Error, Result};
+use crate::parquet::parts;
+use crate::parquet::read_batches;
+use crate::paths::name_component;
+use crate::responses::{batch_to_rows, rows_to_batch, ResponseRow};
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "efficient_responses";
@@ -23,7 +23,7 @@ pub const TABLE: &str = "efficient_responses";
 /// sits in the protocol. A table of its own, so these requests never mix with the target's full
 /// run in the other metrics.
 pub fn schema() -> SchemaRef {
-    let mut fields: Vec<Field> = super::responses::schema()
+    let mut fields: Vec<Field> = crate::responses::schema()
         .fields()
         .iter()
         .map(|f| f.as_ref().clone())
@@ -121,7 +121,7 @@ pub fn read_efficient_rows(tables: &Path, model: &str) -> Result<Vec<EfficientRo
     for f in parts(&efficient_dir(tables, model))? {
         for b in read_batches(&f)? {
             let base = batch_to_rows(&b, &f)?;
-            let text = |n: &str| super::parquet::text_column(&b, n, &f);
+            let text = |n: &str| crate::parquet::text_column(&b, n, &f);
             let int = |n: &str| {
                 b.column_by_name(n)
                     .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int32Type>().cloned())

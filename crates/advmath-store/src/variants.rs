@@ -11,15 +11,15 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
 
-use super::atomic::write_text;
-use super::columns::{utf8, utf8_list};
-use super::commit::{commit_journal, Move, TablesLock};
-use super::parquet::{
+use crate::atomic::write_text;
+use crate::columns::{utf8, utf8_list};
+use crate::commit::{commit_journal, Move, TablesLock};
+use crate::error::{ColumnProblem, Error, Result};
+use crate::parquet::{
     each_batch_of_columns, partitions, parts, read_batches, text_column, AtomicParquet,
 };
-use super::paths::{hive_dir, name_component, part_file};
-use super::{generation_stats, runs};
-use crate::error::{ColumnProblem, Error, Result};
+use crate::paths::{hive_dir, name_component, part_file};
+use crate::{generation_stats, runs};
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "variants";
@@ -55,7 +55,7 @@ pub fn attacks(dataset_dir: &Path) -> Result<Vec<(String, PathBuf)>> {
 
 /// The table's parts holding the variants of `attacks` (every part when empty), in path order.
 pub fn parts_of_attacks(tables: &Path, attacks: &[String]) -> Result<Vec<PathBuf>> {
-    super::parquet::files_where(&dir(tables), ATTACK, attacks)
+    crate::parquet::files_where(&dir(tables), ATTACK, attacks)
 }
 
 /// An attack's folder inside a staged dataset folder (a run's staging copy of `dataset=<d>`).
@@ -317,7 +317,7 @@ fn staging_prefix(dataset: &str) -> String {
 /// of those that died before deciding (hold its writer lock).
 pub fn remove_dead_staging(tables: &Path, dataset: &str) -> Result<usize> {
     drop(TablesLock::exclusive(tables)?);
-    super::commit::remove_leftovers(tables, Some(&staging_prefix(dataset)))
+    crate::commit::remove_leftovers(tables, Some(&staging_prefix(dataset)))
 }
 
 /// `<tables>/.staging-<dataset>-<pid>`: where this process stages a dataset's partitions.
@@ -413,7 +413,7 @@ impl DatasetWriters {
         let mut kept = Vec::new();
         let mut covered: BTreeSet<String> = BTreeSet::new();
         for (attack, dir) in attacks(&dataset_dir(tables, dataset))? {
-            if attack == crate::vocab::Attack::ORIGINAL || made.attacks.contains(&attack) {
+            if attack == advmath_core::vocab::Attack::ORIGINAL || made.attacks.contains(&attack) {
                 continue;
             }
             for part in parts(&dir)? {
@@ -424,7 +424,7 @@ impl DatasetWriters {
             }
             kept.push(attack);
         }
-        let originals = attack_dir(tables, dataset, crate::vocab::Attack::ORIGINAL);
+        let originals = attack_dir(tables, dataset, advmath_core::vocab::Attack::ORIGINAL);
         if originals.is_dir() {
             for part in parts(&originals)? {
                 for batch in read_batches(&part)? {
@@ -434,7 +434,7 @@ impl DatasetWriters {
                         .map(|id| id.map(|id| covered.contains(id) && !made.originals.contains(id)))
                         .collect();
                     let rows = arrow::compute::filter_record_batch(&batch, &keep)?;
-                    self.variants(crate::vocab::Attack::ORIGINAL)?
+                    self.variants(advmath_core::vocab::Attack::ORIGINAL)?
                         .write(&rows)?;
                 }
             }

@@ -5,10 +5,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::super::lock;
-use super::super::paths::{is_staging_of, resolved};
 use super::{remove_path, replace};
 use crate::error::{Error, Result};
+use crate::lock;
+use crate::paths::{is_staging_of, resolved};
 
 /// An output folder outside the tables (a metrics report, a published dataset) written whole in a
 /// staging folder beside it, `.<name>.<stage>-<pid>`, and switched in by [`StagedFolder::commit`].

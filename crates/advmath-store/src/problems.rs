@@ -8,11 +8,11 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, Int64Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::columns::{utf8, utf8_list};
-use super::paths::name_component;
+use crate::columns::{utf8, utf8_list};
 use crate::error::{Error, Result};
-use crate::num::Num;
-use crate::program::{ErrorKind, Program, ProgramError};
+use crate::paths::name_component;
+use advmath_core::num::Num;
+use advmath_core::program::{ErrorKind, Program, ProgramError};
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "problems";
@@ -80,7 +80,7 @@ impl ProblemRecord {
     pub fn slot_nums(&self) -> Vec<Num> {
         self.slot_values
             .iter()
-            .map(|s| crate::program::tree::num_text::from_text(s).unwrap_or(Num::ZERO))
+            .map(|s| advmath_core::program::tree::num_text::from_text(s).unwrap_or(Num::ZERO))
             .collect()
     }
 }
@@ -126,13 +126,13 @@ pub fn files(tables: &Path) -> Result<Vec<PathBuf>> {
     if !dir.is_dir() {
         fs::read_dir(&dir).map_err(|e| Error::file(&dir, e))?;
     }
-    super::parquet::parts(&dir)
+    crate::parquet::parts(&dir)
 }
 
 /// The records of one file of the table.
 pub fn read_file(file: &Path) -> Result<Vec<ProblemRecord>> {
     let mut out = Vec::new();
-    for b in super::parquet::read_batches(file)? {
+    for b in crate::parquet::read_batches(file)? {
         out.extend(batch_to_records(&b)?);
     }
     Ok(out)

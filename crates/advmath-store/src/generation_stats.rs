@@ -6,10 +6,10 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::columns::utf8;
-use crate::attack::sample::AttackStats;
+use crate::columns::utf8;
 use crate::error::Result;
-use crate::vocab::REJECT_NAMES;
+use advmath_core::attack::sample::AttackStats;
+use advmath_core::vocab::REJECT_NAMES;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "generation_stats";
@@ -17,7 +17,7 @@ pub const TABLE: &str = "generation_stats";
 /// `generation_stats`: one row per (problem, numeric attack), at `generation_stats/dataset=<d>/`.
 /// `<tables>/generation_stats/dataset=<d>`: the partition a generation run of a dataset replaces.
 pub fn dataset_dir(tables: &std::path::Path, dataset: &str) -> std::path::PathBuf {
-    super::paths::hive_dir(&tables.join(TABLE), "dataset", dataset)
+    crate::paths::hive_dir(&tables.join(TABLE), "dataset", dataset)
 }
 
 pub fn schema() -> SchemaRef {
@@ -112,5 +112,5 @@ pub fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
 
 /// The attacks of a batch read whole from `part` (the shard merge copies it on).
 pub fn attacks_of(batch: &RecordBatch, part: &std::path::Path) -> Result<StringArray> {
-    super::parquet::text_column(batch, "attack", part)
+    crate::parquet::text_column(batch, "attack", part)
 }

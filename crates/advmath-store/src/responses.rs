@@ -11,10 +11,10 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
-use super::columns::utf8;
-use super::paths::name_component;
+use crate::columns::utf8;
 use crate::error::Result;
-use crate::vocab::is_simulated;
+use crate::paths::name_component;
+use advmath_core::vocab::is_simulated;
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "responses";
@@ -43,7 +43,7 @@ pub fn part_name(tag: &str) -> String {
 /// the highest number any part of the folder carries, compacted parts (`part-offline-NNNNN-compactK`)
 /// included, so that it never names an existing part, and is the same on every identical run.
 pub fn offline_part(dir: &Path) -> Result<PathBuf> {
-    let next = super::parquet::parts(dir)?
+    let next = crate::parquet::parts(dir)?
         .iter()
         .filter_map(|p| {
             let name = p.file_name()?.to_str()?;
@@ -159,6 +159,12 @@ fn default_run() -> String {
 pub type RowId = (String, String, Option<String>);
 
 impl ResponseRow {
+    /// The row as part of `run`.
+    pub fn in_run(mut self, run: &str) -> ResponseRow {
+        self.run = run.to_string();
+        self
+    }
+
     pub fn row_id(&self) -> RowId {
         (
             self.run.clone(),
@@ -229,7 +235,7 @@ pub fn rows_to_batch(rows: &[ResponseRow]) -> Result<RecordBatch> {
 /// The rows of a `responses` batch read from `file` (columns by name, so extra columns are
 /// ignored); a missing required column is an error naming the file.
 pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
-    let text = |n: &str| super::parquet::text_column(b, n, file);
+    let text = |n: &str| crate::parquet::text_column(b, n, file);
     let opt_text = |n: &str| {
         b.column_by_name(n)
             .and_then(|c| c.as_string_opt::<i32>().cloned())
@@ -336,7 +342,7 @@ pub struct Label<'a> {
 /// default run.
 pub fn each_label(tables: &Path, visit: &mut dyn FnMut(Label<'_>)) -> Result<()> {
     use arrow::array::{Array, AsArray};
-    for (p, _) in super::parquet::parquet_files_under(&dir(tables))? {
+    for (p, _) in crate::parquet::parquet_files_under(&dir(tables))? {
         let columns = [
             "model",
             "template",
@@ -345,7 +351,7 @@ pub fn each_label(tables: &Path, visit: &mut dyn FnMut(Label<'_>)) -> Result<()>
             "correct",
             "simulated",
         ];
-        for b in super::parquet::read_columns(&p, &columns)? {
+        for b in crate::parquet::read_columns(&p, &columns)? {
             let (Some(m), Some(t), Some(v), Some(c)) = (
                 b.column_by_name("model"),
                 b.column_by_name("template"),
@@ -401,7 +407,7 @@ pub type StoredRow = (
 /// Read the [`StoredRow`] of every stored response of a model.
 pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
     let mut out = Vec::new();
-    for f in super::parquet::parts(&model_dir(tables, model))? {
+    for f in crate::parquet::parts(&model_dir(tables, model))? {
         let columns = [
             "response_key",
             "variant_id",
@@ -409,7 +415,7 @@ pub fn stored_rows(tables: &Path, model: &str) -> Result<Vec<StoredRow>> {
             "problem_id",
             "correct",
         ];
-        for b in super::parquet::read_columns(&f, &columns)? {
+        for b in crate::parquet::read_columns(&f, &columns)? {
             let col = |n: &str| b.column_by_name(n).map(|c| c.as_string::<i32>().clone());
             let (Some(keys), Some(vids), Some(attacks), Some(pids)) = (
                 col("response_key"),

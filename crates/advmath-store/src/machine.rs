@@ -3,19 +3,19 @@
 
 /// This machine's name, as sessions and leases record it: `ADVMATH_HOST`, else the host name
 /// (containers that share one host name each need their own).
-pub(crate) fn host() -> String {
+pub fn host() -> String {
     if let Some(name) = std::env::var("ADVMATH_HOST").ok().filter(|n| !n.is_empty()) {
-        return super::paths::name_component(&name);
+        return crate::paths::name_component(&name);
     }
     let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .unwrap_or_else(|_| "host".into());
-    super::paths::name_component(name.trim())
+    crate::paths::name_component(name.trim())
 }
 
 /// Whether process `pid` of this machine is running (a half-written file or a session of a dead
 /// process may go).
-pub(crate) fn process_alive(pid: u32) -> bool {
+pub fn process_alive(pid: u32) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;
     };

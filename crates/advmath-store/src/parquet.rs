@@ -10,9 +10,9 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
-use super::atomic::{step, tmp_path};
-use super::paths::PARQUET_EXT;
+use crate::atomic::{step, tmp_path};
 use crate::error::{ColumnProblem, Error, Result};
+use crate::paths::PARQUET_EXT;
 
 /// Column `name` of a batch read from `file` as text, or an error naming the file and the column
 /// (never a panic on a file whose column is missing or has another type).
@@ -70,7 +70,7 @@ pub struct AtomicParquet {
 
 impl AtomicParquet {
     pub fn create(path: &Path, schema: SchemaRef) -> Result<Self> {
-        super::paths::refuse_links(path)?;
+        crate::paths::refuse_links(path)?;
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
         }
@@ -242,7 +242,7 @@ pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<RecordBatch>> {
 }
 
 /// `<dir>/<key>=<value>` hive partitions directly under `dir`, as (value, folder) sorted by
-/// folder, the value read back from its [`super::paths::name_component`]; none when `dir` is
+/// folder, the value read back from its [`crate::paths::name_component`]; none when `dir` is
 /// absent.
 pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
     let mut out = Vec::new();
@@ -254,7 +254,7 @@ pub fn partitions(dir: &Path, key: &str) -> Result<Vec<(String, PathBuf)>> {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if let Some(v) = name.strip_prefix(&prefix) {
             if p.is_dir() {
-                let value = super::paths::name_of(v).unwrap_or_else(|| v.to_string());
+                let value = crate::paths::name_of(v).unwrap_or_else(|| v.to_string());
                 out.push((value, p));
             }
         }
@@ -307,7 +307,7 @@ pub fn table_entries(dir: &Path) -> Result<Vec<PathBuf>> {
 fn table_of(dir: &Path) -> String {
     dir.ancestors()
         .filter_map(|a| a.file_name()?.to_str())
-        .find(|n| super::layout::TABLE_LAYOUTS.iter().any(|t| t.name == *n))
+        .find(|n| crate::layout::TABLE_LAYOUTS.iter().any(|t| t.name == *n))
         .or_else(|| dir.file_name()?.to_str())
         .unwrap_or_default()
         .to_string()

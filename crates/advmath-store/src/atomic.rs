@@ -5,8 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::fault;
 use crate::error::{Error, Result};
+use crate::fault;
 
 /// A durable step for the fault rig; an injected failure is reported with `path`.
 pub fn step(path: &Path, what: &str) -> Result<()> {
@@ -24,7 +24,7 @@ pub fn tmp_path(path: &Path) -> PathBuf {
 
 /// Write a text file atomically.
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
-    super::paths::refuse_links(path)?;
+    crate::paths::refuse_links(path)?;
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     }

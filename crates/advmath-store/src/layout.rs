@@ -15,6 +15,13 @@ pub struct TableLayout {
     pub optional: bool,
 }
 
+/// A table is its name: two layouts are the same table when they name the same one.
+impl PartialEq for TableLayout {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
 /// Every table advmath knows.
 pub const TABLE_LAYOUTS: &[TableLayout] = &[
     TableLayout {

@@ -2,8 +2,8 @@
 //! `DOC` constants beside its schema), so that it cannot drift from what the store writes. A test
 //! compares the file with [`tables_markdown`]; `ADVMATH_UPDATE_DOCS=1 cargo test` rewrites it.
 
-use super::{
-    annotations, coefficients, efficient_responses, features, generation_stats, problems,
+use crate::{
+    annotations, coefficients, efficient_responses, feature_tables, generation_stats, problems,
     responses, variants,
 };
 
@@ -52,13 +52,13 @@ fn tables() -> Vec<TableDoc> {
             name: "features",
             pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
             about: "advmath's own 51 features (the `advmath` set; not the authors' list, see Feature study). One row per variant, partitioned like `variants`; every feature is Float64 (counts and 0/1 flags included), so the table is one numeric matrix. Definitions in `crates/advmath-core/src/feature_sets.rs`.",
-            columns: cols(features::ADVMATH_DOC),
+            columns: cols(feature_tables::ADVMATH_DOC),
         },
         TableDoc {
             name: "features_xie2024",
             pattern: "features_xie2024/dataset=<d>/attack=<a>/part-0.parquet",
             about: "The `xie2024` set: the feature family of the authors' code (`generation/feature_map.py`), lower-cased authors' names (`Mult_count` is `mult_count`, bin −3 is `log_4_val_neg3`). One row per variant, partitioned like `variants`, every column Float64. A \"visit\" is one path from the answer to the node (a value used twice is visited twice, as the authors' recursive walk does). Definitions in `crates/advmath-core/src/feature_sets/xie2024.rs`.",
-            columns: features::xie2024_doc(),
+            columns: feature_tables::xie2024_doc(),
         },
         TableDoc {
             name: "coefficients",
@@ -84,9 +84,9 @@ fn tables() -> Vec<TableDoc> {
 /// The text of `docs/tables.md`.
 pub fn tables_markdown() -> String {
     let mut out = String::from(
-        "# Tables\n\n<!-- Written from the column docs in src/store/ by `ADVMATH_UPDATE_DOCS=1 cargo test`; \
+        "# Tables\n\n<!-- Written from the column docs in crates/advmath-store/src/ by `ADVMATH_UPDATE_DOCS=1 cargo test`; \
          edit those, not this file. -->\n\n\
-         Each table's location, schema, column docs and codec are defined once, in its file under `src/store/`. \
+         Each table's location, schema, column docs and codec are defined once, in its file under `crates/advmath-store/src/`. \
          Every table is Parquet (zstd), under the tables folder (`out/tables` by default).\n",
     );
     for t in tables() {

@@ -13,8 +13,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::paths::name_component;
 use crate::error::{Error, Result};
+use crate::paths::name_component;
 
 /// The folder of the lock files, hidden from every table lister.
 pub const FOLDER: &str = ".locks";
@@ -24,7 +24,7 @@ pub const FOLDER: &str = ".locks";
 type RemoteLease = fn(&Path, &'static str, &str) -> Result<()>;
 static REMOTE_LEASE: std::sync::OnceLock<RemoteLease> = std::sync::OnceLock::new();
 
-pub(crate) fn set_remote_lease(take: RemoteLease) {
+pub fn set_remote_lease(take: RemoteLease) {
     let _ = REMOTE_LEASE.set(take);
 }
 
@@ -43,7 +43,7 @@ impl WriterLock {
         let path = dir.join(format!("{stage}-{}.lock", name_component(name)));
         // A planted `.locks` or lock file that links outside would take the pid written below
         // and the truncation when the lock drops.
-        super::paths::refuse_links(&path)?;
+        crate::paths::refuse_links(&path)?;
         fs::create_dir_all(&dir).map_err(|e| Error::file(&dir, e))?;
         let mut options = OpenOptions::new();
         options.read(true).write(true).create(true).truncate(false);

@@ -20,10 +20,10 @@
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use super::atomic::{step, write_text};
-use super::lock;
-use super::paths::is_staging_of;
+use crate::atomic::{step, write_text};
 use crate::error::{Error, Result};
+use crate::lock;
+use crate::paths::is_staging_of;
 
 /// The journal file of a staging folder: present only once its version is decided.
 pub(crate) const JOURNAL: &str = "COMMIT";
@@ -81,7 +81,7 @@ pub(crate) fn remove_path(path: &Path) -> Result<()> {
 /// Put `staged` (a complete file or folder) at `target`, replacing what was there in one atomic
 /// step: a reader sees the old version or the new one, never neither. The old version is removed.
 pub fn replace(staged: &Path, target: &Path) -> Result<()> {
-    super::paths::refuse_links(target)?;
+    crate::paths::refuse_links(target)?;
     step(target, "replace")?;
     if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| Error::file(parent, e))?;
@@ -254,7 +254,7 @@ fn journals(tables: &Path) -> Vec<PathBuf> {
 pub fn settle(tables: &Path) -> Result<usize> {
     let found = journals(tables);
     for staging in &found {
-        crate::progress::note!(
+        crate::note::note!(
             "finishing the switch an interrupted run decided: {}",
             staging.display()
         );
@@ -328,7 +328,7 @@ pub fn remove_dead_tmp_files(tables: &Path) -> Result<usize> {
                 .filter(|_| name.starts_with('.') && kind.is_file())
                 .and_then(|stem| stem.rsplit('.').next())
                 .and_then(|pid| pid.parse::<u32>().ok());
-            if pid.is_some_and(|pid| !super::machine::process_alive(pid)) {
+            if pid.is_some_and(|pid| !crate::machine::process_alive(pid)) {
                 fs::remove_file(&path).map_err(|e| Error::file(&path, e))?;
                 removed += 1;
             }
@@ -368,7 +368,7 @@ impl TablesLock {
         }
         let dir = tables.join(lock::FOLDER);
         let path = dir.join("tables.lock");
-        super::paths::refuse_links(&path)?;
+        crate::paths::refuse_links(&path)?;
         if fs::create_dir_all(&dir).is_err() {
             return Ok(None);
         }
@@ -390,7 +390,7 @@ impl TablesLock {
             ));
         };
         if file.try_lock().is_err() {
-            crate::progress::note!(
+            crate::note::note!(
                 "waiting for other advmath commands reading {} ...",
                 tables.display()
             );

@@ -53,11 +53,11 @@ pub const ACCURACY: &str = "accuracy";
 /// A test's p-value (`coefficients`).
 pub const P_VALUE: &str = "p_value";
 
-pub(super) fn utf8(name: &str, nullable: bool) -> Field {
+pub(crate) fn utf8(name: &str, nullable: bool) -> Field {
     Field::new(name, DataType::Utf8, nullable)
 }
 
-pub(super) fn utf8_list(name: &str) -> Field {
+pub(crate) fn utf8_list(name: &str) -> Field {
     Field::new(
         name,
         DataType::List(Arc::new(Field::new("item", DataType::Utf8, false))),

@@ -13,8 +13,8 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::statistics::Statistics;
 
-use super::parquet::TableFile;
 use crate::error::{Error, Result};
+use crate::parquet::TableFile;
 
 /// [`refuse_foreign_parts`] over the whole of table `table` under `tables` (nothing when it is
 /// absent).
@@ -23,21 +23,25 @@ pub fn refuse_foreign_in(tables: &Path, table: &str) -> Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }
-    refuse_foreign_parts(table, &dir, &super::parquet::parquet_files_under(&dir)?)
+    refuse_foreign_parts(table, &dir, &crate::parquet::parquet_files_under(&dir)?)
 }
 
 /// The columns a table's parts may hold (its schema; partition columns live in the path).
 fn columns_of(table: &str) -> Option<SchemaRef> {
     Some(match table {
-        "problems" => super::problems::schema(),
-        "variants" => super::variants::schema(),
-        "generation_stats" => super::generation_stats::schema(),
-        "responses" => super::responses::schema(),
-        "efficient_responses" => super::efficient_responses::schema(),
-        "features" => super::features::schema(crate::feature_sets::FeatureSet::Advmath),
-        "features_xie2024" => super::features::schema(crate::feature_sets::FeatureSet::Xie2024),
-        "coefficients" => super::coefficients::schema(),
-        "annotations" => super::annotations::schema(),
+        "problems" => crate::problems::schema(),
+        "variants" => crate::variants::schema(),
+        "generation_stats" => crate::generation_stats::schema(),
+        "responses" => crate::responses::schema(),
+        "efficient_responses" => crate::efficient_responses::schema(),
+        "features" => {
+            crate::feature_tables::schema(advmath_core::feature_sets::FeatureSet::Advmath)
+        }
+        "features_xie2024" => {
+            crate::feature_tables::schema(advmath_core::feature_sets::FeatureSet::Xie2024)
+        }
+        "coefficients" => crate::coefficients::schema(),
+        "annotations" => crate::annotations::schema(),
         _ => return None,
     })
 }
@@ -83,7 +87,7 @@ pub fn refuse_foreign_parts(table: &str, dir: &Path, files: &[TableFile]) -> Res
                 .and_then(|r| r.components().next())
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let model = super::paths::name_of(&folder).unwrap_or(folder);
+            let model = crate::paths::name_of(&folder).unwrap_or(folder);
             if let Some(other) = string_values(metadata, "model")
                 .into_iter()
                 .find(|m| *m != model)

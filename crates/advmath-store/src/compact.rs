@@ -5,7 +5,7 @@
 //! order, which is the order readers see) smaller than the target size is rewritten as parts of
 //! up to the target size, row groups as the other tables have them, every row and its order
 //! kept. The new parts are staged, then switched in by a journal that also removes the old ones
-//! ([`super::commit`]): a kill at any moment leaves the old parts or the new ones, never both, and
+//! ([`crate::commit`]): a kill at any moment leaves the old parts or the new ones, never both, and
 //! the next compaction or advmath reader finishes a switch that was decided.
 
 use std::fs;
@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 
 use arrow::datatypes::SchemaRef;
 
-use super::commit::{commit_journal, Move, TablesLock};
-use super::layout::TABLE_LAYOUTS;
-use super::lock::WriterLock;
-use super::parquet::{parquet_files_under, read_batches, AtomicParquet};
-use super::paths::{name_component, PARQUET_EXT};
+use crate::commit::{commit_journal, Move, TablesLock};
 use crate::error::{Error, Result};
+use crate::layout::TABLE_LAYOUTS;
+use crate::lock::WriterLock;
+use crate::parquet::{parquet_files_under, read_batches, AtomicParquet};
+use crate::paths::{name_component, PARQUET_EXT};
 
 /// The default size a compacted part grows to.
 pub const DEFAULT_TARGET_BYTES: u64 = 128 * 1024 * 1024;
@@ -34,7 +34,7 @@ pub struct Compacted {
 
 /// The Parquet parts of a folder in part order, with their sizes.
 fn sized_parts(dir: &Path) -> Result<Vec<(PathBuf, u64)>> {
-    super::parquet::parts(dir)?
+    crate::parquet::parts(dir)?
         .into_iter()
         .map(|p| {
             let size = fs::metadata(&p).map_err(|e| Error::file(&p, e))?.len();
@@ -93,7 +93,7 @@ pub fn compact_folder(tables: &Path, dir: &Path, target: u64) -> Result<Compacte
         ".staging-compact-{}-",
         name_component(&relative.to_string_lossy())
     );
-    super::commit::remove_leftovers(tables, Some(&prefix))?;
+    crate::commit::remove_leftovers(tables, Some(&prefix))?;
     for run in small_runs(&before, target) {
         let staging = tables.join(format!("{prefix}{}", std::process::id()));
         let _ = fs::remove_dir_all(&staging);
@@ -178,7 +178,7 @@ fn fold_run(
 /// The writer lock that guards a folder of a table: the stage that writes it, and for which
 /// model or dataset (`None`: a table written as one file, with nothing to fold).
 fn writer_of(table: &str, first: &str) -> Option<(&'static str, String)> {
-    let name = |c: &str| super::paths::name_of(c).unwrap_or_else(|| c.to_string());
+    let name = |c: &str| crate::paths::name_of(c).unwrap_or_else(|| c.to_string());
     let dataset = || first.strip_prefix("dataset=").map(name);
     match table {
         "responses" | "efficient_responses" => Some(("respond", name(first))),
@@ -192,7 +192,7 @@ fn writer_of(table: &str, first: &str) -> Option<(&'static str, String)> {
 /// Compact every folder of the named tables (every table when `names` is empty), each under the
 /// writer lock of the stage that writes it.
 pub fn compact_tables(tables: &Path, names: &[String], target: u64) -> Result<Vec<Compacted>> {
-    super::commit::remove_dead_tmp_files(tables)?;
+    crate::commit::remove_dead_tmp_files(tables)?;
     for name in names {
         if !TABLE_LAYOUTS.iter().any(|l| l.name == name) {
             return Err(Error::Usage(format!(
@@ -216,7 +216,7 @@ pub fn compact_tables(tables: &Path, names: &[String], target: u64) -> Result<Ve
         }
         let files = parquet_files_under(&root)?;
         // Folded in, a foreign part would pass for one of the table's own.
-        super::foreign::refuse_foreign_parts(layout.name, &root, &files)?;
+        crate::foreign::refuse_foreign_parts(layout.name, &root, &files)?;
         let mut folders: Vec<PathBuf> = files
             .into_iter()
             .filter_map(|(file, _)| file.parent().map(Path::to_path_buf))

@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::commit::{remove_path, replace, TablesLock};
-use super::parquet::{parts, read_batches, write_batch};
-use super::responses::{batch_to_rows, model_dir, offline_part, rows_to_batch, ResponseRow};
+use crate::commit::{remove_path, replace, TablesLock};
 use crate::error::{Error, Result};
+use crate::parquet::{parts, read_batches, write_batch};
+use crate::responses::{batch_to_rows, model_dir, offline_part, rows_to_batch, ResponseRow};
 
 /// What identifies a stored reply: template, run, and the variant it answers (a row that
 /// answers no variant is keyed by its request key instead).
@@ -117,7 +117,7 @@ fn rewrite_folder(tables: &Path, model: &str, rows: &[ResponseRow]) -> Result<()
     let staging = dir.with_file_name(format!("{prefix}{}", std::process::id()));
     // The caller holds the model's lock: a merge folder of another process is a killed run's.
     if let Some(parent) = dir.parent() {
-        super::commit::remove_leftovers(parent, Some(&prefix))?;
+        crate::commit::remove_leftovers(parent, Some(&prefix))?;
     }
     remove_path(&staging)?;
     let done = stage(&dir, &staging, rows).and_then(|()| {

@@ -7,18 +7,18 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::columns::utf8;
-use super::paths::{hive_dir, part_file};
-use crate::feature_sets::FeatureSet;
+use crate::columns::utf8;
+use crate::paths::{hive_dir, part_file};
+use advmath_core::feature_sets::FeatureSet;
 
 /// `features`: one row per variant, hive-partitioned like `variants` as
 /// `features/dataset=<d>/attack=<a>/part-0.parquet`. advmath's own 51 features (the `advmath`
 /// set, not the authors' list: see `crates/advmath-core/src/feature_sets.rs`) in the fixed order of
-/// [`crate::feature_sets::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
+/// [`advmath_core::feature_sets::FEATURE_NAMES`]; every feature is Float64, counts and 0/1 flags included, so
 /// that the table is one numeric matrix.
 pub fn advmath_schema() -> SchemaRef {
     let mut fields = vec![utf8("variant_id", false)];
-    for name in crate::feature_sets::FEATURE_NAMES {
+    for name in advmath_core::feature_sets::FEATURE_NAMES {
         fields.push(Field::new(name, DataType::Float64, false));
     }
     Arc::new(Schema::new(fields))
@@ -27,10 +27,10 @@ pub fn advmath_schema() -> SchemaRef {
 /// `features_xie2024`: the `xie2024` set, the feature family of the authors' code
 /// (`crates/advmath-core/src/feature_sets/xie2024.rs`), one row per variant, partitioned like `features` as
 /// `features_xie2024/dataset=<d>/attack=<a>/part-0.parquet`; columns in the fixed order of
-/// [`crate::feature_sets::xie2024::XIE2024_NAMES`], all Float64.
+/// [`advmath_core::feature_sets::xie2024::XIE2024_NAMES`], all Float64.
 pub fn xie2024_schema() -> SchemaRef {
     let mut fields = vec![utf8("variant_id", false)];
-    for name in crate::feature_sets::xie2024::XIE2024_NAMES {
+    for name in advmath_core::feature_sets::xie2024::XIE2024_NAMES {
         fields.push(Field::new(name, DataType::Float64, false));
     }
     Arc::new(Schema::new(fields))
@@ -52,7 +52,7 @@ pub fn xie2024_doc() -> Vec<(String, String)> {
             "the variant (joins `variants`)".to_string(),
         ),
     ];
-    out.extend(crate::feature_sets::xie2024::column_docs());
+    out.extend(advmath_core::feature_sets::xie2024::column_docs());
     out
 }
 
@@ -151,7 +151,7 @@ fn staging_prefix(set: FeatureSet, dataset: &str) -> String {
     format!(
         ".staging-{}-dataset={}-",
         set.table(),
-        super::paths::name_component(dataset)
+        crate::paths::name_component(dataset)
     )
 }
 
@@ -161,7 +161,7 @@ pub fn remove_dead_staging(
     set: FeatureSet,
     dataset: &str,
 ) -> crate::error::Result<usize> {
-    super::commit::remove_leftovers(tables, Some(&staging_prefix(set, dataset)))
+    crate::commit::remove_leftovers(tables, Some(&staging_prefix(set, dataset)))
 }
 
 /// The one part of an attack inside a staged dataset partition.
@@ -186,9 +186,9 @@ pub fn vectors(
     let columns: Vec<&str> = std::iter::once("variant_id")
         .chain(set.names().iter().copied())
         .collect();
-    for p in super::parquet::files_where(&root, "attack", attacks)? {
-        for b in super::parquet::read_columns(&p, &columns)? {
-            let ids = super::parquet::text_column(&b, "variant_id", &p)?;
+    for p in crate::parquet::files_where(&root, "attack", attacks)? {
+        for b in crate::parquet::read_columns(&p, &columns)? {
+            let ids = crate::parquet::text_column(&b, "variant_id", &p)?;
             let cols: Vec<Float64Array> = set
                 .names()
                 .iter()
