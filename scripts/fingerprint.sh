@@ -10,8 +10,8 @@
 #    offline sim-* models, features (both sets), regress, metrics and publish.
 # Response part files carry a timestamp and pid in their names, so each listing line names a file
 # by its folder and the hash of its content, sorted. Two things a run writes are not its result
-# and are masked before hashing: the work folder's own path (reports name their tables folder)
-# and the seconds column of `metrics`' stdout.
+# and are masked before hashing: the work folder's own path (reports, Markdown and HTML, name
+# their tables folder) and the seconds column of `metrics`' stdout.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 hash_only=0
@@ -55,7 +55,7 @@ find default xie -type f -print0 | sort -z | while IFS= read -r -d '' f; do
   case "$f" in */part-*-*.parquet) name="$(dirname "$f")/part-*.parquet" ;; esac
   case "$f" in
     */metrics.tsv) sum="$(cut -f1,2,4- "$f" | sed "s#$work#<work>#g" | sha256sum)" ;;
-    *.md | *.tsv | *.csv | *.json | *.txt) sum="$(sed "s#$work#<work>#g" "$f" | sha256sum)" ;;
+    *.md | *.tsv | *.csv | *.json | *.txt | *.html) sum="$(sed "s#$work#<work>#g" "$f" | sha256sum)" ;;
     *) sum="$(sha256sum <"$f")" ;;
   esac
   printf '%s  %s\n' "${sum%% *}" "$name"

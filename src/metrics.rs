@@ -7,25 +7,18 @@
 //! `advmath sql`. The bootstrap intervals and the McNemar p-values are computed in Rust from
 //! SQL-produced counts ([`stats`]).
 //!
-//! Tables (each registered only when its folder holds Parquet files):
-//!
-//! | table | layout under `tables/` |
-//! |---|---|
-//! | problems | `problems/<dataset>__<split>.parquet` |
-//! | variants | `variants/dataset=<d>/attack=<a>/part-N.parquet` (hive) |
-//! | generation_stats | `generation_stats/dataset=<d>/part-0.parquet` (hive) |
-//! | responses | `responses/<model-folder>/part-*.parquet` (every column in the files; folders recursed) |
-//! | features | `features/dataset=<d>/attack=<a>/part-0.parquet` (hive) |
-//! | coefficients | `coefficients/part-0.parquet` |
-//! | model_order | in memory, `(model, position)` from `--model-order` (Table 4's prefix order; empty: by name) |
-//! | efficient_responses | `efficient_responses/<target-folder>/part-*.parquet` (registered empty when absent) |
-//! | annotations | `annotations/<kind>/<annotator>.parquet` (registered empty when absent) |
+//! The metrics and what each does besides its query are one table, [`METRICS`]
+//! (`registry.rs`). The tables are registered from the store's layouts (`store::TABLE_LAYOUTS`,
+//! described in `docs/tables.md`), each only when its folder holds Parquet files (the optional
+//! ones empty when absent), plus `model_order`, in memory, `(model, position)` from
+//! `--model-order` (Table 4's prefix order; empty: by name).
 
 mod engine;
 pub mod headline;
 mod html;
 mod plots;
 mod query;
+mod registry;
 mod report;
 mod result;
 mod sources;
@@ -39,11 +32,11 @@ pub use engine::{
     default_executor_memory, default_operator_memory, EngineLimits, QueryOutput, SqlEngine,
     TableState, TableStatus,
 };
-use plots::plots;
 pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, SqlOutput};
+pub use registry::{Metric, METRICS};
 use report::report_markdown;
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
-pub use sources::{embedded_metrics, metrics_from_dir, MetricSql, EMBEDDED_SQL, EMBEDDED_VIEWS};
+pub use sources::{embedded_metrics, metrics_from_dir, MetricSql, EMBEDDED_VIEWS};
 pub use stats::{
     arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED,
@@ -323,12 +316,8 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
             }
             other => other,
         })?;
-        match metric.name.as_str() {
-            "bootstrap_ci" => {
-                stats::add_bootstrap_columns(&mut table, config.replicates, config.seed)?
-            }
-            "mcnemar" => stats::add_mcnemar_column(&mut table)?,
-            _ => {}
+        if let Some(add) = registry::hooks_of(&metric.name).statistics {
+            add(&mut table, config)?;
         }
         table.mark_simulated(&simulated_set);
         let csv = config.out.join(format!("{}.csv", metric.name));
@@ -353,7 +342,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         progress.inc(1);
     }
 
-    let plots_by_metric = plots(&results, &config.out.join("plots"), &simulated_set)?;
+    let additions = registry::additions(&results, &config.out.join("plots"), &simulated_set)?;
     progress.finish();
     let report = config.out.join("report.md");
     let text = report_markdown(
@@ -362,7 +351,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         &results,
         &simulated,
         &simulated_set,
-        &plots_by_metric,
+        &additions,
         &skipped,
     );
     crate::store::write_text(&report, &text)?;
@@ -371,7 +360,7 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         &engine,
         &results,
         &simulated_set,
-        &plots_by_metric,
+        &additions.plots,
         &skipped,
     )?;
     Ok(MetricsSummary {
@@ -384,7 +373,8 @@ fn write_metrics(config: &MetricsConfig) -> Result<MetricsSummary> {
         skipped,
         report,
         report_html,
-        plots: plots_by_metric
+        plots: additions
+            .plots
             .into_values()
             .flatten()
             .map(|(_, p)| p)
@@ -409,7 +399,7 @@ mod tests {
         assert_eq!(
             from_dir.iter().map(|m| &m.name).collect::<Vec<_>>(),
             embedded.iter().map(|m| &m.name).collect::<Vec<_>>(),
-            "sql/ and EMBEDDED_SQL list the same metrics in the same order"
+            "sql/ and METRICS list the same metrics in the same order"
         );
         for m in &embedded {
             let title = m.title();

@@ -2,13 +2,13 @@
 //! Figures 2 and 3 of ArithmAttack and the human evaluation's bars, each drawn from its metric's
 //! result table; and the helpers that read a result table for a plot.
 
-mod appendix;
+pub(super) mod appendix;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::Cell;
-use super::{MetricSql, ResultTable, MAX_PLOTS};
+use super::{ResultTable, MAX_PLOTS};
 use crate::error::{Error, Result};
 use crate::plot;
 use crate::store::columns;
@@ -104,32 +104,7 @@ fn model_lines(
 }
 
 /// Figure 7: attack accuracy against k, one chart per template x dataset x attack.
-/// Every plot of the metrics that have some, by metric, written under `dir`.
-pub(super) fn plots(
-    results: &[(MetricSql, ResultTable)],
-    dir: &Path,
-    simulated: &HashSet<String>,
-) -> Result<BTreeMap<String, Vec<(String, PathBuf)>>> {
-    let mut by_metric = BTreeMap::new();
-    for (metric, table) in results {
-        let made = match metric.name.as_str() {
-            "xie_attack_curve" => attack_curve_plots(table, dir, simulated)?,
-            "xie_transfer" => transfer_plots(table, dir, simulated)?,
-            "arithmattack_accuracy" => noise_plots(table, dir, simulated)?,
-            "arithmattack_asr" => asr_bar_plots(table, dir, simulated)?,
-            "xie_human_eval" => human_eval_plots(table, dir)?,
-            "xie_incorrect_share_hist" => appendix::incorrect_share_plots(table, dir, simulated)?,
-            "xie_generations" => appendix::generation_plots(table, dir)?,
-            _ => Vec::new(),
-        };
-        if !made.is_empty() {
-            by_metric.insert(metric.name.clone(), made);
-        }
-    }
-    Ok(by_metric)
-}
-
-fn attack_curve_plots(
+pub(super) fn attack_curve_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -166,7 +141,7 @@ fn attack_curve_plots(
 
 /// Figure 3: share of problems with a variant both models answer wrongly (symmetric), one heatmap
 /// per group.
-fn transfer_plots(
+pub(super) fn transfer_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -232,7 +207,7 @@ fn transfer_plots(
 }
 
 /// ArithmAttack Figure 2: accuracy against the noise level, one chart per template x dataset.
-fn noise_plots(
+pub(super) fn noise_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -268,7 +243,7 @@ fn noise_plots(
 
 /// ArithmAttack Figure 3: the attack success rate of each model (averaged over the noise levels,
 /// `asr_mean`), one bar chart per template x dataset.
-fn asr_bar_plots(
+pub(super) fn asr_bar_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -304,7 +279,7 @@ fn asr_bar_plots(
 
 /// Xie et al. Figure 2: the mean human score of each method on each criterion, one bar chart
 /// per model x template x dataset (bars in method order, criteria within).
-fn human_eval_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+pub(super) fn human_eval_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
     for (key, rows) in groups(
         table,

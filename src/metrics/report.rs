@@ -11,8 +11,16 @@ use super::{
 };
 use crate::store::columns;
 
+/// What the metrics' hooks made for the report, by metric: the plots (title and file of each)
+/// and a section printed after the metric's own.
+#[derive(Debug, Default)]
+pub(super) struct Additions {
+    pub plots: BTreeMap<String, Vec<(String, PathBuf)>>,
+    pub sections: BTreeMap<String, String>,
+}
+
 /// The ArithmAttack paper's figures next to advmath's for the published models present.
-fn arithmattack_side_by_side(
+pub(super) fn arithmattack_side_by_side(
     results: &[(MetricSql, ResultTable)],
     simulated: &HashSet<String>,
 ) -> Option<String> {
@@ -120,7 +128,7 @@ pub(super) fn report_markdown(
     results: &[(MetricSql, ResultTable)],
     simulated: &BTreeSet<String>,
     simulated_set: &HashSet<String>,
-    plots: &BTreeMap<String, Vec<(String, PathBuf)>>,
+    additions: &Additions,
     skipped: &[(String, String)],
 ) -> String {
     let mut out = String::from("# advmath metrics report\n\n");
@@ -190,16 +198,14 @@ pub(super) fn report_markdown(
             "\nFull table: [{0}.md]({0}.md), [{0}.csv]({0}.csv).\n",
             m.name
         ));
-        if let Some(list) = plots.get(&m.name) {
+        if let Some(list) = additions.plots.get(&m.name) {
             for (title, path) in list {
                 out.push_str(&format!("\n![{title}]({})\n", relative(path, &config.out)));
             }
         }
-        if m.name == "arithmattack_asr" {
-            if let Some(side) = arithmattack_side_by_side(results, simulated_set) {
-                out.push('\n');
-                out.push_str(&side);
-            }
+        if let Some(text) = additions.sections.get(&m.name) {
+            out.push('\n');
+            out.push_str(text);
         }
     }
     if !absent.is_empty() {

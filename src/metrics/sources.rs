@@ -4,53 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::registry::METRICS;
 use crate::error::{Error, Result};
-
-/// The metric SQL files, in report order, embedded so that the binary works anywhere.
-pub const EMBEDDED_SQL: &[(&str, &str)] = &[
-    ("xie_asr", include_str!("../../sql/xie_asr.sql")),
-    ("bootstrap_ci", include_str!("../../sql/bootstrap_ci.sql")),
-    ("mcnemar", include_str!("../../sql/mcnemar.sql")),
-    (
-        "xie_rephrasing",
-        include_str!("../../sql/xie_rephrasing.sql"),
-    ),
-    (
-        "xie_incorrect_share",
-        include_str!("../../sql/xie_incorrect_share.sql"),
-    ),
-    (
-        "xie_incorrect_share_hist",
-        include_str!("../../sql/xie_incorrect_share_hist.sql"),
-    ),
-    ("xie_universal", include_str!("../../sql/xie_universal.sql")),
-    ("xie_transfer", include_str!("../../sql/xie_transfer.sql")),
-    ("xie_efficient", include_str!("../../sql/xie_efficient.sql")),
-    (
-        "xie_human_eval",
-        include_str!("../../sql/xie_human_eval.sql"),
-    ),
-    (
-        "xie_attack_curve",
-        include_str!("../../sql/xie_attack_curve.sql"),
-    ),
-    (
-        "xie_generations",
-        include_str!("../../sql/xie_generations.sql"),
-    ),
-    (
-        "arithmattack_accuracy",
-        include_str!("../../sql/arithmattack_accuracy.sql"),
-    ),
-    (
-        "arithmattack_asr",
-        include_str!("../../sql/arithmattack_asr.sql"),
-    ),
-    (
-        "arithmattack_miss_rate",
-        include_str!("../../sql/arithmattack_miss_rate.sql"),
-    ),
-];
 
 /// Views over `responses` that the metric files share (`sql/views/`, in creation order: later
 /// views read earlier ones). [`SqlEngine`] creates them whenever `responses` is registered, so
@@ -146,12 +101,12 @@ impl MetricSql {
 
 /// The embedded metric files, in report order.
 pub fn embedded_metrics() -> Vec<MetricSql> {
-    EMBEDDED_SQL
+    METRICS
         .iter()
-        .map(|(name, sql)| MetricSql {
-            name: name.to_string(),
-            sql: sql.to_string(),
-            origin: format!("embedded sql/{name}.sql"),
+        .map(|m| MetricSql {
+            name: m.name.to_string(),
+            sql: m.sql.to_string(),
+            origin: format!("embedded sql/{}.sql", m.name),
         })
         .collect()
 }
@@ -185,8 +140,8 @@ pub fn metrics_from_dir(dir: &Path) -> Result<Vec<MetricSql>> {
         return Err(Error::invalid(dir.display(), "no .sql file in this folder"));
     }
     let mut out = Vec::new();
-    for (name, _) in EMBEDDED_SQL {
-        if let Some(m) = found.remove(*name) {
+    for metric in METRICS {
+        if let Some(m) = found.remove(metric.name) {
             out.push(m);
         }
     }

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
+use advmath::metrics::{Cell, ResultTable, SqlEngine};
 
-use crate::util::{advmath, small_tables, stderr_of, stdout_of};
+use crate::util::{advmath, embedded_sql, small_tables, stderr_of, stdout_of};
 
 /// A filled copy of `sheet`: `fill(row)` gives each criterion's verdict, `annotator` signs it.
 pub(crate) fn fill(
@@ -53,7 +53,7 @@ pub(crate) fn fill(
 }
 
 fn metric(tables: &Path, name: &str) -> ResultTable {
-    let sql = EMBEDDED_SQL.iter().find(|(n, _)| *n == name).unwrap().1;
+    let sql = embedded_sql().iter().find(|(n, _)| *n == name).unwrap().1;
     SqlEngine::open(tables).unwrap().query_table(sql).unwrap()
 }
 

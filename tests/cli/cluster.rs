@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use advmath::metrics::{Cell, EngineLimits, ResultTable, SqlEngine, EMBEDDED_SQL};
+use advmath::metrics::{Cell, EngineLimits, ResultTable, SqlEngine};
 
-use crate::util::{advmath, small_tables};
+use crate::util::{advmath, embedded_sql, small_tables};
 
 const TOLERANCE: f64 = 1e-9;
 
@@ -219,7 +219,7 @@ fn every_metric_on_the_cluster_equals_in_process() {
     let local = SqlEngine::open(&tables).unwrap();
     let remote = cluster.engine(&tables);
     let mut with_rows = 0;
-    for (name, sql) in EMBEDDED_SQL {
+    for (name, sql) in embedded_sql().iter() {
         let expected = local.query_table(sql).unwrap();
         with_rows += usize::from(!expected.is_empty());
         let got = remote
@@ -230,7 +230,7 @@ fn every_metric_on_the_cluster_equals_in_process() {
     // A default run has no efficient attack and no annotations: those three metrics alone have
     // no row.
     assert!(
-        with_rows + 3 >= EMBEDDED_SQL.len(),
+        with_rows + 3 >= advmath::metrics::METRICS.len(),
         "{with_rows} metrics with rows"
     );
     // The command itself, with its report; the shared views were computed once, into the
@@ -297,14 +297,14 @@ fn every_metric_on_the_cluster_over_s3_equals_in_process() {
     // Nor is anything left in the bucket: the session's pins and views went with it.
     assert!(moto.objects("cluster/tables/_advmath").is_empty());
     let mut compared = 0;
-    for (name, _) in EMBEDDED_SQL {
+    for (name, _) in embedded_sql().iter() {
         let csv = |d: &PathBuf| {
             from_csv(&std::fs::read_to_string(d.join(format!("{name}.csv"))).unwrap())
         };
         assert_same_result(name, &csv(&in_process), &csv(&on_cluster));
         compared += 1;
     }
-    assert_eq!(compared, EMBEDDED_SQL.len());
+    assert_eq!(compared, advmath::metrics::METRICS.len());
 }
 
 /// An executor killed (SIGKILL) while a query runs: the query completes on the other executor
@@ -486,7 +486,7 @@ fn a_cluster_query_sees_only_committed_tables_while_a_push_is_half_done() {
                      FROM responses GROUP BY model ORDER BY model";
     let before = cluster_sql(&moto, &client, &cluster, per_model);
     assert_eq!(before.lines().count(), 3, "{before}");
-    let metric = EMBEDDED_SQL
+    let metric = embedded_sql()
         .iter()
         .find(|(name, _)| *name == "xie_asr")
         .unwrap()

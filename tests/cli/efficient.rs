@@ -34,14 +34,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
+use advmath::metrics::{Cell, ResultTable, SqlEngine};
 use advmath::respond::{Item, Scored};
 use advmath::store::responses::rows_to_batch;
 use advmath::store::responses::ResponseRow;
 use arrow::array::{ArrayRef, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
 
 use crate::server::{spawn_with, Reply};
-use crate::util::{advmath, small_tables};
+use crate::util::{advmath, embedded_sql, small_tables};
 
 const CHEAP_ORIGINALS: &str = "1110";
 const CHEAP_VARIANTS: [&str; 4] = ["10101", "00010", "11011", "00000"];
@@ -185,7 +185,7 @@ fn efficient(tables: &Path, port: u16, extra: &[&str]) -> String {
 }
 
 fn table5(tables: &Path) -> ResultTable {
-    let sql = EMBEDDED_SQL
+    let sql = embedded_sql()
         .iter()
         .find(|(n, _)| *n == "xie_efficient")
         .unwrap()

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use advmath::metrics::{self, Cell, SqlEngine, EMBEDDED_SQL};
+use crate::util::embedded_sql;
+use advmath::metrics::{self, Cell, SqlEngine};
 
 use crate::fixtures::{fixture, graded, robustmath_fixture, write_responses};
 
@@ -140,7 +141,7 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
     let summary = metrics::run_metrics(&tables, &out).unwrap();
     assert_eq!(summary.tables, vec!["responses".to_string()]);
     // Appendix G reads generation_stats, which this fixture lacks: skipped and said so.
-    assert_eq!(summary.metrics.len(), EMBEDDED_SQL.len() - 1);
+    assert_eq!(summary.metrics.len(), advmath::metrics::METRICS.len() - 1);
     assert_eq!(
         summary.skipped,
         vec![(
@@ -187,7 +188,7 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
         "sim-noise,arithmattack,gsm8k,punct10,4,4,0,1,0,0.25,,0,0,,4,4,0,true"
     );
     let report = std::fs::read_to_string(&summary.report).unwrap();
-    for (name, _) in EMBEDDED_SQL {
+    for (name, _) in embedded_sql().iter() {
         if *name == "xie_generations" {
             assert!(
                 report.contains("* `xie_generations` — not run: it needs table `generation_stats`"),
@@ -263,7 +264,7 @@ fn metrics_xie_transfer_counts_pairs_across_mask_words() {
         }
     }
     write_responses(&tables, &rows);
-    let sql = EMBEDDED_SQL
+    let sql = embedded_sql()
         .iter()
         .find(|(name, _)| *name == "xie_transfer")
         .unwrap()
@@ -286,7 +287,7 @@ fn metrics_xie_transfer_counts_pairs_across_mask_words() {
         "some pair shares no problem"
     );
     // Universal attacks hold a group's models in one mask word: past 62 models, no prefix figure.
-    let sql = EMBEDDED_SQL
+    let sql = embedded_sql()
         .iter()
         .find(|(name, _)| *name == "xie_universal")
         .unwrap()
@@ -317,7 +318,7 @@ fn metrics_views_kept_on_disk_give_the_same_results() {
     let computed = SqlEngine::open(&tables).unwrap();
     let on_disk = SqlEngine::open(&tables).unwrap();
     assert_eq!(on_disk.materialise_views(&views, 0).unwrap(), views);
-    for (name, sql) in EMBEDDED_SQL {
+    for (name, sql) in embedded_sql().iter() {
         if computed.unavailable_tables(sql).unwrap().is_empty() {
             let (a, b) = (
                 computed.query_table(sql).unwrap(),
@@ -350,7 +351,7 @@ fn table1_bootstrap_and_mcnemar_share_one_problem_set() {
         studies.push(("Xie GSM8K study", dir.path().join("tables")));
     }
     let metric = |name: &str| {
-        let sql = EMBEDDED_SQL.iter().find(|(n, _)| *n == name).unwrap().1;
+        let sql = embedded_sql().iter().find(|(n, _)| *n == name).unwrap().1;
         format!("{name} AS ({})", sql.trim().trim_end_matches(';'))
     };
     let ctes = format!(
@@ -404,7 +405,7 @@ fn table_2s_mean_over_every_problem_keeps_one_without_a_graded_original() {
     write_responses(&tables, &rows);
     let engine = SqlEngine::open(&tables).unwrap();
     let query = |name: &str| {
-        let sql = EMBEDDED_SQL.iter().find(|(n, _)| *n == name).unwrap().1;
+        let sql = embedded_sql().iter().find(|(n, _)| *n == name).unwrap().1;
         engine.query_table(sql).unwrap()
     };
     let table2 = query("xie_incorrect_share");

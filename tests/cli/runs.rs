@@ -2,14 +2,14 @@
 //! beside the first in every metric (Table 5's efficient runs and the miss-rate sheets included)
 //! and never pooled with it; asked again under the same settings, it resumes and adds nothing.
 
-use advmath::metrics::{Cell, ResultTable, SqlEngine, EMBEDDED_SQL};
+use advmath::metrics::{Cell, ResultTable, SqlEngine};
 
 use std::time::Duration;
 
 use advmath::store::responses::stored_rows;
 
 use crate::server::{spawn, Reply};
-use crate::util::{advmath, ingest, small_tables, stdout_of};
+use crate::util::{advmath, embedded_sql, ingest, small_tables, stdout_of};
 
 /// The rows of `table` whose column `column` is `value`.
 fn rows_where(table: &ResultTable, column: &str, value: &str) -> Vec<Vec<Cell>> {
@@ -55,7 +55,7 @@ fn transfer_cells(
     renamed: (&str, &str),
     without: &str,
 ) -> Vec<Vec<Cell>> {
-    let sql = EMBEDDED_SQL
+    let sql = embedded_sql()
         .iter()
         .find(|(name, _)| *name == "xie_transfer")
         .unwrap()
@@ -114,7 +114,7 @@ fn same(a: &[Vec<Cell>], b: &[Vec<Cell>]) -> bool {
 
 fn metrics(tables: &std::path::Path) -> Vec<(&'static str, ResultTable)> {
     let engine = SqlEngine::open(tables).unwrap();
-    EMBEDDED_SQL
+    embedded_sql()
         .iter()
         .filter(|(name, _)| !ACROSS_MODELS.contains(name) && *name != "xie_generations")
         .map(|(name, sql)| (*name, engine.query_table(sql).unwrap()))

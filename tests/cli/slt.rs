@@ -17,7 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
-use advmath::metrics::{SqlEngine, EMBEDDED_SQL};
+use crate::util::embedded_sql;
+use advmath::metrics::SqlEngine;
 use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::datatypes::{DataType, Float32Type, Float64Type};
 use sqllogictest::{ColumnType, DBOutput, Runner};
@@ -110,7 +111,7 @@ fn names(sql: &str, name: &str) -> bool {
 
 /// `sql` with every metric it names defined in front of it as a common table expression.
 fn with_metrics(sql: &str) -> String {
-    let ctes: Vec<String> = EMBEDDED_SQL
+    let ctes: Vec<String> = embedded_sql()
         .iter()
         .filter(|(name, _)| names(sql, name))
         .map(|(name, text)| format!("{name} AS (\n{}\n)", text.trim().trim_end_matches(';')))

@@ -4,14 +4,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use advmath::metrics::{
-    self, Cell, OutputFormat, ResultTable, SqlEngine, TableState, EMBEDDED_SQL,
-};
+use advmath::metrics::{self, Cell, OutputFormat, ResultTable, SqlEngine, TableState};
 use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 
 use crate::fixtures::{fixture, full_fixture, responses_batch};
 
-use crate::util::{advmath, skip, sql_csv, stderr_of};
+use crate::util::{advmath, embedded_sql, skip, sql_csv, stderr_of};
 
 #[test]
 fn metrics_errors_are_clear() {
@@ -232,7 +230,7 @@ fn metrics_duckdb_parity() {
     crate::annotate::write_annotation_fixture(&tables);
     let engine = SqlEngine::open(&tables).unwrap();
     let mut results = serde_json::Map::new();
-    for (name, text) in EMBEDDED_SQL {
+    for (name, text) in embedded_sql().iter() {
         let t = engine.query_table(text).unwrap();
         assert!(!t.is_empty(), "{name} has rows on the fixture");
         assert_sorted_by_keys(name, &t);
@@ -255,7 +253,10 @@ fn metrics_duckdb_parity() {
         "DuckDB parity failed:\n{stdout}\n{stderr}"
     );
     assert!(
-        stdout.contains(&format!("{} passed, 0 failed", EMBEDDED_SQL.len())),
+        stdout.contains(&format!(
+            "{} passed, 0 failed",
+            advmath::metrics::METRICS.len()
+        )),
         "{stdout}"
     );
 }

@@ -364,3 +364,11 @@ pub fn filled_sheet(tables: &Path, dir: &Path) -> PathBuf {
     crate::annotate::fill(&drawn, &sheet, "alice", &["missed"], |_, _| "0".into());
     sheet
 }
+
+/// The embedded metrics as (name, SQL) pairs, in report order.
+pub fn embedded_sql() -> Vec<(&'static str, &'static str)> {
+    advmath::metrics::METRICS
+        .iter()
+        .map(|m| (m.name, m.sql))
+        .collect()
+}

@@ -14,7 +14,7 @@ use crate::store::columns;
 
 /// Appendix F: the share of problems per tenth of incorrect variants, one bar chart per model x
 /// template x dataset x attack.
-pub(super) fn incorrect_share_plots(
+pub(in crate::metrics) fn incorrect_share_plots(
     table: &ResultTable,
     dir: &Path,
     simulated: &HashSet<String>,
@@ -67,7 +67,10 @@ pub(super) fn incorrect_share_plots(
 
 /// Appendix G: the mean number of distinct valid generations per problem for each attack, one
 /// bar chart per dataset.
-pub(super) fn generation_plots(table: &ResultTable, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+pub(in crate::metrics) fn generation_plots(
+    table: &ResultTable,
+    dir: &Path,
+) -> Result<Vec<(String, PathBuf)>> {
     let mut made = Vec::new();
     for (key, rows) in groups(table, &[columns::DATASET]) {
         if made.len() == MAX_PLOTS {
