@@ -5,6 +5,8 @@
 
 use clap::{Parser, Subcommand};
 
+use places::located;
+
 mod annotate;
 #[cfg(feature = "cluster")]
 mod cluster;
@@ -12,7 +14,7 @@ mod extract;
 mod features;
 mod generate;
 mod ingest;
-pub mod places;
+mod places;
 mod programs;
 mod publish;
 mod query;
@@ -21,7 +23,7 @@ mod respond;
 mod run;
 mod tables;
 
-pub use annotate::{AnnotateCommand, SampleCommand};
+pub use annotate::AnnotateCommand;
 #[cfg(feature = "cluster")]
 pub use cluster::ClusterCommand;
 pub use features::FeaturesArgs;
@@ -176,25 +178,28 @@ pub fn flag_of(setting: &str) -> String {
     format!("--{}", name.replace('_', "-"))
 }
 
-/// Run one parsed command.
+/// Run one parsed command, its locations made local first ([`places::located`]).
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Ingest(args) => ingest::run(args),
-        Command::Generate(args) => generate::run(args),
-        Command::Respond(args) => respond::respond(args),
-        Command::ExportBatch(args) => respond::export_batch(args),
-        Command::IngestResponses(args) => respond::ingest_responses(args),
-        Command::Programs(args) => programs::programs(args),
-        Command::Features(args) => features::run(args),
-        Command::Regress(args) => regress::run(args),
-        Command::Metrics(args) => query::metrics(args),
-        Command::Annotate(command) => annotate::run(command, &mut std::io::stdout().lock()),
-        Command::Sql(args) => query::sql(args),
+        Command::Ingest(args) => located(args, ingest::run),
+        Command::Generate(args) => located(args, generate::run),
+        Command::Respond(args) => located(args, respond::respond),
+        Command::ExportBatch(args) => located(args, respond::export_batch),
+        Command::IngestResponses(args) => located(args, respond::ingest_responses),
+        Command::Programs(args) => located(args, programs::programs),
+        Command::Features(args) => located(args, features::run),
+        Command::Regress(args) => located(args, regress::run),
+        Command::Metrics(args) => located(args, query::metrics),
+        Command::Annotate(command) => located(command, |command| {
+            annotate::run(command, &mut std::io::stdout().lock())
+        }),
+        Command::Sql(args) => located(args, query::sql),
+        // Reads standard input only.
         Command::Extract(args) => extract::run(args),
-        Command::Publish(args) => publish::run(args),
-        Command::Compact(args) => tables::compact(args),
-        Command::Settle(args) => tables::settle(args),
-        Command::Run(args) => run::run(args),
+        Command::Publish(args) => located(args, publish::run),
+        Command::Compact(args) => located(args, tables::compact),
+        Command::Settle(args) => located(args, tables::settle),
+        Command::Run(args) => located(args, run::run),
         #[cfg(feature = "cluster")]
         Command::Cluster(process) => cluster::run(process),
     }

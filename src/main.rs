@@ -117,14 +117,7 @@ fn error_chain(err: &anyhow::Error) -> String {
     out
 }
 
-fn dispatch(mut cli: Cli) -> anyhow::Result<()> {
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
     advmath::progress::set_quiet(cli.quiet);
-    let mut places = advmath::store::places::Places::default();
-    cli::places::localize(&mut cli.command, &mut places)?;
-    let result = cli::run(cli.command);
-    // What the command wrote is committed locally even when it then failed (a respond run with
-    // failed requests): it goes to the store either way.
-    let pushed = places.push();
-    result?;
-    Ok(pushed?)
+    cli::run(cli.command)
 }

@@ -1,10 +1,12 @@
 //! `advmath annotate`: the human-judgement workflows (Xie et al. Figure 2, ArithmAttack Table 2).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::places::{folder, input, output_file, Located};
 use advmath::annotate::{HumanEvalConfig, MissRateConfig};
 use advmath::output::tsv_row;
 use advmath::store::default_tables;
+use advmath::store::places::Places;
 use clap::{Args, Subcommand};
 
 #[derive(Subcommand, Debug)]
@@ -111,6 +113,39 @@ pub struct IngestArgs {
     /// Filled sheets (CSV), one per annotator.
     #[arg(required = true)]
     pub sheets: Vec<PathBuf>,
+}
+
+impl Located for AnnotateCommand {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        match self {
+            AnnotateCommand::Sample(SampleCommand::HumanEval(a)) => {
+                folder(places, &mut a.tables)?;
+                output_file(places, &mut a.out)
+            }
+            AnnotateCommand::Sample(SampleCommand::MissRate(a)) => {
+                folder(places, &mut a.tables)?;
+                output_file(places, &mut a.out)
+            }
+            AnnotateCommand::Ingest(a) => {
+                for path in &mut a.sheets {
+                    input(places, path)?;
+                }
+                folder(places, &mut a.tables)
+            }
+        }
+    }
+
+    fn outputs_beside_tables(&self) -> Vec<(&Path, &Path)> {
+        match self {
+            AnnotateCommand::Sample(SampleCommand::HumanEval(a)) => {
+                vec![(a.out.as_path(), a.tables.as_path())]
+            }
+            AnnotateCommand::Sample(SampleCommand::MissRate(a)) => {
+                vec![(a.out.as_path(), a.tables.as_path())]
+            }
+            AnnotateCommand::Ingest(_) => Vec::new(),
+        }
+    }
 }
 
 /// `advmath annotate ...`: a sheet written (its items on stdout as a count), or sheets ingested

@@ -8,7 +8,9 @@ use advmath::output::tsv_row;
 use advmath::store::default_tables;
 
 use super::comma_list;
+use super::places::{folder, Located};
 use advmath::feature_sets::FeatureSet;
+use advmath::store::places::Places;
 
 #[derive(Args, Debug)]
 pub struct FeaturesArgs {
@@ -24,6 +26,12 @@ pub struct FeaturesArgs {
         default_value = comma_list(&FeatureSet::ALL)
     )]
     pub set: Vec<FeatureSet>,
+}
+
+impl Located for FeaturesArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)
+    }
 }
 
 pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {

@@ -7,9 +7,11 @@ use clap::Args;
 use advmath::output::tsv_row;
 use advmath::store::default_tables;
 
+use super::places::{folder, Located};
 use super::{comma_list, MAX_THREADS};
 use advmath::attack::noise::NoiseCount;
 use advmath::generate::GenerateConfig;
+use advmath::store::places::Places;
 use advmath::vocab::AttackSpec;
 
 fn parse_attack(s: &str) -> Result<AttackSpec, String> {
@@ -111,6 +113,12 @@ pub struct GenerateArgs {
     pub merge_shards: Option<u32>,
     #[command(flatten)]
     pub generation: GenerationArgs,
+}
+
+impl Located for GenerateArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)
+    }
 }
 
 pub fn run(args: GenerateArgs) -> anyhow::Result<()> {

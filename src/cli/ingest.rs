@@ -1,15 +1,17 @@
 //! `advmath ingest`: problem sources (and the RobustMath release, written as an attack) into the
 //! `problems` table.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use advmath::store::default_tables;
 
+use super::places::{folder, input, output_file, Located};
 use advmath::ingest::IngestConfig;
 use advmath::ingest::{Columns, Format, IngestOptions, ProgramSource};
 use advmath::program::Links;
+use advmath::store::places::Places;
 
 #[derive(Args, Debug, Clone)]
 pub struct SourceArgs {
@@ -107,6 +109,29 @@ impl IngestArgs {
             tables: self.tables.clone(),
             report: self.report.clone(),
         }
+    }
+}
+
+impl Located for IngestArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        for path in &mut self.inputs {
+            input(places, path)?;
+        }
+        if let Some(path) = &mut self.source.programs_from {
+            input(places, path)?;
+        }
+        folder(places, &mut self.tables)?;
+        if let Some(path) = &mut self.report {
+            output_file(places, path)?;
+        }
+        Ok(())
+    }
+
+    fn outputs_beside_tables(&self) -> Vec<(&Path, &Path)> {
+        self.report
+            .iter()
+            .map(|r| (r.as_path(), self.tables.as_path()))
+            .collect()
     }
 }
 

@@ -1,24 +1,58 @@
-//! Object-storage locations on the command line: before a command runs, each of its folders,
-//! inputs and output files that is an `s3://` URL is made local (a mirror of the folder, a
-//! download of the input, a local file for the output); [`Places::push`] sends the results back.
+//! Object-storage locations on the command line. Each command says which of its arguments are
+//! folders, inputs and output files ([`Located`], beside the command's arguments); before it runs,
+//! every one that is an `s3://` URL is made local (a mirror of the folder, a download of the
+//! input, a local file for the output), and after it [`Places::push`] sends the results back.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use advmath::store::places::Places;
 
-use crate::cli::{AnnotateCommand, Command, SampleCommand};
+/// A command's arguments that may name object storage.
+pub trait Located {
+    /// Replace each location by its local path.
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()>;
 
-fn input(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
+    /// The output files written from a tables folder, each with that folder: one among the
+    /// tables it is made from would overwrite a part or be read back as table data. The
+    /// folder outputs (`metrics --out`, `publish --out`, `regress --report-dir`, `sql
+    /// --output`) are guarded where they are written.
+    fn outputs_beside_tables(&self) -> Vec<(&Path, &Path)> {
+        Vec::new()
+    }
+}
+
+/// Run `command` on `args` with every location made local, then push what it wrote: what the
+/// command committed locally goes to the store even when it then failed (a respond run with
+/// failed requests).
+pub fn located<A: Located>(
+    mut args: A,
+    command: impl FnOnce(A) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut places = Places::default();
+    args.localize(&mut places)?;
+    for (output, tables) in args.outputs_beside_tables() {
+        advmath::store::refuse_output_inside(output, tables)?;
+    }
+    let result = command(args);
+    let pushed = places.push();
+    result?;
+    Ok(pushed?)
+}
+
+/// An input file: downloaded when remote.
+pub fn input(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
     *path = places.input(path)?;
     Ok(())
 }
 
-fn folder(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
+/// A folder read or written whole: mirrored when remote.
+pub fn folder(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
     *path = places.folder(path)?;
     Ok(())
 }
 
-fn output_file(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
+/// An output file: written locally, uploaded after the command.
+pub fn output_file(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
     *path = places.output_file(path)?;
     Ok(())
 }
@@ -26,7 +60,7 @@ fn output_file(places: &mut Places, path: &mut PathBuf) -> advmath::Result<()> {
 /// The tables of `sql` and `metrics`: on a cluster a bucket is read in place by the executors
 /// (a local copy would be out of reach of executors on other machines); otherwise through its
 /// local copy.
-fn tables_for_sql(
+pub fn tables_for_sql(
     places: &mut Places,
     path: &mut PathBuf,
     cluster: &Option<String>,
@@ -35,109 +69,4 @@ fn tables_for_sql(
         return Ok(());
     }
     folder(places, path)
-}
-
-/// Replace every location of `command` by its local path.
-pub fn localize(command: &mut Command, places: &mut Places) -> advmath::Result<()> {
-    match command {
-        Command::Ingest(a) => {
-            for path in &mut a.inputs {
-                input(places, path)?;
-            }
-            if let Some(path) = &mut a.source.programs_from {
-                input(places, path)?;
-            }
-            folder(places, &mut a.tables)?;
-            if let Some(path) = &mut a.report {
-                output_file(places, path)?;
-            }
-        }
-        Command::Run(a) => {
-            for path in &mut a.inputs {
-                input(places, path)?;
-            }
-            if let Some(path) = &mut a.source.programs_from {
-                input(places, path)?;
-            }
-            folder(places, &mut a.out)?;
-        }
-        Command::Generate(a) => folder(places, &mut a.tables)?,
-        Command::Respond(a) => folder(places, &mut a.tables)?,
-        Command::Programs(a) => folder(places, &mut a.tables)?,
-        Command::Features(a) => folder(places, &mut a.tables)?,
-        Command::Compact(a) => folder(places, &mut a.tables)?,
-        Command::Settle(a) => folder(places, &mut a.tables)?,
-        // Reads standard input only.
-        Command::Extract(_) => {}
-        Command::ExportBatch(a) => {
-            folder(places, &mut a.tables)?;
-            output_file(places, &mut a.out)?;
-        }
-        Command::IngestResponses(a) => {
-            input(places, &mut a.input)?;
-            folder(places, &mut a.tables)?;
-        }
-        Command::Regress(a) => {
-            folder(places, &mut a.tables)?;
-            folder(places, &mut a.report_dir)?;
-        }
-        Command::Metrics(a) => {
-            tables_for_sql(places, &mut a.tables, &a.bounds.cluster)?;
-            folder(places, &mut a.out)?;
-            if let Some(path) = &mut a.sql_dir {
-                input(places, path)?;
-            }
-        }
-        Command::Sql(a) => {
-            tables_for_sql(places, &mut a.tables, &a.bounds.cluster)?;
-            if let Some(path) = &mut a.file {
-                input(places, path)?;
-            }
-            if let Some(path) = &mut a.output {
-                output_file(places, path)?;
-            }
-        }
-        Command::Publish(a) => {
-            folder(places, &mut a.tables)?;
-            folder(places, &mut a.out)?;
-        }
-        Command::Annotate(AnnotateCommand::Sample(SampleCommand::HumanEval(a))) => {
-            folder(places, &mut a.tables)?;
-            output_file(places, &mut a.out)?;
-        }
-        Command::Annotate(AnnotateCommand::Sample(SampleCommand::MissRate(a))) => {
-            folder(places, &mut a.tables)?;
-            output_file(places, &mut a.out)?;
-        }
-        Command::Annotate(AnnotateCommand::Ingest(a)) => {
-            for path in &mut a.sheets {
-                input(places, path)?;
-            }
-            folder(places, &mut a.tables)?;
-        }
-        #[cfg(feature = "cluster")]
-        Command::Cluster(_) => {}
-    }
-    Ok(refuse_outputs_inside_tables(command)?)
-}
-
-/// An output file written among the tables it is made from would overwrite a part or be read
-/// back as table data; the folder outputs (`metrics --out`, `publish --out`, `regress
-/// --report-dir`, `sql --output`) are guarded where they are written.
-fn refuse_outputs_inside_tables(command: &Command) -> advmath::store::Result<()> {
-    use advmath::store::refuse_output_inside;
-    match command {
-        Command::Ingest(a) => match &a.report {
-            Some(report) => refuse_output_inside(report, &a.tables),
-            None => Ok(()),
-        },
-        Command::ExportBatch(a) => refuse_output_inside(&a.out, &a.tables),
-        Command::Annotate(AnnotateCommand::Sample(SampleCommand::HumanEval(a))) => {
-            refuse_output_inside(&a.out, &a.tables)
-        }
-        Command::Annotate(AnnotateCommand::Sample(SampleCommand::MissRate(a))) => {
-            refuse_output_inside(&a.out, &a.tables)
-        }
-        _ => Ok(()),
-    }
 }

@@ -10,7 +10,9 @@ use advmath::llm::client::{Decoding, Endpoint};
 use advmath::output::tsv_row;
 use advmath::store::default_tables;
 
+use super::places::{folder, Located};
 use super::respond::{api_key_from, endpoint_defaults};
+use advmath::store::places::Places;
 
 fn programs_defaults() -> ProgramsConfig {
     ProgramsConfig::new(default_tables(), endpoint_defaults())
@@ -71,6 +73,12 @@ impl ProgramsArgs {
             limit: self.limit,
             links: self.link,
         })
+    }
+}
+
+impl Located for ProgramsArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)
     }
 }
 

@@ -6,7 +6,9 @@ use clap::Args;
 
 use advmath::store::default_tables;
 
+use super::places::{folder, Located};
 use advmath::publish::PublishConfig;
+use advmath::store::places::Places;
 
 #[derive(Args, Debug)]
 pub struct PublishArgs {
@@ -46,6 +48,13 @@ impl PublishArgs {
             template: advmath::llm::prompt::Template::resolve(&self.template)?,
             ..config
         })
+    }
+}
+
+impl Located for PublishArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)?;
+        folder(places, &mut self.out)
     }
 }
 

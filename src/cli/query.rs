@@ -6,8 +6,10 @@ use clap::Args;
 
 use advmath::store::default_tables;
 
+use super::places::{folder, input, output_file, tables_for_sql, Located};
 use super::threads;
 use advmath::metrics::{MetricsConfig, OutputFormat, QuerySource, SqlConfig};
+use advmath::store::places::Places;
 
 #[derive(Args, Debug)]
 pub struct MetricsArgs {
@@ -121,6 +123,30 @@ impl SqlArgs {
             format: OutputFormat::from_name(&self.format, self.output.clone())?,
             limits: self.bounds.limits(self.threads),
         })
+    }
+}
+
+impl Located for MetricsArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        tables_for_sql(places, &mut self.tables, &self.bounds.cluster)?;
+        folder(places, &mut self.out)?;
+        if let Some(path) = &mut self.sql_dir {
+            input(places, path)?;
+        }
+        Ok(())
+    }
+}
+
+impl Located for SqlArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        tables_for_sql(places, &mut self.tables, &self.bounds.cluster)?;
+        if let Some(path) = &mut self.file {
+            input(places, path)?;
+        }
+        if let Some(path) = &mut self.output {
+            output_file(places, path)?;
+        }
+        Ok(())
     }
 }
 

@@ -6,8 +6,10 @@ use clap::Args;
 
 use advmath::output::tsv_row;
 
+use super::places::{folder, Located};
 use advmath::feature_sets::FeatureSet;
 use advmath::regress::RegressConfig;
+use advmath::store::places::Places;
 
 /// Every default comes from [`RegressConfig::default`], which `advmath run` uses too.
 #[derive(Args, Debug)]
@@ -57,6 +59,13 @@ impl RegressArgs {
             answer_length: self.answer_length,
             report_dir: self.report_dir.clone(),
         }
+    }
+}
+
+impl Located for RegressArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)?;
+        folder(places, &mut self.report_dir)
     }
 }
 

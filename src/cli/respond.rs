@@ -1,16 +1,18 @@
 //! The command-line types of the stages that talk to models about variants: prompts and
 //! decoding, `respond` (with the efficient attack), `export-batch` and `ingest-responses`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::places::{folder, input, output_file, Located};
 use advmath::llm::client::{Decoding, Endpoint};
 use advmath::llm::prompt::Template;
 use advmath::output::tsv_row;
 use advmath::respond::outside::{OutsideConfig, OutsideFormat};
 use advmath::respond::{Backend, EfficientConfig, EfficientProtocol, Extraction, RespondConfig};
 use advmath::store::default_tables;
+use advmath::store::places::Places;
 
 /// The library's endpoint settings, read for the defaults of the flags that change them.
 pub(crate) fn endpoint_defaults() -> Endpoint {
@@ -272,6 +274,30 @@ impl IngestResponsesArgs {
             noise_level: self.noise_level,
             extraction: self.extraction,
         })
+    }
+}
+
+impl Located for RespondArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)
+    }
+}
+
+impl Located for ExportBatchArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)?;
+        output_file(places, &mut self.out)
+    }
+
+    fn outputs_beside_tables(&self) -> Vec<(&Path, &Path)> {
+        vec![(self.out.as_path(), self.tables.as_path())]
+    }
+}
+
+impl Located for IngestResponsesArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        input(places, &mut self.input)?;
+        folder(places, &mut self.tables)
     }
 }
 

@@ -13,7 +13,9 @@ use advmath::pipeline::{RunConfig, DEFAULT_MODELS};
 use advmath::respond::{Backend, RespondConfig};
 use advmath::store::DEFAULT_OUT;
 
+use super::places::{folder, input, Located};
 use super::{api_key_from, GenerationArgs, SourceArgs};
+use advmath::store::places::Places;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -73,6 +75,18 @@ impl RunArgs {
             responders,
             regression: RunConfig::regression_for(&self.out),
         })
+    }
+}
+
+impl Located for RunArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        for path in &mut self.inputs {
+            input(places, path)?;
+        }
+        if let Some(path) = &mut self.source.programs_from {
+            input(places, path)?;
+        }
+        folder(places, &mut self.out)
     }
 }
 

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::places::{folder, Located};
 use advmath::output::tsv_row;
 use advmath::store::default_tables;
+use advmath::store::places::Places;
 
 #[derive(Args, Debug)]
 pub struct CompactArgs {
@@ -24,6 +26,18 @@ pub struct SettleArgs {
     /// Folder of the Parquet tables.
     #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
+}
+
+impl Located for CompactArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)
+    }
+}
+
+impl Located for SettleArgs {
+    fn localize(&mut self, places: &mut Places) -> advmath::Result<()> {
+        folder(places, &mut self.tables)
+    }
 }
 
 pub fn compact(args: CompactArgs) -> anyhow::Result<()> {
