@@ -33,7 +33,11 @@ def key(unit):
 
 
 def crate(unit):
-    return unit["pkg_id"].split("#")[-1]
+    source, _, tail = unit["pkg_id"].rpartition("#")
+    if "@" in tail:
+        return tail
+    # A path package in a folder of its own name is spelled `path+file:///.../name#version`.
+    return source.rstrip("/").rsplit("/", 1)[-1] + "@" + tail
 
 
 def main():
