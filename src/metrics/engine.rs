@@ -19,6 +19,7 @@ use crate::store::commit::TablesLock;
 use crate::store::{columns, TableLayout};
 use crate::vocab::is_simulated;
 
+mod availability;
 mod bounds;
 mod materialise;
 mod tables;
@@ -289,57 +290,6 @@ impl SqlEngine {
             .collect()
     }
 
-    /// A clear error when `name` is a known table that is missing or empty.
-    fn require(&self, name: &str) -> Result<()> {
-        // The shared views exist exactly when `responses` does.
-        if EMBEDDED_VIEWS.iter().any(|(view, _)| *view == name) {
-            return self.require("responses");
-        }
-        let Some(t) = self.tables.iter().find(|t| t.layout.name == name) else {
-            return Ok(());
-        };
-        if t.layout.optional {
-            return Ok(());
-        }
-        if matches!(t.state, TableState::Registered { .. }) {
-            return Ok(());
-        }
-        let registered = self.registered();
-        if registered.is_empty() {
-            return Err(Error::invalid(
-                self.tables_dir.display(),
-                "holds no advmath table; name the `tables/` folder of a run with --tables (e.g. out/tables), or make one with `advmath run`",
-            ));
-        }
-        let available = registered.join(", ");
-        let made_by = match name {
-            "problems" => "ingest",
-            "variants" | "generation_stats" => "generate",
-            "responses" => "respond",
-            "features" => "features",
-            "coefficients" => "regress",
-            _ => "run",
-        };
-        match t.state {
-            TableState::Registered { .. } => Ok(()),
-            TableState::Missing => Err(Error::invalid(
-                t.path.display(),
-                format!(
-                    "table `{name}` is missing (run `advmath {made_by}` first): expected {} under {}; available tables: {available}",
-                    t.layout.pattern,
-                    self.tables_dir.display()
-                ),
-            )),
-            TableState::Empty => Err(Error::invalid(
-                t.path.display(),
-                format!(
-                    "table `{name}` is empty: no .parquet file under this folder (expected {}); available tables: {available}",
-                    t.layout.pattern
-                ),
-            )),
-        }
-    }
-
     /// Set the model order of the `model_order` table (`advmath metrics --model-order`): the
     /// listed models get positions 1, 2, ... in that order. A name twice, or a name with no
     /// response, is a usage error.
@@ -387,23 +337,6 @@ impl SqlEngine {
         create_views(self.runtime(), &self.ctx, &self.tables_dir)
     }
 
-    /// The known tables that `sql` reads but that are missing or empty (the views count as
-    /// `responses`).
-    pub fn unavailable_tables(&self, sql: &str) -> Result<Vec<String>> {
-        let state = self.ctx.state();
-        let dialect = &state.config().options().sql_parser.dialect;
-        let statement = state.sql_to_statement(sql, dialect)?;
-        let mut out = Vec::new();
-        for reference in state.resolve_table_references(&statement)? {
-            let qualified = matches!(reference.schema(), Some(s) if s != "public");
-            let name = reference.table().to_string();
-            if !qualified && self.require(&name).is_err() && !out.contains(&name) {
-                out.push(name);
-            }
-        }
-        Ok(out)
-    }
-
     /// Plan one read-only SQL statement (no DDL, DML or `SET`) over the registered tables.
     async fn dataframe(&self, sql: &str) -> Result<datafusion::dataframe::DataFrame> {
         let state = self.ctx.state();
@@ -434,33 +367,6 @@ impl SqlEngine {
             .with_allow_statements(false)
             .verify_plan(&plan)?;
         Ok(self.ctx.execute_logical_plan(plan).await?)
-    }
-
-    /// A query names a table that is neither a table of this folder nor a view: name the ones
-    /// there are.
-    fn unknown_table(&self, name: &str) -> Error {
-        let mut known: Vec<&str> = self.registered();
-        if known.contains(&"responses") {
-            known.extend(EMBEDDED_VIEWS.iter().map(|(view, _)| *view));
-        }
-        let lower = name.to_lowercase();
-        let near = known
-            .iter()
-            .find(|k| k.starts_with(&lower) || lower.starts_with(**k))
-            .map(|k| format!(" (did you mean `{k}`?)"))
-            .unwrap_or_default();
-        let known = if known.is_empty() {
-            "none".to_string()
-        } else {
-            known.join(", ")
-        };
-        Error::BadQuery {
-            reason: format!(
-                "no table or view `{name}` in {}{near}",
-                self.tables_dir.display()
-            ),
-            hint: format!("the query can read: {known} (columns: docs/tables.md)"),
-        }
     }
 
     /// Run `work` within the engine's bounds: the timeout, and the process's resident memory

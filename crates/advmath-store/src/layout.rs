@@ -13,6 +13,8 @@ pub struct TableLayout {
     /// Made only by some runs: when absent it is registered empty (its schema, no row), so a
     /// metric over it gives no row instead of an error.
     pub optional: bool,
+    /// The `advmath` command that writes it, for the message when it is missing.
+    pub made_by: &'static str,
 }
 
 /// A table is its name: two layouts are the same table when they name the same one.
@@ -29,47 +31,55 @@ pub const TABLE_LAYOUTS: &[TableLayout] = &[
         partitions: &[],
         pattern: "problems/<dataset>__<split>.parquet",
         optional: false,
+        made_by: "ingest",
     },
     TableLayout {
         name: "variants",
         partitions: &["dataset", "attack"],
         pattern: "variants/dataset=<d>/attack=<a>/part-N.parquet",
         optional: false,
+        made_by: "generate",
     },
     TableLayout {
         name: "generation_stats",
         partitions: &["dataset"],
         pattern: "generation_stats/dataset=<d>/part-0.parquet",
         optional: false,
+        made_by: "generate",
     },
     TableLayout {
         name: "responses",
         partitions: &[],
         pattern: "responses/<model-folder>/part-*.parquet",
         optional: false,
+        made_by: "respond",
     },
     TableLayout {
         name: "features",
         partitions: &["dataset", "attack"],
         pattern: "features/dataset=<d>/attack=<a>/part-0.parquet",
         optional: false,
+        made_by: "features",
     },
     TableLayout {
         name: "coefficients",
         partitions: &[],
         pattern: "coefficients/part-0.parquet",
         optional: false,
+        made_by: "regress",
     },
     TableLayout {
         name: "efficient_responses",
         partitions: &[],
         pattern: "efficient_responses/<target-folder>/part-*.parquet",
         optional: true,
+        made_by: "respond --efficient-from",
     },
     TableLayout {
         name: "annotations",
         partitions: &[],
         pattern: "annotations/<kind>/<annotator>.parquet",
         optional: true,
+        made_by: "annotate ingest",
     },
 ];
