@@ -41,11 +41,6 @@ const OTHER_LITERALS: &[(&str, &str, &str)] = &[
     ("annotate/sheet.rs", "n", "a cell meaning no"),
     ("cli.rs", "attack", "the flag of the `attacks` setting"),
     (
-        "metrics/engine.rs",
-        "run",
-        "the `advmath run` command, in a message",
-    ),
-    (
         "ingest.rs",
         "question",
         "the default question column of a user's input file",
