@@ -12,7 +12,8 @@ use rayon::prelude::*;
 use crate::num::wide::Value;
 use crate::num::Num;
 use crate::program::{validate_program, AlignMode, ErrorKind, Links, Program, ProgramError};
-use crate::question::{find_slots, template};
+use crate::question::find_slots;
+use crate::question::rendering::template;
 use crate::synth;
 
 mod borrow;

@@ -2,7 +2,8 @@
 //! the slots' own texts gives the question back.
 #![no_main]
 
-use advmath_core::question::{find_slots, render, template, word_numbers};
+use advmath_core::question::rendering::{render, template};
+use advmath_core::question::{find_slots, word_numbers};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

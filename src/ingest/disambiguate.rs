@@ -13,7 +13,8 @@ use crate::llm::servers::Servers;
 use crate::num::wide::Value;
 use crate::program::readings::tied_readings;
 use crate::program::{ErrorKind, ProgramError};
-use crate::question::{find_slots, format_like, render, template};
+use crate::question::find_slots;
+use crate::question::rendering::{format_like, render, template};
 use crate::store::problems::{self, records_to_batch, ProblemRecord};
 use crate::store::write_batch;
 

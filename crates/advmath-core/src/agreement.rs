@@ -6,7 +6,7 @@
 //! or an irregular noun listed here. Anything else (an adjective, "each", a fraction's
 //! denominator) is left as written: the number is what a variant changes.
 
-use crate::question::render_with;
+use crate::question::rendering::render_with;
 
 /// Whether a rendered count reads as one ("1", "one", "One"), which takes a singular noun.
 pub fn is_one(text: &str) -> bool {

@@ -1,5 +1,6 @@
 //! Tests of number slots, templates, rendering, number words and the text's constraints.
 
+use super::rendering::*;
 use super::shown::text_constraints;
 use super::*;
 
