@@ -58,6 +58,7 @@ pub struct Item {
 /// A response row built by the grader: every row the respond stage writes is scored here, once,
 /// against its item's gold answer.
 pub trait Scored: Sized {
+    /// A row for a generated text, scored with the standard extraction.
     fn scored(
         key: String,
         model: &str,
@@ -65,29 +66,7 @@ pub trait Scored: Sized {
         item: &Item,
         text: String,
         source: &str,
-    ) -> Self;
-    fn scored_by(
-        key: String,
-        model: &str,
-        template: &str,
-        item: &Item,
-        text: String,
-        source: &str,
-        extraction: Extraction,
-    ) -> Self;
-    fn reusing(&self, item: &Item, extraction: Extraction, run: &str) -> Self;
-}
-
-impl Scored for ResponseRow {
-    /// A row for a generated text: extraction and scoring happen here, once.
-    fn scored(
-        key: String,
-        model: &str,
-        template: &str,
-        item: &Item,
-        text: String,
-        source: &str,
-    ) -> ResponseRow {
+    ) -> Self {
         Self::scored_by(
             key,
             model,
@@ -99,7 +78,25 @@ impl Scored for ResponseRow {
         )
     }
 
-    /// As [`ResponseRow::scored`], with a chosen extraction scheme.
+    /// As [`Scored::scored`], with a chosen extraction scheme: extraction and scoring happen
+    /// here, once.
+    fn scored_by(
+        key: String,
+        model: &str,
+        template: &str,
+        item: &Item,
+        text: String,
+        source: &str,
+        extraction: Extraction,
+    ) -> Self;
+
+    /// The row of `item` in `run` answered by the reply already given to an identical question
+    /// (an identical request: same model, prompt and decoding): the same text and request
+    /// metadata, scored against `item`'s own gold answer with `extraction`.
+    fn reusing(&self, item: &Item, extraction: Extraction, run: &str) -> Self;
+}
+
+impl Scored for ResponseRow {
     fn scored_by(
         key: String,
         model: &str,
@@ -136,9 +133,7 @@ impl Scored for ResponseRow {
             error: None,
         }
     }
-    /// The row of `item` in `run` answered by the reply already given to an identical question
-    /// (an identical request: same model, prompt and decoding): the same text and request
-    /// metadata, scored against `item`'s own gold answer with `extraction`.
+
     fn reusing(&self, item: &Item, extraction: Extraction, run: &str) -> ResponseRow {
         let mut row = ResponseRow::scored_by(
             self.response_key.clone(),
