@@ -1,6 +1,8 @@
 //! Variant generation's pure half: the numeric attacks' sampler ([`sample`]) and ArithmAttack's
-//! punctuation noise ([`noise`]). Reading problems and writing the `variants` table is the
+//! punctuation noise ([`noise`]), and the guided attack's ranking of M3's candidates
+//! ([`guided`]). Reading problems and writing the `variants` table is the
 //! engine crate's `generate` stage.
 
+pub mod guided;
 pub mod noise;
 pub mod sample;

@@ -42,11 +42,15 @@ pub enum Attack {
     NumericPunct(Method, u32),
     /// The RobustMath rephrasing baseline of the Xie et al. release.
     Rephrase,
+    /// M3 candidates ranked by a model's fitted failure probability (not a paper's attack).
+    Guided,
 }
 
 impl Attack {
     /// The name of the unattacked problems.
     pub const ORIGINAL: &'static str = "original";
+    /// The name of the guided attack's variants.
+    pub const GUIDED: &'static str = "guided";
 
     pub fn is_original(name: &str) -> bool {
         name == Self::ORIGINAL
@@ -69,6 +73,7 @@ impl fmt::Display for Attack {
             Attack::Punct(level) => write!(f, "punct{level}"),
             Attack::NumericPunct(m, level) => write!(f, "{}+punct{level}", m.name()),
             Attack::Rephrase => f.write_str("rephrase"),
+            Attack::Guided => f.write_str(Attack::GUIDED),
         }
     }
 }
@@ -86,6 +91,7 @@ impl FromStr for Attack {
         let attack = match text {
             Attack::ORIGINAL => Some(Attack::Original),
             "rephrase" => Some(Attack::Rephrase),
+            Attack::GUIDED => Some(Attack::Guided),
             _ => match text.split_once('+') {
                 Some((m, p)) => Method::parse(m)
                     .zip(level(p))
@@ -106,18 +112,25 @@ pub enum AttackSpec {
     Punct,
     /// Punctuation noise on the variants of a numeric attack (`m3+punct`).
     NumericPunct(Method),
+    /// M3's candidates, the K a model's failure fit ranks likeliest to break it.
+    Guided,
 }
 
 impl AttackSpec {
     pub fn parse(text: &str) -> Result<AttackSpec, String> {
         let method = |s: &str| {
             Method::parse(s).ok_or_else(|| {
-                format!("unknown attack {s:?} (expected m1, m2, m3, punct, or e.g. m3+punct)")
+                format!(
+                    "unknown attack {s:?} (expected m1, m2, m3, punct, guided, or e.g. m3+punct)"
+                )
             })
         };
         let t = text.trim().to_ascii_lowercase();
         if t == "punct" {
             return Ok(AttackSpec::Punct);
+        }
+        if t == Attack::GUIDED {
+            return Ok(AttackSpec::Guided);
         }
         if let Some(m) = t.strip_suffix("+punct") {
             return Ok(AttackSpec::NumericPunct(method(m)?));
@@ -125,10 +138,12 @@ impl AttackSpec {
         Ok(AttackSpec::Numeric(method(&t)?))
     }
 
+    /// The method whose own variants this family writes (the guided attack draws M3's
+    /// candidates but writes variants of its own).
     pub fn method(self) -> Option<Method> {
         match self {
             AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => Some(m),
-            AttackSpec::Punct => None,
+            AttackSpec::Punct | AttackSpec::Guided => None,
         }
     }
 
@@ -138,6 +153,7 @@ impl AttackSpec {
             AttackSpec::Numeric(m) => Attack::Numeric(m),
             AttackSpec::Punct => Attack::Punct(level),
             AttackSpec::NumericPunct(m) => Attack::NumericPunct(m, level),
+            AttackSpec::Guided => Attack::Guided,
         }
     }
 }
@@ -148,6 +164,7 @@ impl fmt::Display for AttackSpec {
             AttackSpec::Numeric(m) => f.write_str(m.name()),
             AttackSpec::Punct => f.write_str("punct"),
             AttackSpec::NumericPunct(m) => write!(f, "{}+punct", m.name()),
+            AttackSpec::Guided => f.write_str(Attack::GUIDED),
         }
     }
 }

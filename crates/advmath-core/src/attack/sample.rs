@@ -279,6 +279,13 @@ pub struct Scratch {
     wide_answer: Option<Wide>,
 }
 
+impl Scratch {
+    /// The slot values of the last attempt (every slot, variable or not).
+    pub fn slots(&self) -> &[Num] {
+        &self.slots
+    }
+}
+
 impl<'p> Attacker<'p> {
     pub fn new(
         program: &'p Program,
