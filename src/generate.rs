@@ -12,10 +12,11 @@
 
 pub mod audit;
 mod chunk;
+pub mod guided;
 pub mod select;
 pub mod shard;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use std::io::Write;
@@ -43,6 +44,7 @@ use crate::vocab::AttackSpec;
 use crate::store::lock::WriterLock;
 use crate::store::variants::{DatasetWriters, Made, Row};
 use chunk::ChunkWriter;
+use guided::{FailureModel, GuidedConfig};
 use sample::{attack, AttackStats, Attacker, Drawn, Method};
 
 /// A checked generation config.
@@ -71,6 +73,11 @@ pub struct GenerateConfig {
     pub shard: Option<shard::Shard>,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// The guiding model and problem split of the guided attack (required by it, unused by
+    /// the others).
+    pub guided: Option<GuidedConfig>,
+    /// Variants the guided attack keeps per held-out problem (K).
+    pub budget: usize,
 }
 
 impl Default for GenerateConfig {
@@ -98,6 +105,8 @@ impl Default for GenerateConfig {
             threads: None,
             shard: None,
             progress: false,
+            guided: None,
+            budget: 20,
         }
     }
 }
@@ -136,6 +145,30 @@ impl GenerateConfig {
         }
         if self.threads == Some(0) {
             return Err(Error::setting("threads", "must be at least 1"));
+        }
+        if self.attacks.contains(&AttackSpec::Guided) {
+            if self.attacks.len() > 1 {
+                return Err(Error::setting(
+                    "attacks",
+                    "guided runs alone: it learns from the graded responses to an earlier M3 run",
+                ));
+            }
+            let Some(guided) = &self.guided else {
+                return Err(Error::setting(
+                    "guided_by",
+                    "the guided attack needs a guiding model (--guided-by MODEL)",
+                ));
+            };
+            guided.check()?;
+            if self.budget == 0 {
+                return Err(Error::setting("budget", "must be at least 1"));
+            }
+            if self.sample_problems.is_some() {
+                return Err(Error::setting(
+                    "sample_problems",
+                    "cannot be combined with the guided attack, which attacks its held-out split",
+                ));
+            }
         }
         if self.shard.is_some() && (self.problems.is_some() || self.sample_problems.is_some()) {
             // Both take the first n problems that reach m variants, which only a walk over the
@@ -260,15 +293,41 @@ impl<'a> Prepared<'a> {
 #[derive(Default)]
 struct ProblemOutput {
     numeric: BTreeMap<Method, (Vec<Drawn>, AttackStats)>,
+    /// The guided attack's variants, best first, and its attempts.
+    guided: Option<(Vec<Drawn>, AttackStats)>,
     error: Option<String>,
 }
 
-fn attack_problem(p: &Prepared, config: &GenerateConfig, methods: &[Method]) -> ProblemOutput {
+fn attack_problem(
+    p: &Prepared,
+    config: &GenerateConfig,
+    methods: &[Method],
+    guide: Option<&FailureModel>,
+) -> ProblemOutput {
     let mut out = ProblemOutput::default();
     // A problem without a valid program is here for punctuation noise only.
     let Some(program) = p.record.tree.as_ref().filter(|_| p.record.is_valid()) else {
         return out;
     };
+    if let Some(guide) = guide {
+        // M3's draws and constraints, ranked by the guide.
+        match Attacker::new(program, p.values.clone(), Method::M3, config.digits) {
+            Ok(a) => {
+                let attacker = a.with_text_constraints(&p.text);
+                let stream = stream_key(config.seed, &p.record.problem_id, Attack::GUIDED);
+                let mut score = guide.scorer(program);
+                out.guided = Some(crate::attack::guided::guided_attack(
+                    &attacker,
+                    stream,
+                    config.attempts,
+                    config.budget,
+                    &mut score,
+                ));
+            }
+            Err(e) => out.error = Some(format!("{}: {e}", p.record.problem_id)),
+        }
+        return out;
+    }
     for &m in methods {
         let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
             Ok(a) => a.with_text_constraints(&p.text),
@@ -300,7 +359,12 @@ fn noise_usable(r: &ProblemRecord) -> bool {
 
 /// The record of the settings that made one attack of a dataset's variants; `attacks` lists
 /// everything the same run made.
-fn run_record(config: &GenerateConfig, dataset: &str, attack: &AttackSpec) -> String {
+fn run_record(
+    config: &GenerateConfig,
+    dataset: &str,
+    attack: &AttackSpec,
+    guided: Option<&crate::store::runs::GuidedRecord>,
+) -> String {
     crate::store::runs::RunRecord {
         advmath_version: env!("CARGO_PKG_VERSION").to_string(),
         attack: Some(attack.to_string()),
@@ -308,6 +372,7 @@ fn run_record(config: &GenerateConfig, dataset: &str, attack: &AttackSpec) -> St
         attempts: config.attempts,
         dataset: dataset.to_string(),
         digits: config.digits,
+        guided: guided.filter(|_| *attack == AttackSpec::Guided).cloned(),
         noise_count: Some(config.noise_count.name().to_string()),
         noise_levels: config.noise_levels.clone(),
         noise_variants: config.noise_variants,
@@ -366,6 +431,50 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
     let mut methods: Vec<Method> = config.attacks.iter().filter_map(|a| a.method()).collect();
     methods.sort();
     methods.dedup();
+    let guide = match config
+        .guided
+        .as_ref()
+        .filter(|_| config.attacks.contains(&AttackSpec::Guided))
+    {
+        Some(g) => {
+            let fitted = FailureModel::fit(&config.tables, g)?;
+            crate::progress::note!(
+                "guided: {}'s failure model fitted on {} responses to {} training problems \
+                 (accuracy {:.3}); attacking the held-out problems",
+                g.model,
+                fitted.labels,
+                fitted.problems,
+                fitted.accuracy
+            );
+            let held_out = guided::held_out(records, g);
+            let keep: HashSet<&str> = held_out.iter().copied().collect();
+            for problems in by_dataset.values_mut() {
+                problems.retain(|r| keep.contains(r.problem_id.as_str()));
+            }
+            by_dataset.retain(|_, problems| !problems.is_empty());
+            let mut per_dataset: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            for r in records
+                .iter()
+                .filter(|r| keep.contains(r.problem_id.as_str()))
+            {
+                per_dataset
+                    .entry(&r.dataset)
+                    .or_default()
+                    .push(&r.problem_id);
+            }
+            let recorded: BTreeMap<String, crate::store::runs::GuidedRecord> = per_dataset
+                .into_iter()
+                .map(|(d, ids)| {
+                    (
+                        d.to_string(),
+                        guided::record(g, &fitted, config.budget, &ids),
+                    )
+                })
+                .collect();
+            Some((fitted, recorded))
+        }
+        None => None,
+    };
     if let Some(n) = config.sample_problems {
         for (dataset, problems) in by_dataset.iter_mut() {
             let (chosen, report) = select::sample_reaching(dataset, problems, n, config, &methods);
@@ -398,7 +507,12 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             config,
             dataset,
             DatasetWriters::new(&out, dataset),
-            made_by(config, &methods, dataset),
+            made_by(
+                config,
+                &methods,
+                dataset,
+                guide.as_ref().and_then(|(_, r)| r.get(dataset)),
+            ),
         );
         for chunk in problems.chunks(CHUNK) {
             let prepared: Vec<std::result::Result<Prepared, String>> =
@@ -406,7 +520,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             let outputs: Vec<ProblemOutput> = prepared
                 .par_iter()
                 .map(|p| match p {
-                    Ok(p) => attack_problem(p, config, &methods),
+                    Ok(p) => attack_problem(p, config, &methods, guide.as_ref().map(|(f, _)| f)),
                     Err(e) => ProblemOutput {
                         error: Some(e.clone()),
                         ..Default::default()
@@ -423,7 +537,12 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
 }
 
 /// What a run of `config` makes of a dataset (the originals are added as they are written).
-fn made_by(config: &GenerateConfig, methods: &[Method], dataset: &str) -> Made {
+fn made_by(
+    config: &GenerateConfig,
+    methods: &[Method],
+    dataset: &str,
+    guided: Option<&crate::store::runs::GuidedRecord>,
+) -> Made {
     let mut made = Made::default();
     for attack in &config.attacks {
         match *attack {
@@ -441,11 +560,19 @@ fn made_by(config: &GenerateConfig, methods: &[Method], dataset: &str) -> Made {
                         .insert(Attack::NumericPunct(m, level).to_string());
                 }
             }
+            AttackSpec::Guided => {
+                made.attacks.insert(Attack::GUIDED.to_string());
+            }
         }
-        made.records
-            .push((attack.to_string(), run_record(config, dataset, attack)));
+        made.records.push((
+            attack.to_string(),
+            run_record(config, dataset, attack, guided),
+        ));
     }
     made.methods = methods.iter().map(|m| m.name().to_string()).collect();
+    if config.attacks.contains(&AttackSpec::Guided) {
+        made.methods.insert(Attack::GUIDED.to_string());
+    }
     made
 }
 

@@ -14,6 +14,7 @@
 //! `--model-order` (Table 4's prefix order; empty: by name).
 
 mod engine;
+mod guided;
 pub mod headline;
 mod html;
 mod plots;

@@ -10,6 +10,7 @@ use advmath::store::default_tables;
 use super::places::{folder, Located};
 use super::{comma_list, MAX_THREADS};
 use advmath::attack::noise::NoiseCount;
+use advmath::generate::guided::GuidedConfig;
 use advmath::generate::GenerateConfig;
 use advmath::store::places::Places;
 use advmath::vocab::AttackSpec;
@@ -23,7 +24,9 @@ fn parse_attack(s: &str) -> Result<AttackSpec, String> {
 #[derive(Args, Debug, Clone)]
 pub struct GenerationArgs {
     /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
-    /// punct (ArithmAttack noise on the originals), or a composition such as m3+punct.
+    /// punct (ArithmAttack noise on the originals), or a composition such as m3+punct. `guided`
+    /// (generate only, alone) keeps the M3 candidates a model's fitted failure model ranks
+    /// likeliest to break it: see --guided-by.
     #[arg(long, value_delimiter = ',', value_parser = parse_attack, default_value = comma_list(&GenerateConfig::default().attacks))]
     pub attack: Vec<AttackSpec>,
     /// Attempts per problem and numeric attack (the paper's N).
@@ -92,7 +95,50 @@ impl GenerationArgs {
             threads: self.threads.map(|t| t as usize),
             shard: None,
             progress: true,
+            guided: None,
+            budget: GenerateConfig::default().budget,
         }
+    }
+}
+
+/// The guided attack's settings: which model it learns from, and how the problems are split.
+#[derive(Args, Debug, Clone)]
+pub struct GuidedArgs {
+    /// With `--attack guided`: the model whose graded M3 responses the failure model is
+    /// fitted on (needs `generate --attack m3`, `respond`, `grade` and `features` first). Its
+    /// training problems are a seeded share of the problems (--train-share, --split-seed); the
+    /// others, listed in the run record, are attacked.
+    #[arg(long, value_name = "MODEL")]
+    pub guided_by: Option<String>,
+    /// Learn only from this run of the guiding model's responses (default: all its runs).
+    #[arg(long, value_name = "RUN", requires = "guided_by")]
+    pub guided_run: Option<String>,
+    /// Guided variants kept per held-out problem (K), best first: the first k of them are the
+    /// guided attack with budget k. A problem with fewer distinct valid candidates gets none.
+    #[arg(long, value_name = "K", default_value_t = GenerateConfig::default().budget as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub budget: u32,
+    /// Share of the problems the failure model is fitted on (the rest are attacked).
+    #[arg(long, default_value_t = GuidedConfig::new("").train_share)]
+    pub train_share: f64,
+    /// Seed of the training/held-out split of the problems (by a hash of each problem id).
+    #[arg(long, default_value_t = GuidedConfig::new("").split_seed)]
+    pub split_seed: u64,
+    /// The feature set the failure model reads (its table must exist).
+    #[arg(long, value_enum, default_value_t = GuidedConfig::new("").set)]
+    pub guided_features: advmath::feature_sets::FeatureSet,
+}
+
+impl GuidedArgs {
+    fn apply(&self, config: &mut GenerateConfig) {
+        config.budget = self.budget as usize;
+        config.guided = self.guided_by.as_ref().map(|model| GuidedConfig {
+            model: model.clone(),
+            run: self.guided_run.clone(),
+            train_share: self.train_share,
+            split_seed: self.split_seed,
+            set: self.guided_features,
+        });
     }
 }
 
@@ -113,6 +159,8 @@ pub struct GenerateArgs {
     pub merge_shards: Option<u32>,
     #[command(flatten)]
     pub generation: GenerationArgs,
+    #[command(flatten)]
+    pub guided: GuidedArgs,
 }
 
 impl Located for GenerateArgs {
@@ -134,6 +182,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     }
     let mut config = args.generation.config(args.tables.clone());
     config.shard = args.shard;
+    args.guided.apply(&mut config);
     let summary = advmath::generate::generate(&config)?;
     eprintln!(
         "{} attempts; {} invalid problems skipped",

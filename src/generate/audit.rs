@@ -47,7 +47,7 @@ pub fn text_property_breaks(tables: &Path) -> Result<BTreeMap<(String, String), 
     let mut out: BTreeMap<(String, String), Breaks> = BTreeMap::new();
     for (dataset, dataset_dir) in variants::datasets(tables)? {
         for (attack, attack_dir) in variants::attacks(&dataset_dir)? {
-            if !["m1", "m2", "m3"].contains(&attack.as_str()) {
+            if !["m1", "m2", "m3", crate::vocab::Attack::GUIDED].contains(&attack.as_str()) {
                 continue;
             }
             let breaks = out.entry((dataset.clone(), attack)).or_default();

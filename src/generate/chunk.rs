@@ -139,6 +139,23 @@ impl<'a> ChunkWriter<'a> {
                         }
                     }
                 }
+                AttackSpec::Guided => {
+                    // Only a problem with K distinct candidates has a guided attack of budget K.
+                    let Some((drawn, _)) = out.guided.as_ref() else {
+                        continue;
+                    };
+                    if drawn.len() < config.budget {
+                        continue;
+                    }
+                    for (i, d) in drawn.iter().enumerate() {
+                        let question = p.question_with(&d.slots, config.noun_agreement);
+                        let row =
+                            p.row(Attack::GUIDED, i, 0, question, &d.slots, &d.answer, d.seed);
+                        rows.entry(Attack::GUIDED.to_string())
+                            .or_default()
+                            .push(row);
+                    }
+                }
                 AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
                     let Some((drawn, _)) = out.numeric.get(&m) else {
                         continue; // no valid program: noised only
@@ -179,6 +196,17 @@ impl<'a> ChunkWriter<'a> {
                 attack: m.name().to_string(),
                 stats: stats.clone(),
                 emitted,
+                reached,
+            });
+        }
+        if let Some((drawn, stats)) = &out.guided {
+            let reached = drawn.len() >= config.budget;
+            summary.attempts += stats.attempts;
+            stat_rows.push(StatRow {
+                problem_id: p.record.problem_id.clone(),
+                attack: Attack::GUIDED.to_string(),
+                stats: stats.clone(),
+                emitted: if reached { drawn.len() } else { 0 },
                 reached,
             });
         }

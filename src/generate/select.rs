@@ -158,7 +158,7 @@ fn short_attacks(
     let Ok(p) = super::Prepared::new(record) else {
         return methods.iter().map(|m| m.name().to_string()).collect();
     };
-    let out = super::attack_problem(&p, config, methods);
+    let out = super::attack_problem(&p, config, methods, None);
     methods
         .iter()
         .filter(|m| {

@@ -72,6 +72,10 @@ pub const METRICS: &[Metric] = &[
         report_section: arithmattack_side_by_side,
     ),
     metric!("arithmattack_miss_rate"),
+    metric!(
+        "guided_attack",
+        statistics: |table, config| super::guided::add_interval_columns(table, config.replicates, config.seed),
+    ),
 ];
 
 /// The hooks of the metric named `name`: a folder's file named like an embedded metric gets

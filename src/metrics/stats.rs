@@ -87,7 +87,7 @@ pub fn bootstrap_interval(
     (percentile_interval(aa), percentile_interval(asr))
 }
 
-fn binomial(rng: &mut Pcg64Mcg, n: u64, p: f64) -> u64 {
+pub(super) fn binomial(rng: &mut Pcg64Mcg, n: u64, p: f64) -> u64 {
     if n == 0 || p <= 0.0 {
         0
     } else if p >= 1.0 {
@@ -98,7 +98,7 @@ fn binomial(rng: &mut Pcg64Mcg, n: u64, p: f64) -> u64 {
 }
 
 /// The 2.5 and 97.5 percentiles (linear interpolation between order statistics).
-fn percentile_interval(mut values: Vec<f64>) -> Option<Interval> {
+pub(super) fn percentile_interval(mut values: Vec<f64>) -> Option<Interval> {
     if values.is_empty() {
         return None;
     }
@@ -140,7 +140,7 @@ pub fn mcnemar_exact_p(b: u64, c: u64) -> f64 {
     (2.0 * tail).min(1.0)
 }
 
-fn count(table: &ResultTable, row: usize, column: &str, metric: &str) -> Result<u64> {
+pub(super) fn count(table: &ResultTable, row: usize, column: &str, metric: &str) -> Result<u64> {
     let cell = table.get(row, column).ok_or_else(|| {
         Error::usage(format!(
             "metric {metric}: the SQL result has no column `{column}`"
@@ -159,7 +159,7 @@ fn count(table: &ResultTable, row: usize, column: &str, metric: &str) -> Result<
     }
 }
 
-fn text(table: &ResultTable, row: usize, column: &str) -> String {
+pub(super) fn text(table: &ResultTable, row: usize, column: &str) -> String {
     match table.get(row, column) {
         Some(Cell::Text(s)) => s.clone(),
         Some(c) => format!("{c:?}"),

@@ -16,6 +16,7 @@ mod first_hour;
 mod fixtures;
 mod generate;
 mod gold;
+mod guided;
 mod hostile;
 mod ingest;
 mod layers;

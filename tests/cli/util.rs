@@ -55,7 +55,7 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
             .map(|p| (p.problem_id.clone(), p))
             .collect();
     let mut checked = 0;
-    for attack in ["m1", "m2", "m3"] {
+    for attack in ["m1", "m2", "m3", "guided"] {
         let part = tables.join(format!(
             "variants/dataset={dataset}/attack={attack}/part-0.parquet"
         ));

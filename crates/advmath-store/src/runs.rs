@@ -12,7 +12,7 @@ use crate::paths::name_component;
 
 /// The settings that made one attack of a dataset's variants (no timestamp: reruns stay
 /// identical). Fields in name order: the file's keys are in that order, as they always were.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub advmath_version: String,
     /// The attack this record is for (`m3`, `punct`, `m3+punct`); absent from the one
@@ -24,6 +24,9 @@ pub struct RunRecord {
     pub attempts: u64,
     pub dataset: String,
     pub digits: u32,
+    /// The guide of a guided attack's record; absent from every other attack's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guided: Option<GuidedRecord>,
     /// How many punctuation marks a question gets (`floor`, `round`, `randint`); absent from
     /// records of versions that had one rule only.
     #[serde(default)]
@@ -43,6 +46,24 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
     pub variants: usize,
+}
+
+/// What a guided attack learnt from: the guiding model, its failure fit and the problem split
+/// (the held-out problems are the attacked ones, so a study can compare on exactly them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GuidedRecord {
+    /// Variants kept per held-out problem (K).
+    pub budget: usize,
+    pub feature_set: String,
+    pub held_out: Vec<String>,
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    pub split_seed: u64,
+    pub train_share: f64,
+    pub training_accuracy: f64,
+    pub training_labels: usize,
+    pub training_problems: usize,
 }
 
 impl RunRecord {
