@@ -10,6 +10,7 @@ use arrow::datatypes::{DataType, Field, SchemaRef};
 use super::hub;
 use super::{published_variants_schema, PublishConfig, PublishSummary};
 use crate::store::runs::RunRecord;
+use crate::vocab::Attack;
 
 /// Source datasets: licence id, how the card names the source, its citation key.
 pub(super) fn source_info(dataset: &str) -> (&'static str, &'static str) {
@@ -210,7 +211,10 @@ pub(super) fn dataset_card(
             let attack = r.attack.clone().unwrap_or_else(|| list(&r.attacks));
             // A setting the attack does not use is a dash, not the run's value for another one:
             // noise has no attempts or digits, M1-M3 alone no noise levels.
-            let numeric = attack.split(['+', ',']).any(|a| a.trim().starts_with('m'));
+            let numeric = attack.split(['+', ',']).any(|a| {
+                let a = a.trim();
+                a.starts_with('m') || a == Attack::GUIDED
+            });
             let noise = attack.contains("punct");
             let when = |used: bool, v: String| if used { v } else { "—".to_string() };
             let variants = if numeric {
@@ -232,6 +236,31 @@ pub(super) fn dataset_card(
             );
         }
         b.push('\n');
+        for r in runs {
+            if let Some(g) = &r.guided {
+                let _ = writeln!(
+                    b,
+                    "- **guided** ({}; advmath's extension, not a paper's attack): the {} M3 candidates per problem that a \
+                     logistic fit of `{}`'s answers{} on {} training problems ({} answers, {:.1}% right; `{}` features) ranks \
+                     likeliest to be answered wrongly, best first. The training problems are a seeded share {} of the problems \
+                     (split seed {}); the {} held-out problems attacked are listed in the run record.",
+                    r.dataset,
+                    g.budget,
+                    g.model,
+                    g.run.as_deref().map(|run| format!(" (run `{run}`)")).unwrap_or_default(),
+                    g.training_problems,
+                    g.training_labels,
+                    100.0 * g.training_accuracy,
+                    g.feature_set,
+                    g.train_share,
+                    g.split_seed,
+                    g.held_out.len()
+                );
+            }
+        }
+        if runs.iter().any(|r| r.guided.is_some()) {
+            b.push('\n');
+        }
     }
     b.push_str("## Fields\n\n| field | type | meaning |\n|---|---|---|\n");
     let vschema = published_variants_schema();

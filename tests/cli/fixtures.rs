@@ -313,6 +313,47 @@ pub fn table3_rows() -> Vec<Resp> {
     rows
 }
 
+/// Responses of the guided-attack fixture (model-a, template `xie2024`, dataset `toy`; 1 = right,
+/// variants in index order):
+///
+/// | problem | original | guided | m3 |
+/// |---|---|---|---|
+/// | p0 | 1 | 01111 | 11110 |
+/// | p1 | 1 | 10111 | 11111 |
+/// | p2 | 1 | 11101 | 11111 |
+/// | p3 | 0 | 11111 | 01111 |
+/// | p4 | 1 | — | 00000 |
+pub fn guided_rows() -> Vec<Resp> {
+    let spec: [(&str, Option<&str>, &str); 5] = [
+        ("1", Some("01111"), "11110"),
+        ("1", Some("10111"), "11111"),
+        ("1", Some("11101"), "11111"),
+        ("0", Some("11111"), "01111"),
+        ("1", None, "00000"),
+    ];
+    let mut rows = Vec::new();
+    for (p, (original, guided, m3)) in spec.into_iter().enumerate() {
+        let base = |attack, index, correct| Resp {
+            model: "model-a",
+            template: "xie2024",
+            dataset: "toy",
+            problem: Some(p),
+            attack,
+            index,
+            noise: 0,
+            correct,
+            simulated: false,
+        };
+        rows.push(base("original", 0, bit(original, 0)));
+        for (attack, answers) in [("guided", guided), ("m3", Some(m3))] {
+            for i in 0..answers.map_or(0, str::len) {
+                rows.push(base(attack, i, bit(answers.unwrap(), i)));
+            }
+        }
+    }
+    rows
+}
+
 /// `generation_stats/dataset=toy/part-0.parquet`: (problem, attack, attempts, valid,
 /// unique_valid, emitted, reached_target), every rejection count 0.
 pub fn write_generation_stats(tables: &Path) {

@@ -182,6 +182,20 @@ fn a_planted_weakness_is_what_the_guided_attack_exploits() {
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
     assert!(guide["training_problems"].as_u64().unwrap() > 30, "{guide}");
+    let hub = dir.path().join("hub");
+    advmath()
+        .args(["publish", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(&hub)
+        .assert()
+        .success();
+    let card = fs::read_to_string(hub.join("README.md")).unwrap();
+    assert!(
+        card.contains("- **guided** (xie2024-gsm8k; advmath's extension")
+            && card.contains("logistic fit of `m`'s answers"),
+        "{card}"
+    );
     let guided_answers = answers_by_problem(&tables, "guided");
     let random_answers = answers_by_problem(&tables, "m3");
     let gsm8k: Vec<&String> = guided_answers

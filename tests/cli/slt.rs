@@ -204,11 +204,17 @@ fn build(fixture: &str) -> (tempfile::TempDir, PathBuf) {
             crate::efficient::write_table5_fixture(&tables);
             (dir, tables)
         }
+        "guided" => {
+            let dir = tempfile::tempdir().unwrap();
+            let tables = dir.path().join("tables");
+            crate::fixtures::write_responses(&tables, &crate::fixtures::guided_rows());
+            (dir, tables)
+        }
         other => panic!("tests/slt/{other}: no such fixture"),
     }
 }
 
-const FIXTURES: &[&str] = &["responses", "full", "robustmath", "efficient"];
+const FIXTURES: &[&str] = &["responses", "full", "robustmath", "efficient", "guided"];
 
 /// Run `tests/slt/<file>` on its fixture; the first failing record fails the test.
 fn run(file: &str) {
@@ -251,6 +257,7 @@ slt_tests! {
     slt_xie_generations => "full/xie_generations.slt",
     slt_xie_rephrasing => "robustmath/xie_rephrasing.slt",
     slt_xie_efficient => "efficient/xie_efficient.slt",
+    slt_guided_attack => "guided/guided_attack.slt",
 }
 
 /// Every `.slt` file under `tests/slt/` is in a fixture's folder and has its test above.
