@@ -156,7 +156,7 @@ impl GenerateConfig {
             let Some(guided) = &self.guided else {
                 return Err(Error::setting(
                     "guided_by",
-                    "the guided attack needs a guiding model (--guided-by MODEL)",
+                    "names the model the guided attack learns from, and is missing",
                 ));
             };
             guided.check()?;

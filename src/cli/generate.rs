@@ -105,7 +105,7 @@ impl GenerationArgs {
 #[derive(Args, Debug, Clone)]
 pub struct GuidedArgs {
     /// With `--attack guided`: the model whose graded M3 responses the failure model is
-    /// fitted on (needs `generate --attack m3`, `respond`, `grade` and `features` first). Its
+    /// fitted on (needs `generate --attack m3`, `respond` and `features` first). Its
     /// training problems are a seeded share of the problems (--train-share, --split-seed); the
     /// others, listed in the run record, are attacked.
     #[arg(long, value_name = "MODEL")]

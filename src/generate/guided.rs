@@ -137,8 +137,8 @@ impl FailureModel {
                 responses::dir(tables).display(),
                 format!(
                     "no graded M3 response of {}{} to a training problem joins the {} table: run \
-                     `advmath generate --attack m3`, `advmath respond --model {}`, `advmath grade` \
-                     and `advmath features` first{}",
+                     `advmath generate --attack m3`, `advmath respond --model {}` \
+                     and `advmath features --set {}` first{}",
                     config.model,
                     config
                         .run
@@ -147,6 +147,7 @@ impl FailureModel {
                         .unwrap_or_default(),
                     set.table(),
                     config.model,
+                    set.name(),
                     if seen.is_empty() {
                         String::new()
                     } else {

@@ -259,3 +259,51 @@ fn a_planted_weakness_is_what_the_guided_attack_exploits() {
         }
     }
 }
+
+/// What a newcomer gets wrong first: no guide, a guided attack beside another, a guide with no
+/// features or no answers. Each is refused with what to run, before anything is written.
+#[test]
+fn a_guided_run_says_what_it_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    crate::util::ingest(&tables, &[]).success();
+    let generate = |args: &[&str]| {
+        advmath()
+            .arg("generate")
+            .args(args)
+            .arg("--tables")
+            .arg(&tables)
+            .assert()
+    };
+    generate(&["--attack", "guided"])
+        .code(2)
+        .stderr(predicates::str::contains("--guided-by names the model"));
+    generate(&["--attack", "guided,m3", "--guided-by", "sim-carry"])
+        .code(2)
+        .stderr(predicates::str::contains("guided runs alone"));
+    generate(&["--attack", "m3", "--attempts", "500", "--variants", "5"]).success();
+    advmath()
+        .args(["respond", "--model", "sim-carry", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    generate(&["--attack", "guided", "--guided-by", "sim-carry"])
+        .code(1)
+        .stderr(predicates::str::contains("no features_xie2024 table"));
+    advmath()
+        .args(["features", "--set", "xie2024", "--tables"])
+        .arg(&tables)
+        .assert()
+        .success();
+    generate(&["--attack", "guided", "--guided-by", "sim-cary"])
+        .code(1)
+        .stderr(predicates::str::contains(
+            "no graded M3 response of sim-cary",
+        ))
+        .stderr(predicates::str::contains(
+            "models with responses: sim-carry",
+        ));
+    assert!(!tables
+        .join("variants/dataset=default/attack=guided")
+        .exists());
+}
