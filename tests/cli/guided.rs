@@ -307,3 +307,78 @@ fn a_guided_run_says_what_it_is_missing() {
         .join("variants/dataset=default/attack=guided")
         .exists());
 }
+
+/// A real model as the guide (SmolLM2-135M on the server `.ci/run` starts): a seeded sample of 12
+/// default problems, 2 M3 variants each (36 requests). The model is tiny and nearly always wrong at arithmetic, so its failure
+/// model usually cannot be fitted; then the guided run is refused with the reason and writes
+/// nothing. When the fit does vary, the guided variants are written for held-out problems and
+/// pass every numeric variant's checks. Either way the test says which it saw.
+#[test]
+fn smollm2_as_the_guide() {
+    let Ok(url) = std::env::var("ADVMATH_SMOLLM2_URL") else {
+        crate::util::skip("ADVMATH_SMOLLM2_URL is not set (.ci/run starts the SmolLM2 server)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    crate::util::ingest(&tables, &[]).success();
+    let run = |args: &[&str]| advmath().args(args).arg("--tables").arg(&tables).assert();
+    run(&[
+        "generate",
+        "--attack",
+        "m3",
+        "--attempts",
+        "3000",
+        "--variants",
+        "2",
+        "--sample-problems",
+        "12",
+    ])
+    .success();
+    run(&[
+        "respond",
+        "--model",
+        "smollm2",
+        "--endpoint",
+        &url,
+        "--max-tokens",
+        "96",
+        "--concurrency",
+        "1",
+        "--timeout",
+        "300",
+    ])
+    .success();
+    run(&["features", "--set", "xie2024"]).success();
+    let guided = run(&[
+        "generate",
+        "--attack",
+        "guided",
+        "--guided-by",
+        "smollm2",
+        "--budget",
+        "2",
+    ]);
+    let stderr = crate::util::stderr_of(&guided);
+    let correct = crate::util::sql_csv(
+        &tables,
+        "SELECT COUNT(*) AS n, SUM(CASE WHEN correct THEN 1 ELSE 0 END) AS ok FROM responses",
+    );
+    if guided.get_output().status.success() {
+        let checked = verify_variants(&tables, "default");
+        assert!(tables
+            .join("variants/dataset=default/attack=guided")
+            .is_dir());
+        eprintln!("smollm2 as the guide: fitted ({correct:?}); {checked} numeric variants checked");
+    } else {
+        assert_eq!(guided.get_output().status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("smollm2's failure model cannot be fitted"),
+            "{stderr}"
+        );
+        assert!(!tables
+            .join("variants/dataset=default/attack=guided")
+            .exists());
+        eprintln!("smollm2 as the guide: refused ({correct:?}): {stderr}");
+    }
+}
