@@ -386,8 +386,18 @@ fn run_record(
     .to_json()
 }
 
-/// Run the generation stage over every valid problem in `config.tables`.
+/// Run the generation stage over every valid problem in `config.tables` (the guided attack
+/// needs its guide fitted first, by the `guide` module).
 pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
+    generate_with(config, None)
+}
+
+/// The guided attack's generation with its fitted guide, over the held-out problems.
+pub fn generate_guided(config: &GenerateConfig, guide: &FailureModel) -> Result<GenerateSummary> {
+    generate_with(config, Some(guide))
+}
+
+fn generate_with(config: &GenerateConfig, guide: Option<&FailureModel>) -> Result<GenerateSummary> {
     config.check()?;
     let records = read_problems(&config.tables)?;
     let pool = {
@@ -402,10 +412,14 @@ pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
             ))
         })?
     };
-    pool.install(|| generate_records(&records, config))
+    pool.install(|| generate_records(&records, config, guide))
 }
 
-fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Result<GenerateSummary> {
+fn generate_records(
+    records: &[ProblemRecord],
+    config: &GenerateConfig,
+    guide: Option<&FailureModel>,
+) -> Result<GenerateSummary> {
     let mut summary = GenerateSummary::default();
     let mut by_dataset: BTreeMap<&str, Vec<&ProblemRecord>> = BTreeMap::new();
     // A sample is drawn from the problems every attack can use, so program-less problems (usable
@@ -431,21 +445,19 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
     let mut methods: Vec<Method> = config.attacks.iter().filter_map(|a| a.method()).collect();
     methods.sort();
     methods.dedup();
-    let guide = match config
-        .guided
-        .as_ref()
-        .filter(|_| config.attacks.contains(&AttackSpec::Guided))
-    {
-        Some(g) => {
-            let fitted = FailureModel::fit(&config.tables, g)?;
-            crate::progress::note!(
-                "guided: {}'s failure model fitted on {} responses to {} training problems \
-                 (accuracy {:.3}); attacking the held-out problems",
-                g.model,
-                fitted.labels,
-                fitted.problems,
-                fitted.accuracy
-            );
+    let guide = match (config.attacks.contains(&AttackSpec::Guided), guide) {
+        (false, _) => None,
+        (true, None) => {
+            return Err(Error::setting(
+                "attacks",
+                "guided needs its fitted guide: run it with advmath::guide::generate",
+            ))
+        }
+        (true, Some(fitted)) => {
+            let g = config
+                .guided
+                .as_ref()
+                .expect("a checked guided config has its guide");
             let held_out = guided::held_out(records, g);
             let keep: HashSet<&str> = held_out.iter().copied().collect();
             for problems in by_dataset.values_mut() {
@@ -467,13 +479,12 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
                 .map(|(d, ids)| {
                     (
                         d.to_string(),
-                        guided::record(g, &fitted, config.budget, &ids),
+                        guided::record(g, fitted, config.budget, &ids),
                     )
                 })
                 .collect();
             Some((fitted, recorded))
         }
-        None => None,
     };
     if let Some(n) = config.sample_problems {
         for (dataset, problems) in by_dataset.iter_mut() {
@@ -520,7 +531,7 @@ fn generate_records(records: &[ProblemRecord], config: &GenerateConfig) -> Resul
             let outputs: Vec<ProblemOutput> = prepared
                 .par_iter()
                 .map(|p| match p {
-                    Ok(p) => attack_problem(p, config, &methods, guide.as_ref().map(|(f, _)| f)),
+                    Ok(p) => attack_problem(p, config, &methods, guide.as_ref().map(|(f, _)| *f)),
                     Err(e) => ProblemOutput {
                         error: Some(e.clone()),
                         ..Default::default()

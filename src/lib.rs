@@ -15,6 +15,7 @@ pub mod cluster;
 pub mod error;
 pub mod features;
 pub mod generate;
+pub mod guide;
 pub mod ingest;
 pub mod input;
 pub mod llm;

@@ -183,7 +183,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     let mut config = args.generation.config(args.tables.clone());
     config.shard = args.shard;
     args.guided.apply(&mut config);
-    let summary = advmath::generate::generate(&config)?;
+    let summary = advmath::guide::generate(&config)?;
     eprintln!(
         "{} attempts; {} invalid problems skipped",
         summary.attempts, summary.skipped_invalid

@@ -227,10 +227,10 @@ fn every_metric_on_the_cluster_equals_in_process() {
             .unwrap_or_else(|e| panic!("{name} on the cluster: {e}"));
         assert_same_result(name, &expected, &got);
     }
-    // A default run has no efficient attack and no annotations: those three metrics alone have
-    // no row.
+    // A default run has no efficient attack, no annotations and no guided attack: those four
+    // metrics alone have no row.
     assert!(
-        with_rows + 3 >= advmath::metrics::METRICS.len(),
+        with_rows + 4 >= advmath::metrics::METRICS.len(),
         "{with_rows} metrics with rows"
     );
     // The command itself, with its report; the shared views were computed once, into the

@@ -49,6 +49,10 @@ const ENGINE: &[(&str, &[&str])] = &[
         &["error", "store", "output", "plot", "progress", "features"],
     ),
     (
+        "guide",
+        &["error", "store", "progress", "generate", "regress"],
+    ),
+    (
         "metrics",
         &["error", "store", "output", "progress", "plot", "cluster"],
     ),
