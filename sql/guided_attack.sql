@@ -44,24 +44,34 @@ WITH paired AS (
      AND o.problem_id = g.problem_id
     WHERE g.attack = 'guided'
 ),
+-- The budgets K, one row each per pair: UNNEST of a list, as Figure 7's curve expands its k.
 budgets AS (
-    SELECT 1 AS k UNION ALL SELECT 5 UNION ALL SELECT 10 UNION ALL SELECT 20
+    SELECT
+        model,
+        template,
+        dataset,
+        orig_ok,
+        guided_first,
+        guided_span,
+        random_first,
+        random_span,
+        UNNEST([1, 5, 10, 20]) AS k
+    FROM paired
 ),
 per_problem AS (
     SELECT
-        p.model,
-        p.template,
-        p.dataset,
-        b.k,
-        p.orig_ok,
-        CASE WHEN p.guided_first IS NULL OR p.guided_first >= b.k THEN 1 ELSE 0 END AS guided_ok,
-        CASE WHEN p.random_first IS NULL OR p.random_first >= b.k THEN 1 ELSE 0 END AS random_ok,
-        CASE WHEN p.guided_first < b.k THEN p.guided_first + 1 ELSE b.k END AS guided_requests,
-        CASE WHEN p.random_first < b.k THEN p.random_first + 1 ELSE b.k END AS random_requests
-    FROM paired p
-    CROSS JOIN budgets b
-    WHERE b.k <= p.guided_span
-      AND b.k <= p.random_span
+        model,
+        template,
+        dataset,
+        k,
+        orig_ok,
+        CASE WHEN guided_first IS NULL OR guided_first >= k THEN 1 ELSE 0 END AS guided_ok,
+        CASE WHEN random_first IS NULL OR random_first >= k THEN 1 ELSE 0 END AS random_ok,
+        CASE WHEN guided_first < k THEN guided_first + 1 ELSE k END AS guided_requests,
+        CASE WHEN random_first < k THEN random_first + 1 ELSE k END AS random_requests
+    FROM budgets
+    WHERE k <= guided_span
+      AND k <= random_span
 ),
 totals AS (
     SELECT
