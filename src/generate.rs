@@ -13,6 +13,7 @@
 pub mod audit;
 mod chunk;
 pub mod guided;
+mod made;
 pub mod select;
 pub mod shard;
 
@@ -42,9 +43,10 @@ use crate::vocab::Attack;
 use crate::vocab::AttackSpec;
 
 use crate::store::lock::WriterLock;
-use crate::store::variants::{DatasetWriters, Made, Row};
+use crate::store::variants::{DatasetWriters, Row};
 use chunk::ChunkWriter;
 use guided::{FailureModel, GuidedConfig};
+use made::made_by;
 use sample::{attack, AttackStats, Attacker, Drawn, Method};
 
 /// A checked generation config.
@@ -357,35 +359,6 @@ fn noise_usable(r: &ProblemRecord) -> bool {
             .is_none_or(|e| e.kind != ErrorKind::BadInput)
 }
 
-/// The record of the settings that made one attack of a dataset's variants; `attacks` lists
-/// everything the same run made.
-fn run_record(
-    config: &GenerateConfig,
-    dataset: &str,
-    attack: &AttackSpec,
-    guided: Option<&crate::store::runs::GuidedRecord>,
-) -> String {
-    crate::store::runs::RunRecord {
-        advmath_version: env!("CARGO_PKG_VERSION").to_string(),
-        attack: Some(attack.to_string()),
-        attacks: config.attacks.iter().map(|a| a.to_string()).collect(),
-        attempts: config.attempts,
-        dataset: dataset.to_string(),
-        digits: config.digits,
-        guided: guided.filter(|_| *attack == AttackSpec::Guided).cloned(),
-        noise_count: Some(config.noise_count.name().to_string()),
-        noise_levels: config.noise_levels.clone(),
-        noise_variants: config.noise_variants,
-        noun_agreement: Some(config.noun_agreement),
-        problems: config.problems,
-        sample_problems: config.sample_problems,
-        seed: config.seed,
-        shard: config.shard.map(|s| s.to_string()),
-        variants: config.variants,
-    }
-    .to_json()
-}
-
 /// Run the generation stage over every valid problem in `config.tables` (the guided attack
 /// needs its guide fitted first, by the `guide` module).
 pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
@@ -545,46 +518,6 @@ fn generate_records(
     }
     bar.finish();
     Ok(summary)
-}
-
-/// What a run of `config` makes of a dataset (the originals are added as they are written).
-fn made_by(
-    config: &GenerateConfig,
-    methods: &[Method],
-    dataset: &str,
-    guided: Option<&crate::store::runs::GuidedRecord>,
-) -> Made {
-    let mut made = Made::default();
-    for attack in &config.attacks {
-        match *attack {
-            AttackSpec::Numeric(m) => {
-                made.attacks.insert(m.name().to_string());
-            }
-            AttackSpec::Punct => {
-                for &level in &config.noise_levels {
-                    made.attacks.insert(Attack::Punct(level).to_string());
-                }
-            }
-            AttackSpec::NumericPunct(m) => {
-                for &level in &config.noise_levels {
-                    made.attacks
-                        .insert(Attack::NumericPunct(m, level).to_string());
-                }
-            }
-            AttackSpec::Guided => {
-                made.attacks.insert(Attack::GUIDED.to_string());
-            }
-        }
-        made.records.push((
-            attack.to_string(),
-            run_record(config, dataset, attack, guided),
-        ));
-    }
-    made.methods = methods.iter().map(|m| m.name().to_string()).collect();
-    if config.attacks.contains(&AttackSpec::Guided) {
-        made.methods.insert(Attack::GUIDED.to_string());
-    }
-    made
 }
 
 impl GenerateSummary {
