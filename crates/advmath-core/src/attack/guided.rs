@@ -9,12 +9,10 @@
 //! the stream and the scores, never on thread count.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 
 use crate::num::Num;
-use crate::seed::draw_seed;
 
-use super::sample::{AttackStats, Attacker, Drawn, Reject};
+use super::sample::{each_unique, AttackStats, Attacker, Drawn};
 
 /// One kept candidate and its score.
 struct Ranked {
@@ -41,25 +39,10 @@ pub fn guided_attack(
     keep: usize,
     score: &mut dyn FnMut(&[Num]) -> Option<f64>,
 ) -> (Vec<Drawn>, AttackStats) {
-    let mut stats = AttackStats::default();
-    let mut scratch = attacker.scratch();
-    let mut seen: HashSet<u128> = HashSet::with_capacity((attempts as usize).min(1 << 16));
     let mut kept: Vec<Ranked> = Vec::with_capacity(keep + 1);
-    for j in 0..attempts {
-        stats.attempts += 1;
-        let seed = draw_seed(stream, j);
-        if let Err(r) = attacker.attempt(seed, &mut scratch) {
-            stats.rejections[r.index()] += 1;
-            continue;
-        }
-        stats.valid += 1;
-        if !seen.insert(attacker.tuple_key(&scratch)) {
-            stats.rejections[Reject::Duplicate.index()] += 1;
-            continue;
-        }
-        stats.unique += 1;
+    let stats = each_unique(attacker, stream, attempts, |j, seed, scratch, _| {
         if keep == 0 {
-            continue;
+            return;
         }
         let s = score(scratch.slots())
             .filter(|s| !s.is_nan())
@@ -68,7 +51,7 @@ pub fn guided_attack(
             // The worst kept candidate is the last one; a later attempt with its score loses.
             let worst = &kept[keep - 1];
             if !before((s, j), (worst.score, worst.drawn.attempt)) {
-                continue;
+                return;
             }
             kept.pop();
         }
@@ -81,11 +64,11 @@ pub fn guided_attack(
                     attempt: j,
                     seed,
                     slots: scratch.slots().to_vec(),
-                    answer: attacker.answer(&scratch),
+                    answer: attacker.answer(scratch),
                 },
             },
         );
-    }
+    });
     (kept.into_iter().map(|r| r.drawn).collect(), stats)
 }
 
@@ -96,6 +79,7 @@ mod tests {
     use crate::num::wide::Value;
     use crate::program::{validate_program, AlignMode, Links, Program};
     use crate::question::find_slots;
+    use crate::seed::draw_seed;
 
     fn problem() -> (Program, Vec<Num>) {
         let q = "Ann has 48 apples and buys 25 more. How many apples does she have?";

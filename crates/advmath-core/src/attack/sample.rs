@@ -488,17 +488,19 @@ pub struct AttackStats {
 
 /// Run `attempts` attempts and keep a uniform sample of at most `keep` distinct valid tuples
 /// (reservoir sampling, so memory does not grow with the attempt count).
-pub fn attack(
+/// Run `attempts` attempts from `stream` and show `visit` each distinct valid tuple once, in
+/// attempt order, with its attempt index, seed and the scratch holding it; the statistics of
+/// every attempt are returned. Every numeric attack draws through this one loop.
+#[inline]
+pub fn each_unique(
     attacker: &Attacker,
     stream: u64,
     attempts: u64,
-    keep: usize,
-) -> (Vec<Drawn>, AttackStats) {
+    mut visit: impl FnMut(u64, u64, &Scratch, &AttackStats),
+) -> AttackStats {
     let mut stats = AttackStats::default();
     let mut scratch = attacker.scratch();
     let mut seen: HashSet<u128> = HashSet::with_capacity((attempts as usize).min(1 << 16));
-    let mut reservoir: Vec<Drawn> = Vec::with_capacity(keep);
-    let mut pick = Pcg64Mcg::seed_from_u64(mix(stream ^ 0x5e1e_c7ed));
     for j in 0..attempts {
         stats.attempts += 1;
         let seed = draw_seed(stream, j);
@@ -512,6 +514,20 @@ pub fn attack(
             continue;
         }
         stats.unique += 1;
+        visit(j, seed, &scratch, &stats);
+    }
+    stats
+}
+
+pub fn attack(
+    attacker: &Attacker,
+    stream: u64,
+    attempts: u64,
+    keep: usize,
+) -> (Vec<Drawn>, AttackStats) {
+    let mut reservoir: Vec<Drawn> = Vec::with_capacity(keep);
+    let mut pick = Pcg64Mcg::seed_from_u64(mix(stream ^ 0x5e1e_c7ed));
+    let stats = each_unique(attacker, stream, attempts, |j, seed, scratch, stats| {
         let slot = if reservoir.len() < keep {
             reservoir.push(Drawn {
                 attempt: j,
@@ -523,7 +539,7 @@ pub fn attack(
         } else {
             let r = pick.random_range(0..stats.unique) as usize;
             if r >= keep {
-                continue;
+                return;
             }
             r
         };
@@ -532,8 +548,8 @@ pub fn attack(
         d.seed = seed;
         d.slots.clear();
         d.slots.extend_from_slice(&scratch.slots);
-        d.answer = attacker.answer(&scratch);
-    }
+        d.answer = attacker.answer(scratch);
+    });
     // The kept tuples are numbered in a seeded random order, as the authors' `random.sample`
     // returns them: the first k of them are then a uniform k-subset, which Figure 7 (attacks vs
     // k) relies on. Attempt order would not do: under M3's Poisson draws the tuples found first
