@@ -313,7 +313,7 @@ pub fn table3_rows() -> Vec<Resp> {
     rows
 }
 
-/// Responses of the guided-attack fixture (model-a, template `xie2024`, dataset `toy`; 1 = right,
+/// Responses of the guided-attack fixture (`model`, template `xie2024`, dataset `toy`; 1 = right,
 /// variants in index order):
 ///
 /// | problem | original | guided | m3 |
@@ -323,7 +323,7 @@ pub fn table3_rows() -> Vec<Resp> {
 /// | p2 | 1 | 11101 | 11111 |
 /// | p3 | 0 | 11111 | 01111 |
 /// | p4 | 1 | — | 00000 |
-pub fn guided_rows() -> Vec<Resp> {
+pub fn guided_rows(model: &'static str) -> Vec<Resp> {
     let spec: [(&str, Option<&str>, &str); 5] = [
         ("1", Some("01111"), "11110"),
         ("1", Some("10111"), "11111"),
@@ -334,7 +334,7 @@ pub fn guided_rows() -> Vec<Resp> {
     let mut rows = Vec::new();
     for (p, (original, guided, m3)) in spec.into_iter().enumerate() {
         let base = |attack, index, correct| Resp {
-            model: "model-a",
+            model,
             template: "xie2024",
             dataset: "toy",
             problem: Some(p),
@@ -396,14 +396,25 @@ pub fn write_generation_stats(tables: &Path) {
 
 /// Every table a metric reads: the main fixture, the Table 3 rows and `generation_stats`.
 pub fn full_fixture() -> (tempfile::TempDir, PathBuf) {
+    full_fixture_with(Vec::new())
+}
+
+fn full_fixture_with(extra: Vec<Resp>) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("tables");
     let mut rows = xie_rows();
     rows.extend(arithmattack_rows());
     rows.extend(table3_rows());
+    rows.extend(extra);
     write_responses(&tables, &rows);
     write_generation_stats(&tables);
     (dir, tables)
+}
+
+/// The full fixture plus the guided attack's responses under a model of their own
+/// (`model-guided`), so that every embedded metric has rows on one tables folder.
+pub fn every_metric_fixture() -> (tempfile::TempDir, PathBuf) {
+    full_fixture_with(guided_rows("model-guided"))
 }
 
 /// The Table 3 fixture: the RobustMath release above ingested (its pairing written as

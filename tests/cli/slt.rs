@@ -207,7 +207,7 @@ fn build(fixture: &str) -> (tempfile::TempDir, PathBuf) {
         "guided" => {
             let dir = tempfile::tempdir().unwrap();
             let tables = dir.path().join("tables");
-            crate::fixtures::write_responses(&tables, &crate::fixtures::guided_rows());
+            crate::fixtures::write_responses(&tables, &crate::fixtures::guided_rows("model-a"));
             (dir, tables)
         }
         other => panic!("tests/slt/{other}: no such fixture"),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use advmath::metrics::{self, Cell, OutputFormat, ResultTable, SqlEngine, TableState};
 use arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 
-use crate::fixtures::{fixture, full_fixture, responses_batch};
+use crate::fixtures::{every_metric_fixture, fixture, responses_batch};
 
 use crate::util::{advmath, embedded_sql, skip, sql_csv, stderr_of};
 
@@ -225,7 +225,7 @@ fn metrics_duckdb_parity() {
         skip("metrics_duckdb_parity needs python3 with duckdb (pip install duckdb)");
         return;
     }
-    let (dir, tables) = full_fixture();
+    let (dir, tables) = every_metric_fixture();
     crate::efficient::write_table5_fixture(&tables);
     crate::annotate::write_annotation_fixture(&tables);
     let engine = SqlEngine::open(&tables).unwrap();
