@@ -21,15 +21,21 @@ use crate::program::readings;
 use crate::program::tree::{num_text, BinOp, Builder, ConstKind, Node, NodeId, Program};
 use crate::program::{ErrorKind, ProgramError};
 use crate::question::Slot;
+use labels::Label;
 use operands::{admissible, Alternative, Reading};
 
 type Res<T> = std::result::Result<T, ProgramError>;
 
-/// One worked step: the expression and the result the solution wrote for it.
+/// One worked step: the expression and the result the solution wrote for it, with what the
+/// prose around it says the numbers count ([`labels`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     pub expr: String,
     pub result: String,
+    /// The numbers the step's sentence writes before its annotation, with their labels.
+    operands: Vec<(Num, Option<Label>)>,
+    /// The label the solution writes after the step's result ("<<80/2=40>>40 minutes").
+    result_label: Option<Label>,
 }
 
 /// The worked steps of a GSM8K solution, in order: the `<<expr=result>>` annotations, and the
@@ -58,6 +64,8 @@ pub fn gsm8k_steps(solution: &str) -> Vec<Step> {
                 Step {
                     expr: inner[..eq].to_string(),
                     result: inner[eq + 1..].to_string(),
+                    operands: Vec::new(),
+                    result_label: None,
                 },
             ));
         }
@@ -65,6 +73,18 @@ pub fn gsm8k_steps(solution: &str) -> Vec<Step> {
         rest = &after[close + 2..];
     }
     text.push_str(rest);
+    for (pos, step) in positioned.iter_mut() {
+        let sentence_start = text[..*pos].rfind(['\n', MARK]).map_or(0, |i| i + 1);
+        let sentence = &text[sentence_start..*pos];
+        step.operands = labels::labelled_numbers(&sentence[labels::equation_start(sentence)..]);
+        let shown = text[*pos + MARK.len_utf8()..].trim_start_matches([' ', '$']);
+        let digits = shown
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .unwrap_or(shown.len());
+        step.result_label = (digits > 0)
+            .then(|| labels::label_after(&shown[digits..], text[..*pos].ends_with('$')))
+            .flatten();
+    }
     positioned.extend(text_equations(&text, MARK));
     positioned.sort_by_key(|(pos, _)| *pos);
     positioned.into_iter().map(|(_, s)| s).collect()
@@ -108,6 +128,8 @@ fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
             Step {
                 expr: left.to_string(),
                 result,
+                operands: Vec::new(),
+                result_label: None,
             },
         ));
     }
@@ -170,8 +192,12 @@ struct StepResolver<'a> {
     slots: &'a [Slot],
     links: Links,
     is_percent: Vec<bool>,
-    /// Earlier results: annotated value and node, latest last.
-    results: Vec<(Num, NodeId)>,
+    /// Earlier results: annotated value, node and label, latest last.
+    results: Vec<(Num, NodeId, Option<Label>)>,
+    /// The labels of the question's numbers, by slot.
+    slot_labels: Vec<Option<Label>>,
+    /// The labelled numbers of the step being lowered.
+    operands: Vec<(Num, Option<Label>)>,
     slot_uses: HashMap<String, usize>,
     slot_positions: HashMap<String, Vec<u32>>,
     /// Literal ordinal -> slot forced by an alignment (MultiArith `lAlignments`).
@@ -209,6 +235,14 @@ impl<'a> StepResolver<'a> {
             links,
             is_percent: percent_slots(question, slots),
             results: Vec::new(),
+            slot_labels: slots
+                .iter()
+                .map(|s| {
+                    let dollar = question[..s.start].trim_end().ends_with('$');
+                    labels::label_after(&question[s.end..], dollar)
+                })
+                .collect(),
+            operands: Vec::new(),
             slot_uses: HashMap::new(),
             slot_positions,
             forced: HashMap::new(),
@@ -230,6 +264,8 @@ impl<'a> StepResolver<'a> {
             links: self.links,
             is_percent: Vec::new(),
             results: Vec::new(),
+            slot_labels: Vec::new(),
+            operands: Vec::new(),
             slot_uses: HashMap::new(),
             slot_positions: HashMap::new(),
             forced: HashMap::new(),
@@ -415,6 +451,7 @@ fn synthesise_steps(
     let mut last_failure: Option<(usize, ProgramError)> = None;
     for (i, step) in steps.iter().enumerate() {
         resolver.step = i;
+        resolver.operands = step.operands.clone();
         let cleaned = clean_expression(&step.expr);
         // "<<8=8>>" restates a number; as a step it would make the answer a bare leaf.
         if !cleaned
@@ -452,7 +489,9 @@ fn synthesise_steps(
             }
         };
         let result = Num::parse_decimal(&clean_number(&step.result)).unwrap_or(exact);
-        resolver.results.push((result, id));
+        resolver
+            .results
+            .push((result, id, step.result_label.clone()));
         if result.eq_2dp(gold) || exact.eq_2dp(gold) {
             answer = Some(id);
             answer_step = Some(i);
@@ -549,6 +588,7 @@ fn check_answer(program: &Program, slots: &[Slot], gold: Num) -> Res<()> {
     }
 }
 
+mod labels;
 mod operands;
 
 #[cfg(test)]

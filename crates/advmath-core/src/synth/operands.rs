@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::labels::{self, Label};
 use super::StepResolver;
 use crate::num::Num;
 use crate::program::align::{justify_constant, Role};
@@ -44,7 +45,7 @@ impl StepResolver<'_> {
             ));
         }
         let mut out: Vec<Reading> = Vec::new();
-        for &(v, id) in self.results.iter().rev() {
+        for &(v, id, _) in self.results.iter().rev() {
             if v.eq_num(value) && !out.contains(&Reading::Node(id)) {
                 out.push(Reading::Node(id));
             }
@@ -86,7 +87,7 @@ impl StepResolver<'_> {
         if out.len() > 1 {
             let lower = self.question.to_ascii_lowercase();
             let two = Num::int(2);
-            for &(v, id) in self.results.iter().rev() {
+            for &(v, id, _) in self.results.iter().rev() {
                 if lower.contains("half") && v.div(two).is_ok_and(|h| h.eq_num(value)) {
                     out.push(Reading::Implied(id, BinOp::Div));
                 }
@@ -97,7 +98,38 @@ impl StepResolver<'_> {
                 }
             }
         }
+        if out.len() > 1 {
+            let operand = labels::label_of(&self.operands, value);
+            let candidates: Vec<Vec<Label>> =
+                out.iter().map(|r| self.labels_of(r, value)).collect();
+            if let Some(k) = labels::decided_by(operand.as_ref(), &candidates) {
+                out = vec![out.swap_remove(k)];
+            }
+        }
         Ok(out)
+    }
+
+    /// The labels the quantity a reading takes may be written with: the label after an earlier
+    /// step's result or after the question's number, any of a unit constant's units; none (so
+    /// nothing is decided) for other constants and implied halves.
+    fn labels_of(&self, reading: &Reading, value: Num) -> Vec<Label> {
+        match reading {
+            Reading::Node(id) => self
+                .results
+                .iter()
+                .find(|(_, r, _)| r == id)
+                .and_then(|(_, _, l)| l.clone())
+                .into_iter()
+                .collect(),
+            Reading::Role(Role::Leaf(slot)) => {
+                self.slot_labels[*slot as usize].iter().cloned().collect()
+            }
+            Reading::Role(Role::Const(ConstKind::Unit(_))) => unit_words(value)
+                .iter()
+                .flat_map(|w| [w.to_string(), format!("/{w}"), format!("$/{w}")])
+                .collect(),
+            Reading::Role(_) | Reading::Implied(..) => Vec::new(),
+        }
     }
 }
 
@@ -130,6 +162,31 @@ impl StepResolver<'_> {
             },
             ConstKind::Literal => false,
         }
+    }
+}
+
+/// The units a unit constant converts between (the words [`StepResolver::constant_in_context`]
+/// looks for), as labels: "60 minutes" may be the 60 of minutes per hour, "60 GB" may not.
+fn unit_words(value: Num) -> &'static [&'static str] {
+    match value.as_integer().filter(|_| value.is_integer()) {
+        Some(60) => &["minute", "min", "second", "sec", "hour"],
+        Some(24) => &["hour", "hr", "day"],
+        Some(7) => &["day", "week"],
+        Some(12) => &["dozen", "month", "year", "inch", "foot", "feet", "egg"],
+        Some(52) => &["week", "year"],
+        Some(365) => &["day", "year"],
+        Some(100) => &["%", "percent", "cent", "dollar", "$"],
+        Some(1000) => &[
+            "gram",
+            "kilogram",
+            "kg",
+            "meter",
+            "kilometer",
+            "km",
+            "liter",
+            "ml",
+        ],
+        _ => &[],
     }
 }
 

@@ -148,3 +148,42 @@ fn equal_steps_read_once_each_are_one_reading() {
         .unwrap();
     assert_eq!(v, Num::int(35));
 }
+
+#[test]
+fn the_unit_the_solution_writes_decides_between_two_earlier_quantities() {
+    // The same problem, where the solution says which 20 it multiplies.
+    let q = "A shop has 4 red boxes with 5 pens each and 2 blue boxes with 10 pens each. It sells the red pens at $3 each and the blue pens at $6 each. How much does it get?";
+    let a = "4*5=<<4*5=20>>20 red pens.\n2*10=<<2*10=20>>20 blue pens.\n20 red pens x $3 = <<20*3=60>>60 dollars.\n20 blue pens x $6 = <<20*6=120>>120 dollars.\n60+120=<<60+120=180>>180\n#### 180";
+    let slots = find_slots(q);
+    let p = from_gsm8k(q, &slots, a, Num::int(180), Links::DIGITS).unwrap();
+    let v = p.eval(&[4, 7, 2, 10, 3, 6].map(Num::int)).unwrap();
+    assert_eq!(v, Num::int(4 * 7 * 3 + 2 * 10 * 6));
+}
+
+#[test]
+fn a_step_result_and_a_percentage_of_one_value_are_told_apart_by_their_units() {
+    // 50 is the question's 50% and the minutes of step 2; 100 is step 3's minutes and, in a
+    // question of percentages, the constant of one.
+    let q = "Ana downloads a 600 GB file at 6 GB/minute. At 50% of the way a restart takes 15 minutes, and she starts again from the beginning. How many minutes does it take?";
+    let a = "600 GB * 50% = <<600*50*.01=300>>300 GB\n300 GB / 6 GB/minute = <<300/6=50>>50 minutes\n600 GB / 6 GB/minute = <<600/6=100>>100 minutes\nIn all 50 minutes + 100 minutes + 15 minutes = <<50+100+15=165>>165 minutes\n#### 165";
+    let slots = find_slots(q);
+    let p = from_gsm8k(q, &slots, a, Num::int(165), Links::DIGITS).unwrap();
+    let v = p.eval(&[400, 4, 25, 10].map(Num::int)).unwrap();
+    assert_eq!(v, Num::int(400 / 4 / 4 + 400 / 4 + 10));
+    // Bare numbers say nothing: either 50 could be meant, and the readings differ.
+    let bare = a.replace("50 minutes + 100 minutes + 15 minutes", "50 + 100 + 15");
+    let e = from_gsm8k(q, &slots, &bare, Num::int(165), Links::DIGITS).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::AmbiguousOperand, "{e}");
+}
+
+#[test]
+fn a_rate_is_not_a_count_of_its_unit() {
+    // "100 hours" is step 2's result, not the question's "$100 an hour"; the bare "100 - 80"
+    // must then be the price, since the program has to read every number the question states.
+    let q = "A clinic sees 300 people a day, each for 20 minutes. Doctors cost $80 an hour and patients pay $100 an hour. What is the clinic's profit?";
+    let a = "300*20=<<300*20=6000>>6000 minutes a day\n6000/60=<<6000/60=100>>100 hours a day\nThe profit is 100-80=$<<100-80=20>>20 per hour\nSo 100 hours * $20/hour = $<<100*20=2000>>2000\n#### 2000";
+    let slots = find_slots(q);
+    let p = from_gsm8k(q, &slots, a, Num::int(2000), Links::DIGITS).unwrap();
+    let v = p.eval(&[200, 30, 50, 90].map(Num::int)).unwrap();
+    assert_eq!(v, Num::int(200 * 30 / 60 * (90 - 50)));
+}
