@@ -324,16 +324,20 @@ fn synthesise_steps(
                     first_error = Some(e.clone());
                 }
                 last_failure = Some((i, e));
-                if let Some(v) = Num::parse_decimal(&clean_number(&step.result)) {
+                if let Some(v) = stated_result(&step.result) {
                     resolver.unlinked_results.push(v);
                 }
                 continue;
             }
         };
-        let result = Num::parse_decimal(&clean_number(&step.result)).unwrap_or(exact);
-        resolver
-            .results
-            .push((result, id, step.result_label.clone()));
+        let result = stated_result(&step.result).unwrap_or(exact);
+        if step.prose && !result.eq_2dp(exact) {
+            // Read wrong ("3r + 5r + 10 = 42" is algebra, not arithmetic): its stated result is
+            // a quantity the program does not have.
+            resolver.unlinked_results.push(result);
+            continue;
+        }
+        record_result(resolver, &mut builder, step, result, id);
         if result.eq_2dp(gold) || exact.eq_2dp(gold) {
             answer = Some(id);
             answer_step = Some(i);
@@ -355,9 +359,120 @@ fn synthesise_steps(
             )
         }));
     };
+    every_step_feeds(resolver, &builder, answer, gold)?;
     let program = finish_checked(builder, answer, slots, question, links)?;
     check_answer(&program, slots, gold)?;
     Ok(program)
+}
+
+/// Keep a linked step's result for the steps after it. A fraction the solution writes ("= 1/3")
+/// is not kept: a later "1/3" is two literals, which the program cannot tell from the
+/// question's, so its parts are results that could not be linked. A percentage ("= 60%") is its
+/// fraction, and its number (60) is that fraction times 100.
+fn record_result(
+    resolver: &mut StepResolver,
+    builder: &mut Builder,
+    step: &Step,
+    result: Num,
+    id: NodeId,
+) {
+    let written = clean_number(&step.result);
+    if let Some((num, den)) = written.split_once('/') {
+        resolver
+            .unlinked_results
+            .extend([num, den].iter().filter_map(|t| Num::parse_decimal(t)));
+        return;
+    }
+    resolver
+        .results
+        .push((result, id, step.result_label.clone()));
+    if let Some(number) = written.strip_suffix('%').and_then(Num::parse_decimal) {
+        let hundred = builder.push(Node::Const {
+            value: Num::int(100),
+            kind: ConstKind::Unit("percent".into()),
+        });
+        let scaled = builder.push(Node::Bin {
+            op: BinOp::Mul,
+            lhs: id,
+            rhs: hundred,
+        });
+        resolver
+            .results
+            .push((number, scaled, step.result_label.clone()));
+    }
+}
+
+/// Every linked step leads to the answer and none goes on from it. A later step that computes
+/// on from the answer ("16 canes / 4 canes per cavity" when the dataset's answer is the 16
+/// canes) says the dataset's answer is not what the question asks; a step the answer never
+/// reads ("4 ft * 25 ft = 100" when the answer adds the question's 200 where the solution meant
+/// "2 * 100") says the answer took one of its operands from a coincidence.
+fn every_step_feeds(
+    resolver: &StepResolver,
+    builder: &Builder,
+    answer: NodeId,
+    gold: Num,
+) -> Res<()> {
+    for (k, (value, id, _)) in resolver.results.iter().enumerate() {
+        if *id == answer {
+            continue;
+        }
+        if depends_on(builder, *id, answer) {
+            return Err(ProgramError::new(
+                ErrorKind::WrongAnswer,
+                format!(
+                    "the solution computes on from the final answer {gold} (its step {} of those linked), so the dataset's answer may not be what the question asks",
+                    k + 1
+                ),
+            ));
+        }
+        if !depends_on(builder, answer, *id) && !is_scaled_percentage(builder, resolver, *id) {
+            return Err(ProgramError::new(
+                ErrorKind::UnusedNumber,
+                format!(
+                    "the answer never reads the result {} of a worked step (its step {} of those linked): an operand may have been taken from a coincidence",
+                    num_text::to_text(value),
+                    k + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `id` is the "times 100" form [`record_result`] adds for a percentage, which is
+/// unread when later steps use the fraction.
+fn is_scaled_percentage(builder: &Builder, resolver: &StepResolver, id: NodeId) -> bool {
+    let Node::Bin {
+        op: BinOp::Mul,
+        lhs,
+        rhs,
+    } = &builder.nodes[id as usize]
+    else {
+        return false;
+    };
+    let percent = matches!(
+        &builder.nodes[*rhs as usize],
+        Node::Const { kind: ConstKind::Unit(u), .. } if u == "percent"
+    );
+    percent && resolver.results.iter().any(|(_, other, _)| other == lhs)
+}
+
+/// Whether node `id` reads node `target`.
+fn depends_on(builder: &Builder, id: NodeId, target: NodeId) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if n == target {
+            return true;
+        }
+        match &builder.nodes[n as usize] {
+            Node::Bin { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
+            Node::Neg { arg } => stack.push(*arg),
+            Node::Call { args, .. } => stack.extend(args),
+            Node::Leaf { .. } | Node::Const { .. } => {}
+        }
+    }
+    false
 }
 
 /// Build a program from a MultiArith equation; `alignments` are the character offsets of the
@@ -398,6 +513,18 @@ pub fn from_multiarith(
 
 fn clean_number(s: &str) -> String {
     s.trim().replace([',', '$', ' '], "")
+}
+
+/// The value a step says it gives: a number, a fraction ("1/3") or a percentage ("90%").
+fn stated_result(s: &str) -> Option<Num> {
+    let s = clean_number(s);
+    if let Some(p) = s.strip_suffix('%') {
+        return Num::parse_decimal(p)?.div(Num::int(100)).ok();
+    }
+    match s.split_once('/') {
+        Some((a, b)) => Num::parse_decimal(a)?.div(Num::parse_decimal(b)?).ok(),
+        None => Num::parse_decimal(&s),
+    }
 }
 
 fn eval_node(builder: &Builder, id: NodeId, slots: &[Slot]) -> Res<Num> {

@@ -3,6 +3,8 @@ use crate::num::wide::Value;
 use crate::program::{validate_program, AlignMode, Links};
 use crate::question::find_slots;
 
+/// A given program read as the paper reads it: every number in digits a leaf, a 1 that divides
+/// ("r1 = a / b" with a = 1) included.
 pub(super) fn program(question: &str, src: &str, gold: &str) -> Program {
     validate_program(
         src,
@@ -10,7 +12,10 @@ pub(super) fn program(question: &str, src: &str, gold: &str) -> Program {
         &find_slots(question),
         Value::parse_decimal(gold),
         AlignMode::Given,
-        Links::DIGITS,
+        Links {
+            factor_ones: true,
+            ..Links::DIGITS
+        },
     )
     .unwrap_or_else(|e| panic!("{question}: {e}"))
 }

@@ -72,6 +72,10 @@ pub struct Links {
     /// A number that defines a unit ("7 days a week", "a 30 day month") links like any other,
     /// as in the paper, instead of staying a constant.
     pub unit_lengths: bool,
+    /// A stated 1 that the program multiplies or divides by links like any other, as in the
+    /// paper, instead of staying a constant (`x * 1` and `x / 1` agree on the original, so the
+    /// solution cannot show which one the question means).
+    pub factor_ones: bool,
 }
 
 impl Links {
@@ -81,11 +85,17 @@ impl Links {
         percentages: false,
         fractions: false,
         unit_lengths: false,
+        factor_ones: false,
     };
 
     /// The names `--link` takes.
-    pub const NAMES: [&'static str; 4] =
-        ["number-words", "percentages", "fractions", "unit-lengths"];
+    pub const NAMES: [&'static str; 5] = [
+        "number-words",
+        "percentages",
+        "fractions",
+        "unit-lengths",
+        "factor-ones",
+    ];
 
     /// Parse a comma-separated list of [`Links::NAMES`] (`digits` or an empty list: none).
     pub fn parse(list: &str) -> Result<Links, String> {
@@ -97,13 +107,15 @@ impl Links {
                 "percentages" => links.percentages = true,
                 "fractions" => links.fractions = true,
                 "unit-lengths" => links.unit_lengths = true,
-                // The extensions; unit lengths vary only when named.
+                "factor-ones" => links.factor_ones = true,
+                // The extensions; unit lengths and factor ones vary only when named.
                 "all" => {
                     links = Links {
                         number_words: true,
                         percentages: true,
                         fractions: true,
                         unit_lengths: links.unit_lengths,
+                        factor_ones: links.factor_ones,
                     }
                 }
                 other => {
@@ -125,6 +137,7 @@ impl Links {
             (self.percentages, "percentages"),
             (self.fractions, "fractions"),
             (self.unit_lengths, "unit-lengths"),
+            (self.factor_ones, "factor-ones"),
         ] {
             if on {
                 names.push(name);

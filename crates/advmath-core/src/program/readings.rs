@@ -14,6 +14,10 @@
 //! - A number that defines a unit ("7 days a week", "a normal 30 day month") stays constant, as
 //!   the paper makes "one year" a constant 365, unless [`Links::unit_lengths`] asks for the
 //!   paper's own behaviour.
+//! - A stated 1 that multiplies or divides ("4 miles * 1 mph"): on the original numbers `x * 1`
+//!   and `x / 1` agree, so the solution cannot show which the question means; it stays constant
+//!   (a fraction's "1/4" is not such a 1: its slash says what it does), unless
+//!   [`Links::factor_ones`] asks for the paper's own behaviour.
 
 use std::collections::BTreeMap;
 
@@ -21,7 +25,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::links::{Links, UNIT_CONSTANTS};
-use super::tree::{num_text, ConstKind, Node, NodeId, Program, Tie};
+use super::tree::{num_text, BinOp, ConstKind, Node, NodeId, Program, Tie};
 use super::{ErrorKind, ProgramError};
 use crate::num::wide::Value;
 use crate::num::Num;
@@ -104,6 +108,9 @@ pub fn settle(mut program: Program, slots: &[Slot], question: &str, links: Links
     if !links.unit_lengths {
         keep_unit_lengths(&mut program, slots, question);
     }
+    if !links.factor_ones {
+        keep_factor_ones(&mut program, slots, question);
+    }
     keep_reused_once_stated(&mut program, slots, question);
     settle_repeated(&mut program, slots, question);
     program
@@ -135,6 +142,37 @@ fn keep_reused_once_stated(program: &mut Program, slots: &[Slot], question: &str
             continue;
         }
         for u in leaves_of(program, &[slot as u32]) {
+            program.nodes[u as usize] = Node::Const {
+                value: s.value,
+                kind: ConstKind::Stated(question[s.start..s.end].to_string()),
+            };
+        }
+    }
+}
+
+/// Leaves of a stated 1 (not part of a fraction "1/4" or "3/1") that a program multiplies or
+/// divides by become constants.
+fn keep_factor_ones(program: &mut Program, slots: &[Slot], question: &str) {
+    let in_fraction = |s: &Slot| {
+        let before = question[..s.start].trim_end_matches(' ');
+        let after = question[s.end..].trim_start_matches(' ');
+        (before.ends_with('/')
+            && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit()))
+            || (after.starts_with('/') && after[1..].starts_with(|c: char| c.is_ascii_digit()))
+    };
+    for (slot, s) in slots.iter().enumerate() {
+        if !s.value.eq_num(Num::ONE) || in_fraction(s) {
+            continue;
+        }
+        let uses = leaves_of(program, &[slot as u32]);
+        let factor = program.nodes.iter().any(|n| {
+            matches!(n, Node::Bin { op: BinOp::Mul | BinOp::Div | BinOp::FloorDiv, lhs, rhs }
+                if uses.contains(lhs) || uses.contains(rhs))
+        });
+        if !factor {
+            continue;
+        }
+        for u in uses {
             program.nodes[u as usize] = Node::Const {
                 value: s.value,
                 kind: ConstKind::Stated(question[s.start..s.end].to_string()),

@@ -15,6 +15,9 @@ pub struct Step {
     pub(super) operands: Vec<(Num, Option<Label>)>,
     /// The label the solution writes after the step's result ("<<80/2=40>>40 minutes").
     pub(super) result_label: Option<Label>,
+    /// Written in prose, not by the calculator: the step counts only if its expression, as
+    /// read, computes the result it states.
+    pub(super) prose: bool,
 }
 
 /// The worked steps of a GSM8K solution, in order: the `<<expr=result>>` annotations, and the
@@ -45,6 +48,7 @@ pub fn gsm8k_steps(solution: &str) -> Vec<Step> {
                     result: inner[eq + 1..].to_string(),
                     operands: Vec::new(),
                     result_label: None,
+                    prose: false,
                 },
             ));
         }
@@ -69,50 +73,166 @@ pub fn gsm8k_steps(solution: &str) -> Vec<Step> {
     positioned.into_iter().map(|(_, s)| s).collect()
 }
 
-/// `a op b = c` equations in prose, with their byte positions.
+/// `a op b = c` equations in prose, with their byte positions; the numbers may carry their
+/// units ("90 minutes / 450 minutes * 100% = 20%", "$38 − $17 = $21").
 fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
-    let expr_char = |c: char| c.is_ascii_digit() || " .,$+-*/x×÷()%".contains(c);
     let mut out = Vec::new();
     for (eq, _) in text.match_indices('=') {
-        let left_start = text[..eq]
-            .char_indices()
-            .rev()
-            .take_while(|&(_, c)| expr_char(c))
-            .last()
-            .map(|(i, _)| i)
-            .unwrap_or(eq);
-        let left = text[left_start..eq]
-            .trim()
-            .trim_start_matches(['x', ',', '.', ' ']);
+        let start = labels::equation_start(&text[..eq]);
+        // "2L = 22 - 8 = 14": the equation is the last one.
+        let start = text[start..eq].rfind('=').map_or(start, |k| start + k + 1);
+        let written = text[start..eq].trim();
         let right = text[eq + 1..].trim_start().trim_start_matches('$');
-        if right.starts_with(mark) {
+        if right.starts_with(mark) || algebra(written) {
             continue;
         }
-        let result: String = right
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
-            .collect();
-        let result = result.trim_end_matches(['.', ',']).to_string();
+        let Some((result, tail)) = stated(right) else {
+            continue;
+        };
+        if continues(tail) {
+            continue;
+        }
+        let mut left = without_units(written);
+        // "x/y * 100% = 20%" multiplies by 100% to say it as a percentage: `x/y * 100`, and the
+        // result 20.
+        let result = match (result.strip_suffix('%'), left.strip_suffix("100%")) {
+            (Some(number), Some(scaled)) if scaled.trim_end().ends_with(['*', 'x', '×']) => {
+                left = format!("{scaled}100");
+                number.to_string()
+            }
+            _ => result,
+        };
+        let left = left.trim_start_matches([',', '.', ' ']);
         let numbers = left
             .split(|c: char| !(c.is_ascii_digit() || c == '.'))
             .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
             .count();
-        let has_op = left.contains(['+', '*', '/', '×', '÷', 'x', '('])
+        let has_op = left.contains(['+', '*', '/', '×', '÷', 'x', '(', '−', '–'])
             || left.trim_start_matches('-').contains('-');
-        if result.is_empty() || numbers < 2 || !has_op {
+        if numbers < 2 || !has_op {
             continue;
         }
         out.push((
-            left_start,
+            text.len() - text[start..].trim_start().len(),
             Step {
                 expr: left.to_string(),
                 result,
-                operands: Vec::new(),
-                result_label: None,
+                operands: labels::labelled_numbers(written),
+                result_label: labels::label_after(tail, false),
+                prose: true,
             },
         ));
     }
     out
+}
+
+/// The result an equation's right-hand side states, as written ("21", "1/3", "90%"), and what
+/// follows it.
+fn stated(right: &str) -> Option<(String, &str)> {
+    let number_len = |t: &str| {
+        let n = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .unwrap_or(t.len());
+        t[..n].trim_end_matches(['.', ',']).len()
+    };
+    let n = number_len(right);
+    if n == 0 {
+        return None;
+    }
+    let after = &right[n..];
+    if let Some(den) = after.strip_prefix('/') {
+        let d = number_len(den);
+        if d > 0 {
+            return Some((right[..n + 1 + d].to_string(), &den[d..]));
+        }
+    }
+    let p = usize::from(after.starts_with('%'));
+    Some((right[..n + p].to_string(), &after[p..]))
+}
+
+/// Whether what follows an equation's right-hand number goes on computing ("= 5+6 = 11",
+/// "= 240 students – 224 students"), so that the number is not the equation's result.
+fn continues(after: &str) -> bool {
+    let mut rest = after.trim_start_matches(' ');
+    for _ in 0..2 {
+        let word = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .len();
+        if word == 0 || rest[..word].eq_ignore_ascii_case("x") {
+            break;
+        }
+        rest = rest[word..].trim_start_matches(' ');
+    }
+    rest.starts_with(['+', '-', '*', '/', 'x', '×', '÷', '−', '–', '=', '('])
+}
+
+/// Whether an equation is algebra: a letter glued to a number ("3A + 2", "2x", "5r").
+fn algebra(written: &str) -> bool {
+    let b = written.as_bytes();
+    (1..b.len()).any(|i| {
+        b[i].is_ascii_alphabetic()
+            && b[i - 1].is_ascii_digit()
+            && !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic)
+    })
+}
+
+/// A prose equation's expression without the units of its numbers ("90 minutes / 450
+/// minutes"); a multiplication `x` stays.
+fn without_units(written: &str) -> String {
+    let mut out = String::with_capacity(written.len());
+    let mut rest = written;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_alphabetic() {
+            let end = rest
+                .find(|ch: char| !ch.is_ascii_alphabetic())
+                .unwrap_or(rest.len());
+            if rest[..end].eq_ignore_ascii_case("x") {
+                out.push('x');
+            }
+            rest = &rest[end..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    // "6 and 8 make $12 + $24": the expression starts after the last two numbers no operator
+    // joins.
+    let b = out.as_bytes();
+    let number_at = |i: usize| {
+        b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    };
+    let (mut start, mut i) = (0, 0);
+    // The end of the last number, while nothing but spaces and `$` follow it.
+    let mut after_number: Option<usize> = None;
+    while i < b.len() {
+        if number_at(i) {
+            if let Some(end) = after_number {
+                start = end;
+            }
+            i += 1;
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || (matches!(b[i], b'.' | b',')
+                        && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            after_number = Some(i);
+            continue;
+        }
+        if b[i] == b'%' && after_number == Some(i) {
+            // "80%" is one number.
+            after_number = Some(i + 1);
+        } else if !matches!(b[i], b' ' | b'$') {
+            after_number = None;
+        }
+        i += 1;
+    }
+    out[start..]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The final answer of a GSM8K solution (after `####`).

@@ -170,10 +170,14 @@ fn a_step_result_and_a_percentage_of_one_value_are_told_apart_by_their_units() {
     let p = from_gsm8k(q, &slots, a, Num::int(165), Links::DIGITS).unwrap();
     let v = p.eval(&[400, 4, 25, 10].map(Num::int)).unwrap();
     assert_eq!(v, Num::int(400 / 4 / 4 + 400 / 4 + 10));
-    // Bare numbers say nothing: either 50 could be meant, and the readings differ.
+    // Bare numbers say nothing, but reading the 50 as the question's would leave step 2's
+    // minutes unread: only one reading has every worked step feed the answer.
     let bare = a.replace("50 minutes + 100 minutes + 15 minutes", "50 + 100 + 15");
-    let e = from_gsm8k(q, &slots, &bare, Num::int(165), Links::DIGITS).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::AmbiguousOperand, "{e}");
+    let p = from_gsm8k(q, &slots, &bare, Num::int(165), Links::DIGITS).unwrap();
+    assert_eq!(
+        p.eval(&[400, 4, 25, 10].map(Num::int)).unwrap(),
+        Num::int(400 / 4 / 4 + 400 / 4 + 10)
+    );
 }
 
 #[test]
@@ -186,4 +190,87 @@ fn a_rate_is_not_a_count_of_its_unit() {
     let p = from_gsm8k(q, &slots, a, Num::int(2000), Links::DIGITS).unwrap();
     let v = p.eval(&[200, 30, 50, 90].map(Num::int)).unwrap();
     assert_eq!(v, Num::int(200 * 30 / 60 * (90 - 50)));
+}
+
+#[test]
+fn prose_equations_are_read_with_their_units() {
+    let steps = gsm8k_steps(
+        "Dean has $38 − $17 = $21 left.\nThat is 90 minutes / 450 minutes * 100% = 20%\n#### 20",
+    );
+    let read: Vec<(&str, &str)> = steps
+        .iter()
+        .map(|s| (s.expr.as_str(), s.result.as_str()))
+        .collect();
+    assert_eq!(read, vec![("$38 − $17", "21"), ("90 / 450 * 100", "20")]);
+    // A percentage or a fraction is the value it writes.
+    let steps = gsm8k_steps("She keeps 100% - 10% = 90% of it, 3/3 - 2/3 = 1/3 of the cake.");
+    let results: Vec<&str> = steps.iter().map(|s| s.result.as_str()).collect();
+    assert_eq!(results, vec!["90%", "1/3"]);
+}
+
+#[test]
+fn algebra_and_unfinished_equations_are_not_steps() {
+    let steps = gsm8k_steps("So A + A - 2 + A + 4 = 3A + 2 = 35.\nHarry: 5+2(3)=5+6=11 trees\n");
+    let read: Vec<(&str, &str)> = steps
+        .iter()
+        .map(|s| (s.expr.as_str(), s.result.as_str()))
+        .collect();
+    assert_eq!(read, vec![("5+6", "11")]);
+}
+
+#[test]
+fn a_final_step_the_solution_only_writes_in_prose_gives_the_answer() {
+    let q = "Dora has $16 and gets $2 more. A rope costs $6 and a game $11. How much more does she need?";
+    let a = "She needs $6 + $11 = $<<6+11=17>>17.\nShe has $16 + $2 = $<<16+2=18>>18.\nShe needs $17 − $18 = $-1, so nothing: she has $18 − $17 = $1 left.\n#### 1";
+    let slots = find_slots(q);
+    let p = from_gsm8k(q, &slots, a, Num::int(1), Links::DIGITS).unwrap();
+    let v = p.eval(&[20, 3, 7, 9].map(Num::int)).unwrap();
+    assert_eq!(v, Num::int(20 + 3 - 7 - 9));
+}
+
+#[test]
+fn a_solution_that_computes_on_from_the_answer_is_refused() {
+    // The dataset's answer, 16, is the canes; the question asks for the cavities, 4.
+    let q = "Andy gets a cavity for every 4 candy canes he eats. He gets 2 candy canes from his parents and 3 candy canes each from 4 teachers. Then he buys 1/7 as many candy canes as he was given. How many cavities does he get?";
+    let a = "3 canes/teacher * 4 teachers = <<3*4=12>>12 canes\n12 canes + 2 canes = <<12+2=14>>14 canes\n14 canes / 7 = <<14/7=2>>2 canes\n2 canes + 14 canes = <<2+14=16>>16 canes\n16 canes / 4 canes/cavity = <<16/4=4>>4 cavities\n#### 16";
+    let slots = find_slots(q);
+    let e = from_gsm8k(q, &slots, a, Num::int(16), Links::DIGITS).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::WrongAnswer, "{e}");
+    assert!(
+        e.detail.contains("computes on from the final answer 16"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_percentage_a_step_gives_is_its_fraction_and_its_number() {
+    // "60%" is 0.6 of the school, and "60 x 6" reads its number.
+    let q =
+        "How many girls are in the school if 40% of a school population is made up of 240 boys?";
+    let a = "100% - 40% = 60% of the school's population are girls.\nSince 40% is equal to 240 students, then 1% is equal to 240/40 = <<240/40=6>>6 students.\nHence, there are 60 x 6 = <<60*6=360>>360 girls.\n#### 360";
+    let slots = find_slots(q);
+    let p = from_gsm8k(q, &slots, a, Num::int(360), Links::DIGITS).unwrap();
+    assert_eq!(p.eval(&[47, 799].map(Num::int)).unwrap(), Num::int(53 * 17));
+}
+
+#[test]
+fn a_fraction_a_step_writes_is_not_read_as_the_question_s_numbers() {
+    // "45 x (1/3)" reads the step's 1/3, not the 3 of the question's "2/3".
+    let q = "Ariel has 45 fish. 2/3 are male. How many female fish does she have?";
+    let a = "1 - (2/3) = 1/3 of her fish are female.\nShe has 45 x (1/3) = <<45*(1/3)=15>>15 female fish.\n#### 15";
+    let slots = find_slots(q);
+    let e = from_gsm8k(q, &slots, a, Num::int(15), Links::DIGITS).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::AmbiguousOperand, "{e}");
+}
+
+#[test]
+fn a_worked_step_the_answer_never_reads_refuses_the_problem() {
+    // The beds' "4 * 25 = 100" is never read: the sum took the question's 200 (the plot's width)
+    // where the solution meant its unwritten "2 * 100".
+    let q = "The yard is 200 feet by 50 feet. Two flower beds are 4 feet by 25 feet each. How much of the yard is not flower beds?";
+    let a = "200 * 50 = <<200*50=10000>>10000\nEach bed is 4 * 25 = <<4*25=100>>100 sq ft, and two are 200 sq ft.\n10000 - 200 = <<10000-200=9800>>9800\n#### 9800";
+    let slots = find_slots(q);
+    let e = from_gsm8k(q, &slots, a, Num::int(9800), Links::DIGITS).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UnusedNumber, "{e}");
+    assert!(e.detail.contains("never reads the result 100"), "{e}");
 }

@@ -17,6 +17,7 @@ const ALL: Links = Links {
     percentages: true,
     fractions: true,
     unit_lengths: false,
+    factor_ones: false,
 };
 
 #[test]

@@ -160,3 +160,34 @@ fn tied_readings_tell_the_readings_apart() {
     let expect = |x: Num| Value::Num(tue.add(wed).unwrap().add(twice(x)).unwrap());
     assert!(t.answers.contains(&expect(tue)) && t.answers.contains(&expect(wed)));
 }
+
+#[test]
+fn a_stated_one_that_multiplies_or_divides_is_a_constant_unless_asked() {
+    // "4 miles * 1 mph" and "4 miles / 1 mph" agree on the original numbers.
+    let q = "Dia bikes 10 miles at 1 mph. How many hours does it take?";
+    let p = given(q, "print(10 * 1)", "10").unwrap();
+    assert_eq!(p.variable_slots(), vec![0]);
+    assert_eq!(p.eval(&[Num::int(7), Num::int(3)]).unwrap(), Num::int(7));
+    let slots = find_slots(q);
+    let paper = validate_program(
+        "print(10 * 1)",
+        q,
+        &slots,
+        Value::parse_decimal("10"),
+        AlignMode::Given,
+        Links {
+            factor_ones: true,
+            ..Links::DIGITS
+        },
+    )
+    .unwrap();
+    assert_eq!(paper.variable_slots(), vec![0, 1]);
+    // A fraction's 1 is not such a 1: its slash says what it does.
+    let q = "Eve had 20 pomelos and kept 1/4 of them. How many did she keep?";
+    let p = given(q, "print(20 * 1 / 4)", "5").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+    // Nor is a 1 that is added.
+    let q = "Sam has 10 pens and buys 1 more. How many pens does he have?";
+    let p = given(q, "print(10 + 1)", "11").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+}
