@@ -52,7 +52,8 @@ pub struct SourceArgs {
     /// `percentages` (`0.4` for "40%"), `fractions` ("1/6 of" divided by 6), or `all` (these
     /// three). Links are made only where they are unambiguous; see reports/gold_audit.md for
     /// what each gives. `unit-lengths` lets a number that defines a unit ("7 days a week", "a
-    /// 30 day month") vary as in the paper; by default it stays constant.
+    /// 30 day month") vary as in the paper, and `factor-ones` a stated 1 that multiplies or
+    /// divides ("4 miles * 1 mph"); by default both stay constant.
     #[arg(long, value_name = "LIST", default_value = "digits", value_parser = Links::parse)]
     pub link: Links,
 }

@@ -204,7 +204,7 @@ pub fn from_gsm8k(
     let (first, alternatives) =
         gsm8k_reading(question, slots, &steps, gold, links, &HashMap::new());
     if alternatives.is_empty() {
-        return first;
+        return first.and_then(|(p, unread)| unread.map_or(Ok(p), Err));
     }
     let combinations = alternatives
         .iter()
@@ -220,7 +220,8 @@ pub fn from_gsm8k(
             )
         })?;
     let draws = readings::distinguishing_draws(&slots.iter().map(|s| s.value).collect::<Vec<_>>());
-    let mut program: Option<(Program, Vec<String>)> = None;
+    // The readings that agree, the first of them with every step read if there is one.
+    let mut program: Option<(Program, Vec<String>, Option<ProgramError>)> = None;
     let first_error = first.as_ref().err().cloned();
     let mut first = Some(first);
     for c in 0..combinations {
@@ -232,11 +233,17 @@ pub fn from_gsm8k(
             Some(made) if c == 0 => made,
             _ => gsm8k_reading(question, slots, &steps, gold, links, &choices).0,
         };
-        let Ok(reading) = reading else { continue };
+        let Ok((reading, unread)) = reading else {
+            continue;
+        };
+        // A reading that leaves a worked step unread contradicts the solution it reads.
+        if unread.is_some() {
+            continue;
+        }
         let answers = readings::answers_on(&reading, &draws);
         match &program {
-            None => program = Some((reading, answers)),
-            Some((_, expected)) if *expected != answers => {
+            None => program = Some((reading, answers, unread)),
+            Some((_, expected, _)) if *expected != answers => {
                 return Err(ProgramError::new(
                     ErrorKind::AmbiguousOperand,
                     format!(
@@ -245,10 +252,15 @@ pub fn from_gsm8k(
                     ),
                 ));
             }
+            Some((_, _, Some(_))) if unread.is_none() => program = Some((reading, answers, None)),
             Some(_) => {}
         }
     }
-    program.map(|(p, _)| p).ok_or_else(|| {
+    // A step no agreeing reading reads refuses the problem; it never chooses between readings.
+    if let Some((_, _, Some(unread))) = program {
+        return Err(unread);
+    }
+    program.map(|(p, _, _)| p).ok_or_else(|| {
         first_error.unwrap_or_else(|| {
             ProgramError::new(
                 ErrorKind::AmbiguousOperand,
@@ -267,7 +279,7 @@ fn gsm8k_reading(
     gold: Num,
     links: Links,
     choices: &HashMap<usize, usize>,
-) -> (Res<Program>, Vec<Alternative>) {
+) -> (Res<(Program, Option<ProgramError>)>, Vec<Alternative>) {
     let mut resolver = StepResolver::new(question, slots, links);
     resolver.choices = choices.clone();
     let program = synthesise_steps(&mut resolver, question, slots, steps, gold, links);
@@ -281,7 +293,7 @@ fn synthesise_steps(
     steps: &[Step],
     gold: Num,
     links: Links,
-) -> Res<Program> {
+) -> Res<(Program, Option<ProgramError>)> {
     let mut builder = Builder::default();
     let mut answer = None;
     // A step that cannot be linked is skipped: if the answer does not need it, no harm done; if it
@@ -359,10 +371,11 @@ fn synthesise_steps(
             )
         }));
     };
-    every_step_feeds(resolver, &builder, answer, gold)?;
+    computes_on_from_answer(resolver, &builder, answer, gold)?;
+    let unread = unread_step(resolver, &builder, answer);
     let program = finish_checked(builder, answer, slots, question, links)?;
     check_answer(&program, slots, gold)?;
-    Ok(program)
+    Ok((program, unread))
 }
 
 /// Keep a linked step's result for the steps after it. A fraction the solution writes ("= 1/3")
@@ -402,42 +415,49 @@ fn record_result(
     }
 }
 
-/// Every linked step leads to the answer and none goes on from it. A later step that computes
-/// on from the answer ("16 canes / 4 canes per cavity" when the dataset's answer is the 16
-/// canes) says the dataset's answer is not what the question asks; a step the answer never
-/// reads ("4 ft * 25 ft = 100" when the answer adds the question's 200 where the solution meant
-/// "2 * 100") says the answer took one of its operands from a coincidence.
-fn every_step_feeds(
+/// A later step that computes on from the answer ("16 canes / 4 canes per cavity" when the
+/// dataset's answer is the 16 canes) says the dataset's answer is not what the question asks.
+fn computes_on_from_answer(
     resolver: &StepResolver,
     builder: &Builder,
     answer: NodeId,
     gold: Num,
 ) -> Res<()> {
-    for (k, (value, id, _)) in resolver.results.iter().enumerate() {
-        if *id == answer {
-            continue;
-        }
-        if depends_on(builder, *id, answer) {
-            return Err(ProgramError::new(
-                ErrorKind::WrongAnswer,
-                format!(
-                    "the solution computes on from the final answer {gold} (its step {} of those linked), so the dataset's answer may not be what the question asks",
-                    k + 1
-                ),
-            ));
-        }
-        if !depends_on(builder, answer, *id) && !is_scaled_percentage(builder, resolver, *id) {
-            return Err(ProgramError::new(
-                ErrorKind::UnusedNumber,
-                format!(
-                    "the answer never reads the result {} of a worked step (its step {} of those linked): an operand may have been taken from a coincidence",
-                    num_text::to_text(value),
-                    k + 1
-                ),
-            ));
-        }
+    match resolver
+        .results
+        .iter()
+        .position(|(_, id, _)| *id != answer && depends_on(builder, *id, answer))
+    {
+        Some(k) => Err(ProgramError::new(
+            ErrorKind::WrongAnswer,
+            format!(
+                "the solution computes on from the final answer {gold} (its step {} of those linked), so the dataset's answer may not be what the question asks",
+                k + 1
+            ),
+        )),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// A worked step the answer never reads ("4 ft * 25 ft = 100" when the answer adds the
+/// question's 200 where the solution meant "2 * 100"): a sign that the answer took one of its
+/// operands from a coincidence.
+fn unread_step(resolver: &StepResolver, builder: &Builder, answer: NodeId) -> Option<ProgramError> {
+    let (k, (value, _, _)) = resolver
+        .results
+        .iter()
+        .enumerate()
+        .find(|(_, (_, id, _))| {
+            !depends_on(builder, answer, *id) && !is_scaled_percentage(builder, resolver, *id)
+        })?;
+    Some(ProgramError::new(
+        ErrorKind::UnusedNumber,
+        format!(
+            "the answer never reads the result {} of a worked step (its step {} of those linked): an operand may have been taken from a coincidence",
+            num_text::to_text(value),
+            k + 1
+        ),
+    ))
 }
 
 /// Whether `id` is the "times 100" form [`record_result`] adds for a percentage, which is

@@ -102,7 +102,16 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
         let after_colon = rest.len() > 2
             && rest.starts_with(':')
             && rest[1..3].bytes().all(|b| b.is_ascii_digit());
-        if before_colon || after_colon {
+        // "11 a.m.", "5 pm", "7 o'clock".
+        let clock_word = {
+            let r = rest.trim_start_matches(' ').to_ascii_lowercase();
+            ["a.m.", "p.m.", "am", "pm", "o'clock", "o’clock"]
+                .iter()
+                .any(|w| {
+                    r.starts_with(w) && !r[w.len()..].starts_with(|c: char| c.is_ascii_alphabetic())
+                })
+        };
+        if before_colon || after_colon || clock_word {
             out.push((i as u32, UnitUse::Defines("a time of day")));
             continue;
         }
@@ -194,6 +203,12 @@ mod tests {
         assert!(found
             .iter()
             .all(|(_, u)| *u == UnitUse::Defines("a time of day")));
+        let found = uses("Rob leaves at 11 a.m., Sue at 5 pm and Al at 7 o'clock; 3 ampules.");
+        assert_eq!(
+            found.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            vec!["11", "5", "7"],
+            "{found:?}"
+        );
     }
 
     #[test]

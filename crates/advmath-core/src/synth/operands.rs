@@ -7,6 +7,7 @@ use super::labels::{self, Label};
 use super::StepResolver;
 use crate::num::Num;
 use crate::program::align::{justify_constant, Role};
+use crate::program::links::UNIT_CONSTANTS;
 use crate::program::tree::{BinOp, ConstKind, NodeId};
 use crate::program::{ErrorKind, ProgramError};
 
@@ -85,6 +86,23 @@ impl StepResolver<'_> {
             }
         }
         if out.len() > 1 {
+            // A value a solution may write for a reason of its own (a small count it implies,
+            // "2 parents", "4 legs"; 60 minutes in a question of hours) may be none of the
+            // quantities above: the reading where it is a constant competes with them.
+            let implied_count =
+                value.is_integer() && (2..=4).contains(&value.as_integer().unwrap_or(0));
+            if let Some((_, what, _)) = UNIT_CONSTANTS
+                .iter()
+                .find(|(v, _, _)| Num::parse_decimal(v).is_some_and(|u| u.eq_num(value)))
+            {
+                let kind = ConstKind::Unit((*what).to_string());
+                let constant = Reading::Role(Role::Const(kind.clone()));
+                if (implied_count || self.constant_in_context(&kind, value))
+                    && !out.contains(&constant)
+                {
+                    out.push(constant);
+                }
+            }
             let lower = self.question.to_ascii_lowercase();
             let two = Num::int(2);
             for &(v, id, _) in self.results.iter().rev() {
