@@ -168,7 +168,9 @@ impl LiteralResolver for StepResolver<'_> {
                 return Ok(push_role(&role, value, b));
             }
         }
-        if let Some(kind) = justify_constant(value, self.question, self.slots) {
+        if let Some(kind) = justify_constant(value, self.question, self.slots)
+            .filter(|k| self.unit_in_context(k, value))
+        {
             return Ok(push_role(&Role::Const(kind), value, b));
         }
         Err(ProgramError::new(

@@ -152,6 +152,19 @@ impl StepResolver<'_> {
 }
 
 impl StepResolver<'_> {
+    /// Whether a constant that no earlier quantity competes with may stand: any but a unit
+    /// constant that any question could name (12, 24, 60, 100, 1000, 0.01), which must have its
+    /// units in the question ("12" in a question of sticks is unwritten arithmetic, 36 / 3).
+    pub(super) fn unit_in_context(&self, kind: &ConstKind, value: Num) -> bool {
+        let ConstKind::Unit(_) = kind else {
+            return true;
+        };
+        let context_free = UNIT_CONSTANTS.iter().any(|(v, _, words)| {
+            words.is_empty() && Num::parse_decimal(v).is_some_and(|u| u.eq_num(value))
+        });
+        value.is_zero() || value.eq_num(Num::ONE) || !context_free || self.constant_in_context(kind, value)
+    }
+
     /// Whether a constant is a reading of a literal as likely as an earlier result of its value:
     /// a number the question states or writes as a word, or a unit constant whose units the
     /// question names (60 in a question of minutes and hours, not any 60).
@@ -160,6 +173,9 @@ impl StepResolver<'_> {
         let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
         match kind {
             ConstKind::Stated(_) | ConstKind::Word(_) => true,
+            ConstKind::Unit(_) if value.eq_num(Num::parse_decimal("0.01").unwrap_or(Num::ONE)) => {
+                has(&["percent", "%"])
+            }
             ConstKind::Unit(_) => match value.as_integer().filter(|_| value.is_integer()) {
                 Some(60) => {
                     (has(&["hour"]) && has(&["minute", "min "]))

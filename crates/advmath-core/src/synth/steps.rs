@@ -79,11 +79,14 @@ fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
     let mut out = Vec::new();
     for (eq, _) in text.match_indices('=') {
         let start = labels::equation_start(&text[..eq]);
-        // "2L = 22 - 8 = 14": the equation is the last one.
-        let start = text[start..eq].rfind('=').map_or(start, |k| start + k + 1);
-        let written = text[start..eq].trim();
+        // A chain "(36/3) x 2 = 12 x 2 = 24" states one result for all of its expressions: the
+        // first is the one whose numbers the solution read ("12" is unwritten arithmetic).
+        let Some((start, end)) = chain_expression(text, start, eq) else {
+            continue;
+        };
+        let written = text[start..end].trim();
         let right = text[eq + 1..].trim_start().trim_start_matches('$');
-        if right.starts_with(mark) || algebra(written) {
+        if right.starts_with(mark) {
             continue;
         }
         let Some((result, tail)) = stated(right) else {
@@ -124,6 +127,23 @@ fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
         ));
     }
     out
+}
+
+/// The first expression of the chain of equations in `text[start..eq]` that holds a number, as
+/// a byte range; none when any part of the chain is algebra ("A + A - 2 + A + 4 = 3A + 2 = 35").
+fn chain_expression(text: &str, start: usize, eq: usize) -> Option<(usize, usize)> {
+    let chain = &text[start..eq];
+    if chain.split('=').any(algebra) {
+        return None;
+    }
+    let mut at = start;
+    for segment in chain.split('=') {
+        if segment.contains(|c: char| c.is_ascii_digit()) {
+            return Some((at, at + segment.len()));
+        }
+        at += segment.len() + 1;
+    }
+    None
 }
 
 /// The result an equation's right-hand side states, as written ("21", "1/3", "90%"), and what
@@ -167,14 +187,19 @@ fn continues(after: &str) -> bool {
     rest.starts_with(['+', '-', '*', '/', 'x', '×', '÷', '−', '–', '=', '('])
 }
 
-/// Whether an equation is algebra: a letter glued to a number ("3A + 2", "2x", "5r").
+/// Whether an equation is algebra: a letter glued to a number ("3A + 2", "2x", "5r") or a
+/// variable standing alone ("A + A - 2").
 fn algebra(written: &str) -> bool {
     let b = written.as_bytes();
-    (1..b.len()).any(|i| {
+    let glued = (1..b.len()).any(|i| {
         b[i].is_ascii_alphabetic()
             && b[i - 1].is_ascii_digit()
             && !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic)
-    })
+    });
+    glued
+        || written
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .any(|w| w.len() == 1 && !w.eq_ignore_ascii_case("x"))
 }
 
 /// A prose equation's expression without the units of its numbers ("90 minutes / 450

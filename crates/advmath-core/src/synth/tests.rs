@@ -215,7 +215,10 @@ fn algebra_and_unfinished_equations_are_not_steps() {
         .iter()
         .map(|s| (s.expr.as_str(), s.result.as_str()))
         .collect();
-    assert_eq!(read, vec![("5+6", "11")]);
+    // A chain's first expression holds the numbers the solution read.
+    assert_eq!(read, vec![("5+2(3)", "11")]);
+    let steps = gsm8k_steps("Gerry needs (36/3) x 2 = 12 x 2 = 24 sticks");
+    assert_eq!(steps[0].expr, "(36/3) x 2");
 }
 
 #[test]
