@@ -205,7 +205,9 @@ fn interrupt_then_rerun(dir: &Path, tables: &Path) -> String {
         .unwrap()
         .parse()
         .unwrap();
-    let slow = spawn(|_| Reply::Ok, Duration::from_millis(300));
+    // A second a reply: after the third question five remain, so the interrupt lands mid-run
+    // even when a loaded machine is slow to notice the third request.
+    let slow = spawn(|_| Reply::Ok, Duration::from_millis(1000));
     let respond = |port: u16| {
         let mut c = Command::new(advmath_path());
         c.current_dir(dir)
