@@ -162,7 +162,10 @@ impl StepResolver<'_> {
         let context_free = UNIT_CONSTANTS.iter().any(|(v, _, words)| {
             words.is_empty() && Num::parse_decimal(v).is_some_and(|u| u.eq_num(value))
         });
-        value.is_zero() || value.eq_num(Num::ONE) || !context_free || self.constant_in_context(kind, value)
+        value.is_zero()
+            || value.eq_num(Num::ONE)
+            || !context_free
+            || self.constant_in_context(kind, value)
     }
 
     /// Whether a constant is a reading of a literal as likely as an earlier result of its value:
