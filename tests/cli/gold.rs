@@ -275,6 +275,50 @@ fn no_default_variant_changes_a_number_word_a_fraction_or_a_percentage() {
     }
 }
 
+/// The synthesised GSM8K test programs under the defaults' rules: no variant writes a unit with
+/// another length than it has, GSM8K's own month of 4 weeks ("if there are 4 weeks in a month")
+/// among them, nor a part of a unit longer than the unit ("479201 minutes a day").
+#[test]
+fn no_synthesised_gsm8k_variant_changes_a_unit_length() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    crate::util::ingest(&tables, &[&data.join("gsm8k/test.jsonl")]).success();
+    // Few variants a problem: a unit length the rule misses changes in nearly every variant.
+    advmath()
+        .args([
+            "generate",
+            "--attack",
+            "m1,m2,m3",
+            "--variants",
+            "5",
+            "--attempts",
+            "3000",
+        ])
+        .arg("--tables")
+        .arg(&tables)
+        .assert()
+        .success();
+    let counts = advmath::generate::audit::text_property_breaks(&tables).unwrap();
+    let variants: usize = counts.values().map(|b| b.variants).sum();
+    assert!(variants > 9_000, "{variants}");
+    for ((dataset, attack), b) in &counts {
+        assert_eq!(b.broken(), 0, "{dataset} {attack}: {b:?}");
+        assert_eq!(b.unit_length_changed, 0, "{dataset} {attack}: {b:?}");
+    }
+    let month = crate::util::sql_csv(
+        &tables,
+        "SELECT count(*) AS n, count(*) FILTER (WHERE question LIKE '%there are 4 weeks in a month%') AS kept \
+         FROM variants WHERE problem_id = 'gsm8k/test/349' AND attack IN ('m1', 'm2', 'm3')",
+    );
+    let row: Vec<&str> = month.lines().nth(1).unwrap().split(',').collect();
+    assert!(row[0].parse::<usize>().unwrap() > 0, "{month}");
+    assert_eq!(
+        row[0], row[1],
+        "every variant keeps the month of 4 weeks: {month}"
+    );
+}
+
 /// Every variable leaf of every valid problem, with how it was linked: the Xie release's given
 /// programs and a seeded sample of 200 GSM8K test problems with synthesised programs.
 fn link_listing(links: advmath::program::Links) -> String {

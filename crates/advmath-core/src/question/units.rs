@@ -13,6 +13,25 @@ struct Measure {
     large: &'static [&'static str],
     /// The lengths the larger unit has in the smaller.
     lengths: &'static [i128],
+    /// Whether a smaller count is part of the larger unit and so bounded by its length ("5 days a
+    /// week"): true of time; "5 ounces per gallon" is a rate, and only 128 defines the gallon.
+    bounds_parts: bool,
+}
+
+/// A measure whose only reading is the definition ("16 ounces in a pound").
+const fn defined(
+    what: &'static str,
+    small: &'static [&'static str],
+    large: &'static [&'static str],
+    lengths: &'static [i128],
+) -> Measure {
+    Measure {
+        what,
+        small,
+        large,
+        lengths,
+        bounds_parts: false,
+    }
 }
 
 const MEASURES: &[Measure] = &[
@@ -21,60 +40,140 @@ const MEASURES: &[Measure] = &[
         small: &["day", "days"],
         large: &["week"],
         lengths: &[7],
+        bounds_parts: true,
     },
     Measure {
         what: "days per month",
         small: &["day", "days"],
         large: &["month", "february"],
         lengths: &[28, 29, 30, 31],
+        bounds_parts: true,
     },
     Measure {
         what: "days per year",
         small: &["day", "days"],
         large: &["year"],
         lengths: &[365, 366],
+        bounds_parts: true,
     },
     Measure {
         what: "hours per day",
         small: &["hour", "hours"],
         large: &["day"],
         lengths: &[24],
+        bounds_parts: true,
     },
     Measure {
         what: "hours per week",
         small: &["hour", "hours"],
         large: &["week"],
         lengths: &[168],
+        bounds_parts: true,
     },
     Measure {
         what: "minutes per hour",
         small: &["minute", "minutes"],
         large: &["hour"],
         lengths: &[60],
+        bounds_parts: true,
     },
     Measure {
         what: "seconds per minute",
         small: &["second", "seconds"],
         large: &["minute"],
         lengths: &[60],
+        bounds_parts: true,
     },
     Measure {
         what: "months per year",
         small: &["month", "months"],
         large: &["year"],
         lengths: &[12],
+        bounds_parts: true,
     },
     Measure {
         what: "weeks per year",
         small: &["week", "weeks"],
         large: &["year"],
         lengths: &[52],
+        bounds_parts: true,
     },
+    // GSM8K's month of 4 weeks ("if there are 4 weeks in a month"): the convention its solutions
+    // compute with, so the text's own definition of the month.
+    Measure {
+        what: "weeks per month",
+        small: &["week", "weeks"],
+        large: &["month"],
+        lengths: &[4],
+        bounds_parts: true,
+    },
+    Measure {
+        what: "minutes per day",
+        small: &["minute", "minutes"],
+        large: &["day"],
+        lengths: &[1440],
+        bounds_parts: true,
+    },
+    Measure {
+        what: "seconds per hour",
+        small: &["second", "seconds"],
+        large: &["hour"],
+        lengths: &[3600],
+        bounds_parts: true,
+    },
+    defined("years per decade", &["year", "years"], &["decade"], &[10]),
+    defined(
+        "years per century",
+        &["year", "years"],
+        &["century"],
+        &[100],
+    ),
+    defined("ounces per pound", &["ounce", "ounces"], &["pound"], &[16]),
+    defined(
+        "ounces per gallon",
+        &["ounce", "ounces"],
+        &["gallon"],
+        &[128],
+    ),
+    defined("cups per gallon", &["cup", "cups"], &["gallon"], &[16]),
+    defined("pints per gallon", &["pint", "pints"], &["gallon"], &[8]),
+    defined("quarts per gallon", &["quart", "quarts"], &["gallon"], &[4]),
+    defined("cups per quart", &["cup", "cups"], &["quart"], &[4]),
+    defined("inches per foot", &["inch", "inches"], &["foot"], &[12]),
+    defined("feet per yard", &["foot", "feet"], &["yard"], &[3]),
+    defined("feet per mile", &["foot", "feet"], &["mile"], &[5280]),
+    defined("cents per dollar", &["cent", "cents"], &["dollar"], &[100]),
+    defined(
+        "grams per kilogram",
+        &["gram", "grams"],
+        &["kilogram"],
+        &[1000],
+    ),
+    defined(
+        "meters per kilometer",
+        &["meter", "meters"],
+        &["kilometer"],
+        &[1000],
+    ),
+    defined(
+        "centimeters per meter",
+        &["centimeter", "centimeters"],
+        &["meter"],
+        &[100],
+    ),
+    defined(
+        "milliliters per liter",
+        &["milliliter", "milliliters"],
+        &["liter"],
+        &[1000],
+    ),
 ];
 
 /// Words before a larger unit that make the phrase a rate or a measure ("a week", "per week",
 /// "each week", "in the month").
-const RATE_WORDS: &[&str] = &["a", "an", "per", "each", "every", "the", "one", "normal"];
+const RATE_WORDS: &[&str] = &[
+    "a", "an", "per", "each", "every", "the", "this", "one", "normal",
+];
 
 /// What the text makes of a number in digits that counts a smaller unit within a larger one.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,25 +218,36 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
         if !rest.starts_with([' ', '-']) {
             continue;
         }
-        let after = words(rest);
+        // The unit the number measures is named in its own sentence: "1000 minutes per month.
+        // Every day …" counts no minutes of a day.
+        let after = words(&rest[..sentence_end(rest)]);
         let Some(small) = after.first() else {
             continue;
         };
-        let before = words(&text[..s.start]);
-        let before = &before[before.len().saturating_sub(4)..];
-        let measure = MEASURES.iter().find(|m| {
-            m.small.contains(&small.as_str())
-                && (after.get(1).is_some_and(|w| is_large(m, w))
+        let before = words(&text[sentence_start(&text[..s.start])..s.start]);
+        let counts = |m: &&Measure| m.small.contains(&small.as_str());
+        // The larger unit right after the number decides ("4 weeks in a month"); else the nearest
+        // rate before it in its sentence ("every day he has a 15-minute call").
+        let measure = MEASURES
+            .iter()
+            .filter(counts)
+            .find(|m| {
+                after.get(1).is_some_and(|w| is_large(m, w))
                     || rated(m, &after[1..after.len().min(5)])
-                    || rated(m, before))
-        });
+            })
+            .or_else(|| {
+                before.windows(2).rev().find_map(|w| {
+                    RATE_WORDS.contains(&w[0].as_str()).then_some(())?;
+                    MEASURES.iter().filter(counts).find(|m| is_large(m, &w[1]))
+                })
+            });
         let Some(m) = measure else {
             continue;
         };
         let max = *m.lengths.iter().max().expect("every measure has a length");
         if m.lengths.contains(&value) {
             out.push((i as u32, UnitUse::Defines(m.what)));
-        } else if value > 0 && value < max {
+        } else if m.bounds_parts && value > 0 && value < max {
             out.push((i as u32, UnitUse::AtMost(Num::int(max))));
         }
     }
@@ -153,6 +263,32 @@ fn rated(m: &Measure, window: &[String]) -> bool {
     window
         .windows(2)
         .any(|w| RATE_WORDS.contains(&w[0].as_str()) && is_large(m, &w[1]))
+}
+
+/// Where the sentence `text` starts ends: at its first ". ", "? ", "! " or ";" (a decimal point
+/// ends nothing).
+fn sentence_end(text: &str) -> usize {
+    let b = text.as_bytes();
+    (0..b.len())
+        .find(|&i| {
+            b[i] == b';'
+                || (matches!(b[i], b'.' | b'?' | b'!')
+                    && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()))
+        })
+        .unwrap_or(b.len())
+}
+
+/// Where the sentence that `text` ends in starts: after its last ". ", "? ", "! " or ";".
+fn sentence_start(text: &str) -> usize {
+    let b = text.as_bytes();
+    (0..b.len())
+        .rev()
+        .find(|&i| {
+            b[i] == b';'
+                || (matches!(b[i], b'.' | b'?' | b'!')
+                    && b.get(i + 1).is_some_and(|c| c.is_ascii_whitespace()))
+        })
+        .map_or(0, |i| i + 1)
 }
 
 /// The words of `text`, lower-cased, in order.
@@ -187,6 +323,9 @@ mod tests {
             "He eats 3 apples a day. How many in a month with 30 days?",
             "She runs 7 days a week.",
             "There are 24 hours in a day and he sleeps 8 hours a day.",
+            "How much does she spend per year if there are 4 weeks in a month?",
+            "A pound has 16 ounces; there are 16 ounces in a pound.",
+            "There are 5280 feet in a mile.",
         ] {
             let found = uses(text);
             assert!(
@@ -219,6 +358,31 @@ mod tests {
                 ("5".to_string(), UnitUse::AtMost(Num::int(7))),
                 ("8".to_string(), UnitUse::AtMost(Num::int(24))),
             ]
+        );
+    }
+
+    #[test]
+    fn a_rate_of_other_units_is_free_unless_it_is_the_definition() {
+        assert_eq!(
+            uses("She reads 30 minutes a day and 3 weeks a month."),
+            vec![
+                ("30".to_string(), UnitUse::AtMost(Num::int(1440))),
+                ("3".to_string(), UnitUse::AtMost(Num::int(4))),
+            ]
+        );
+        assert!(uses("Add 5 ounces per gallon and 3 inches per foot of rope.").is_empty());
+        assert_eq!(
+            uses("Every day he has a 15-minute call with his boss."),
+            vec![("15".to_string(), UnitUse::AtMost(Num::int(1440)))]
+        );
+        // The unit is named in the number's own sentence.
+        assert_eq!(
+            uses("A plan of 1000 minutes per month. Every day he calls. This month has 30 days."),
+            vec![("30".to_string(), UnitUse::Defines("days per month"))]
+        );
+        assert_eq!(
+            uses("Each jug holds 128 ounces per gallon."),
+            vec![("128".to_string(), UnitUse::Defines("ounces per gallon"))]
         );
     }
 
