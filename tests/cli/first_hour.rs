@@ -4,6 +4,7 @@
 //! one of them, and the same command run again finishes the job without asking twice.
 
 use std::fs;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
@@ -205,9 +206,7 @@ fn interrupt_then_rerun(dir: &Path, tables: &Path) -> String {
         .unwrap()
         .parse()
         .unwrap();
-    // A second a reply: after the third question five remain, so the interrupt lands mid-run
-    // even when a loaded machine is slow to notice the third request.
-    let slow = spawn(|_| Reply::Ok, Duration::from_millis(1000));
+    let slow = spawn(|_| Reply::Ok, Duration::from_millis(300));
     let respond = |port: u16| {
         let mut c = Command::new(advmath_path());
         c.current_dir(dir)
@@ -224,7 +223,18 @@ fn interrupt_then_rerun(dir: &Path, tables: &Path) -> String {
             .arg(format!("http://127.0.0.1:{port}"));
         c
     };
-    let child = respond(slow.port)
+    let mut first = respond(slow.port);
+    // A terminal's Ctrl-C reaches a process whose SIGINT is at its default. A test runner started
+    // in the background of a script has SIGINT ignored, and advmath keeps an inherited ignore
+    // (as a background job should), so the child starts with the default restored.
+    // SAFETY: between fork and exec only the async-signal-safe `signal` is called.
+    unsafe {
+        first.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let child = first
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
