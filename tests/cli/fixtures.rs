@@ -46,6 +46,27 @@ pub struct Resp {
     simulated: bool,
 }
 
+/// The rows of `model`'s noise-free answers to problem `p` of `dataset` under the xie2024
+/// template: `base(attack, index, correct)`.
+fn noise_free(
+    model: &'static str,
+    dataset: &'static str,
+    p: usize,
+    simulated: bool,
+) -> impl Fn(&'static str, usize, Option<bool>) -> Resp {
+    move |attack, index, correct| Resp {
+        model,
+        template: "xie2024",
+        dataset,
+        problem: Some(p),
+        attack,
+        index,
+        noise: 0,
+        correct,
+        simulated,
+    }
+}
+
 pub fn responses_batch(rows: &[&Resp]) -> RecordBatch {
     let schema = advmath::store::responses::schema();
     let n = rows.len();
@@ -138,17 +159,7 @@ pub fn xie_rows() -> Vec<Resp> {
     let mut rows = Vec::new();
     for (model, simulated, originals, variants) in spec {
         for (p, answers) in variants.iter().enumerate() {
-            let base = |attack, index, correct| Resp {
-                model,
-                template: "xie2024",
-                dataset: "toy",
-                problem: Some(p),
-                attack,
-                index,
-                noise: 0,
-                correct,
-                simulated,
-            };
+            let base = noise_free(model, "toy", p, simulated);
             rows.push(base("original", 0, bit(originals, p)));
             for i in 0..5 {
                 rows.push(base("m3", i, bit(answers, i)));
@@ -293,17 +304,7 @@ pub fn table3_rows() -> Vec<Resp> {
     let mut rows = Vec::new();
     for (model, dataset, attack, originals, variants) in spec {
         for (p, answers) in variants.iter().enumerate() {
-            let base = |attack, index, correct| Resp {
-                model,
-                template: "xie2024",
-                dataset,
-                problem: Some(p),
-                attack,
-                index,
-                noise: 0,
-                correct,
-                simulated: false,
-            };
+            let base = noise_free(model, dataset, p, false);
             rows.push(base("original", 0, bit(originals, p)));
             for i in 0..answers.len() {
                 rows.push(base(attack, i, bit(answers, i)));
@@ -333,17 +334,7 @@ pub fn guided_rows(model: &'static str) -> Vec<Resp> {
     ];
     let mut rows = Vec::new();
     for (p, (original, guided, m3)) in spec.into_iter().enumerate() {
-        let base = |attack, index, correct| Resp {
-            model,
-            template: "xie2024",
-            dataset: "toy",
-            problem: Some(p),
-            attack,
-            index,
-            noise: 0,
-            correct,
-            simulated: false,
-        };
+        let base = noise_free(model, "toy", p, false);
         rows.push(base("original", 0, bit(original, 0)));
         for (attack, answers) in [("guided", guided), ("m3", Some(m3))] {
             for i in 0..answers.map_or(0, str::len) {
