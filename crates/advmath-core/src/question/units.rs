@@ -236,10 +236,11 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
                     || rated(m, &after[1..after.len().min(5)])
             })
             .or_else(|| {
-                before.windows(2).rev().find_map(|w| {
-                    RATE_WORDS.contains(&w[0].as_str()).then_some(())?;
-                    MEASURES.iter().filter(counts).find(|m| is_large(m, &w[1]))
-                })
+                before
+                    .windows(2)
+                    .rev()
+                    .filter_map(rated_unit)
+                    .find_map(|large| MEASURES.iter().filter(counts).find(|m| is_large(m, large)))
             });
         let Some(m) = measure else {
             continue;
@@ -262,32 +263,39 @@ fn is_large(m: &Measure, word: &str) -> bool {
 fn rated(m: &Measure, window: &[String]) -> bool {
     window
         .windows(2)
-        .any(|w| RATE_WORDS.contains(&w[0].as_str()) && is_large(m, &w[1]))
+        .filter_map(rated_unit)
+        .any(|large| is_large(m, large))
 }
 
-/// Where the sentence `text` starts ends: at its first ". ", "? ", "! " or ";" (a decimal point
-/// ends nothing).
+/// The unit a rate word names in a pair of words ("a week", "per hour"), if the pair is one.
+fn rated_unit(pair: &[String]) -> Option<&str> {
+    RATE_WORDS
+        .contains(&pair[0].as_str())
+        .then(|| pair[1].as_str())
+}
+
+/// Whether byte `i` of `b` ends a sentence: a ";", or a ".", "?" or "!" before a space, or at the
+/// end of the text when `at_end` (a decimal point ends nothing).
+fn ends_sentence(b: &[u8], i: usize, at_end: bool) -> bool {
+    b[i] == b';'
+        || (matches!(b[i], b'.' | b'?' | b'!')
+            && b.get(i + 1).map_or(at_end, u8::is_ascii_whitespace))
+}
+
+/// Where the sentence `text` starts in ends.
 fn sentence_end(text: &str) -> usize {
     let b = text.as_bytes();
     (0..b.len())
-        .find(|&i| {
-            b[i] == b';'
-                || (matches!(b[i], b'.' | b'?' | b'!')
-                    && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()))
-        })
+        .find(|&i| ends_sentence(b, i, true))
         .unwrap_or(b.len())
 }
 
-/// Where the sentence that `text` ends in starts: after its last ". ", "? ", "! " or ";".
+/// Where the sentence that `text` ends in starts.
 fn sentence_start(text: &str) -> usize {
     let b = text.as_bytes();
     (0..b.len())
         .rev()
-        .find(|&i| {
-            b[i] == b';'
-                || (matches!(b[i], b'.' | b'?' | b'!')
-                    && b.get(i + 1).is_some_and(|c| c.is_ascii_whitespace()))
-        })
+        .find(|&i| ends_sentence(b, i, false))
         .map_or(0, |i| i + 1)
 }
 
