@@ -417,7 +417,11 @@ fn excerpt(response: &str, advmath: &Extracted) -> String {
     let tail_start = chars.len().saturating_sub(tail_len);
     let matched = advmath.text.as_deref().and_then(|t| {
         let at = reply.trim().rfind(t)?;
-        Some(reply.trim()[..at + t.len()].chars().count())
+        Some(
+            advmath::cut::before(reply.trim(), at + t.len())
+                .chars()
+                .count(),
+        )
     });
     let piece = |from: usize, to: usize| -> String { chars[from..to].iter().collect() };
     let text = match matched {

@@ -70,8 +70,8 @@ fn add_tips(path: &Path, tips: &[Tip]) -> Result<()> {
         }
     }
     layer.push_str("</g>\n");
-    std::fs::write(path, format!("{}{layer}{}", &svg[..end], &svg[end..]))
-        .map_err(|e| Error::file(path, e))
+    let (before, after) = svg.split_at(end);
+    std::fs::write(path, format!("{before}{layer}{after}")).map_err(|e| Error::file(path, e))
 }
 
 /// A number as exactly as it is held: integers without a point, others in full.

@@ -93,7 +93,8 @@ fn breaks_of(question: &str, values: &[Num]) -> [bool; 4] {
     let proper = |a: Num, b: Num| a.div(b).is_ok_and(|f| f.is_proper_fraction());
     let fraction = slots.iter().enumerate().any(|(i, s)| {
         // The denominator: the next number ("4/5"), or digits glued to a suffix ("3/4ths").
-        let Some(after) = question[s.end..].strip_prefix('/').filter(|_| !s.word) else {
+        let after = crate::cut::after(question, s.end).strip_prefix('/');
+        let Some(after) = after.filter(|_| !s.word) else {
             return false;
         };
         let (den, new_den) = match slots.get(i + 1).filter(|n| n.start == s.end + 1) {

@@ -113,8 +113,7 @@ fn settle(
             }
             None => {
                 summary.discarded += 1;
-                let shown =
-                    &r.question[slots[tied.leader as usize].start..slots[tied.leader as usize].end];
+                let shown = slots[tied.leader as usize].written_in(&r.question);
                 r.error = Some(ProgramError::new(
                     ErrorKind::NumberMisalignment,
                     format!(

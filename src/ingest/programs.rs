@@ -61,17 +61,16 @@ pub struct ProgramsSummary {
 
 /// The code of a reply: the first fenced block (```python or ```), else the whole reply.
 pub fn code_block(reply: &str) -> String {
-    if let Some(start) = reply.find("```") {
-        let after = &reply[start + 3..];
+    if let Some((_, after)) = reply.split_once("```") {
         let body = after
             .strip_prefix("python")
             .or_else(|| after.strip_prefix("py"))
             .unwrap_or(after);
         let body = body.strip_prefix('\n').unwrap_or(body);
-        if let Some(end) = body.find("```") {
-            return body[..end].to_string();
-        }
-        return body.to_string();
+        return body
+            .split_once("```")
+            .map_or(body, |(code, _)| code)
+            .to_string();
     }
     reply.to_string()
 }

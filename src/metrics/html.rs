@@ -252,8 +252,10 @@ fn table_html(name: &str, t: &ResultTable, simulated: &HashSet<String>) -> Strin
 /// A plot file's SVG element, for inlining (its XML declaration dropped).
 fn inline_svg(path: &Path) -> Result<String> {
     let svg = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    let start = svg.find("<svg").unwrap_or(0);
-    Ok(svg[start..].trim_end().to_string())
+    let element = svg
+        .find("<svg")
+        .map_or(svg.as_str(), |start| svg.split_at(start).1);
+    Ok(element.trim_end().to_string())
 }
 
 /// The examples, grouped for the script: `models` (each with its simulated flag) and `problems`,

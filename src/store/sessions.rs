@@ -142,7 +142,11 @@ impl Session {
         let mut dead = BTreeSet::new();
         for meta in &old {
             let key = meta.location.to_string();
-            let id = key[sessions.len()..].trim_start_matches('/');
+            // A listing is the bucket's word: a key outside the prefix is nobody's session.
+            let Some(id) = key.strip_prefix(sessions.as_str()) else {
+                continue;
+            };
+            let id = id.trim_start_matches('/');
             let id = id.split('/').next().unwrap_or_default();
             if left_over(id) {
                 dead.insert(meta.location.clone());

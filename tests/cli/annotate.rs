@@ -58,7 +58,7 @@ fn metric(tables: &Path, name: &str) -> ResultTable {
 }
 
 fn item_number(row: &HashMap<String, String>) -> usize {
-    row["item"][1..].parse().unwrap()
+    advmath::cut::after(&row["item"], 1).parse().unwrap()
 }
 
 #[test]

@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
+use advmath::cut;
+
 use crate::util::{code_of, rust_files};
 
 type Module = Vec<String>;
@@ -30,7 +32,7 @@ fn ident(s: &str) -> &str {
     let end = s
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(s.len());
-    &s[..end]
+    cut::before(s, end)
 }
 
 /// The paths of one `use` tree or path expression starting at `s`, each as its segments, groups
@@ -45,12 +47,12 @@ pub fn paths_at(s: &str, prefix: Module, out: &mut Vec<Module>) {
                 match c {
                     '{' => depth += 1,
                     '}' if depth == 0 => {
-                        paths_at(&group[start..j], path.clone(), out);
+                        paths_at(cut::between(group, start, j), path.clone(), out);
                         return;
                     }
                     '}' => depth -= 1,
                     ',' if depth == 0 => {
-                        paths_at(&group[start..j], path.clone(), out);
+                        paths_at(cut::between(group, start, j), path.clone(), out);
                         start = j + 1;
                     }
                     _ => {}
@@ -63,7 +65,7 @@ pub fn paths_at(s: &str, prefix: Module, out: &mut Vec<Module>) {
             break;
         }
         path.push(word.to_string());
-        rest = &rest[word.len()..];
+        rest = cut::after(rest, word.len());
         match rest.strip_prefix("::") {
             Some(next) => rest = next,
             None => break,
@@ -86,7 +88,7 @@ fn named_paths(code: &str, module: &[String]) -> Vec<Module> {
                 continue;
             }
             let mut raw = Vec::new();
-            paths_at(&code[i..], Vec::new(), &mut raw);
+            paths_at(cut::after(code, i), Vec::new(), &mut raw);
             for path in raw {
                 let mut resolved: Module = module.to_vec();
                 let mut segments = path.into_iter().peekable();

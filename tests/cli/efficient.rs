@@ -464,13 +464,13 @@ fn write_target_full_run(tables: &Path) {
         ("temperature=0.3", "0000", ["00000"; 4], 1),
     ] {
         let mut rows = Vec::new();
-        for p in 0..4 {
-            let right = std::iter::once((None, &originals[p..=p]))
-                .chain((0..5).map(|v| (Some(v), &variants[p][v..=v])));
+        for (p, (original, marks)) in originals.chars().zip(variants).enumerate() {
+            let right = std::iter::once((None, original))
+                .chain(marks.chars().enumerate().map(|(v, c)| (Some(v), c)));
             for (variant, flag) in right {
                 let (attack, index) = variant.map_or(("original", 0), |v| ("m3", v));
                 let item = toy_item(p, variant);
-                let text = if flag == "1" {
+                let text = if flag == '1' {
                     "the answer is 1"
                 } else {
                     "the answer is 2"

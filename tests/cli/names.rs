@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+use advmath::cut;
+
 use crate::util::rust_files;
 
 /// Folders and files that speak a format which is not ours, so their keys are that format's.
@@ -168,15 +170,19 @@ fn literals(code: &str) -> Vec<Literal> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = code[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
-                line += code[i..end].matches('\n').count();
+                let end = cut::after(code, i + 2)
+                    .find("*/")
+                    .map_or(b.len(), |e| i + 2 + e + 2);
+                line += cut::between(code, i, end).matches('\n').count();
                 i = end;
                 continue;
             }
             b'\'' => {
                 // A char literal ('x', '\n', '"'); otherwise a lifetime, which ends itself.
                 if b.get(i + 1) == Some(&b'\\') {
-                    let end = code[i + 2..].find('\'').map_or(b.len(), |e| i + 2 + e + 1);
+                    let end = cut::after(code, i + 2)
+                        .find('\'')
+                        .map_or(b.len(), |e| i + 2 + e + 1);
                     i = end;
                     continue;
                 }
@@ -184,9 +190,9 @@ fn literals(code: &str) -> Vec<Literal> {
                     i += 3;
                     continue;
                 }
-                let c = code[i + 1..].chars().next();
+                let c = cut::after(code, i + 1).chars().next();
                 if let Some(c) = c.filter(|c| !c.is_ascii()) {
-                    if code[i + 1 + c.len_utf8()..].starts_with('\'') {
+                    if cut::after(code, i + 1 + c.len_utf8()).starts_with('\'') {
                         i += 2 + c.len_utf8();
                         continue;
                     }
@@ -199,13 +205,15 @@ fn literals(code: &str) -> Vec<Literal> {
                 if b.get(i + 1 + hashes) == Some(&b'"') {
                     let close = format!("\"{}", "#".repeat(hashes));
                     let start = i + 2 + hashes;
-                    let end = code[start..].find(&close).map_or(b.len(), |e| start + e);
+                    let end = cut::after(code, start)
+                        .find(&close)
+                        .map_or(b.len(), |e| start + e);
                     out.push(Literal {
-                        text: code[start..end].to_string(),
+                        text: cut::between(code, start, end).to_string(),
                         callee: callee(&open),
                         line,
                     });
-                    line += code[start..end].matches('\n').count();
+                    line += cut::between(code, start, end).matches('\n').count();
                     i = end + close.len();
                     continue;
                 }
@@ -217,16 +225,16 @@ fn literals(code: &str) -> Vec<Literal> {
                     j += if b[j] == b'\\' { 2 } else { 1 };
                 }
                 out.push(Literal {
-                    text: code[start..j.min(b.len())].to_string(),
+                    text: cut::between(code, start, j).to_string(),
                     callee: callee(&open),
                     line,
                 });
-                line += code[start..j.min(b.len())].matches('\n').count();
+                line += cut::between(code, start, j).matches('\n').count();
                 i = j + 1;
                 continue;
             }
             c @ (b'(' | b'[' | b'{') => {
-                let before = code[..i].trim_end();
+                let before = cut::before(code, i).trim_end();
                 let path: String = before
                     .chars()
                     .rev()

@@ -120,7 +120,9 @@ impl Moto {
             for meta in metas {
                 let bytes = store.get(&meta.location).await.unwrap().bytes().await;
                 let key = meta.location.to_string();
-                let relative = key[prefix.len()..].trim_start_matches('/').to_string();
+                let relative = advmath::cut::after(&key, prefix.len())
+                    .trim_start_matches('/')
+                    .to_string();
                 out.insert(relative, bytes.unwrap().to_vec());
             }
             out

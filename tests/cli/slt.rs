@@ -103,8 +103,8 @@ fn cell(column: &ArrayRef, row: usize) -> String {
 fn names(sql: &str, name: &str) -> bool {
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     sql.match_indices(name).any(|(i, _)| {
-        let before = sql[..i].chars().next_back();
-        let after = sql[i + name.len()..].chars().next();
+        let before = advmath::cut::before(sql, i).chars().next_back();
+        let after = advmath::cut::after(sql, i + name.len()).chars().next();
         !before.is_some_and(word) && !after.is_some_and(word)
     })
 }
@@ -120,9 +120,9 @@ fn with_metrics(sql: &str) -> String {
         return sql.to_string();
     }
     let trimmed = sql.trim_start();
-    match trimmed.get(..5) {
-        Some(w) if w.eq_ignore_ascii_case("with ") => {
-            format!("WITH {},\n{}", ctes.join(",\n"), &trimmed[5..])
+    match trimmed.split_at_checked(5) {
+        Some((w, rest)) if w.eq_ignore_ascii_case("with ") => {
+            format!("WITH {},\n{}", ctes.join(",\n"), rest)
         }
         _ => format!("WITH {}\n{trimmed}", ctes.join(",\n")),
     }
@@ -132,11 +132,11 @@ fn with_metrics(sql: &str) -> String {
 fn model_order(sql: &str) -> Option<Vec<String>> {
     const PREFIX: &str = "set advmath.model_order";
     let sql = sql.trim().trim_end_matches(';');
-    let head = sql.get(..PREFIX.len())?;
+    let (head, rest) = sql.split_at_checked(PREFIX.len())?;
     if !head.eq_ignore_ascii_case(PREFIX) {
         return None;
     }
-    let value = sql[PREFIX.len()..].trim();
+    let value = rest.trim();
     let value = value
         .strip_prefix('=')
         .or_else(|| value.strip_prefix("TO"))?

@@ -103,8 +103,11 @@ fn serve(
             if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap_or(0);
             }
-            if h.to_ascii_lowercase().starts_with("authorization:") {
-                authorization = h["authorization:".len()..].trim().to_string();
+            if let Some((_, v)) = h
+                .split_at_checked("authorization:".len())
+                .filter(|(name, _)| name.eq_ignore_ascii_case("authorization:"))
+            {
+                authorization = v.trim().to_string();
             }
         }
         let mut body = vec![0; length];

@@ -6,6 +6,7 @@
 //! or an irregular noun listed here. Anything else (an adjective, "each", a fraction's
 //! denominator) is left as written: the number is what a variant changes.
 
+use crate::cut;
 use crate::question::rendering::render_with;
 
 /// Whether a rendered count reads as one ("1", "one", "One"), which takes a singular noun.
@@ -25,7 +26,9 @@ pub fn render_agreeing(
     render_with(template, texts, |idx, rest, out| {
         let text = &texts[idx];
         let changed = was_one.get(idx).is_some_and(|&w| w != is_one(text));
-        let after_slash = out[..out.len() - text.len()].ends_with('/');
+        let after_slash = out
+            .strip_suffix(text.as_str())
+            .is_some_and(|o| o.ends_with('/'));
         if !changed || after_slash || rest.starts_with('/') {
             return 0;
         }
@@ -33,8 +36,8 @@ pub fn render_agreeing(
             return 0;
         };
         let word_len = rest.bytes().take_while(|b| b.is_ascii_lowercase()).count();
-        let word = &rest[..word_len];
-        let boundary = rest[word_len..]
+        let (word, after) = cut::split(rest, word_len);
+        let boundary = after
             .chars()
             .next()
             .is_none_or(|b| !b.is_alphanumeric() && b != '-' && b != '\'');
@@ -219,7 +222,8 @@ fn singular(word: &str) -> Option<String> {
     }
     for sibilant in ["sses", "ches", "shes", "xes", "zzes"] {
         if word.ends_with(sibilant) {
-            return Some(word[..word.len() - 2].to_string());
+            // Every sibilant plural ends in "es", which goes.
+            return word.strip_suffix("es").map(str::to_string);
         }
     }
     if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {

@@ -8,6 +8,7 @@
 //! number is a [`Rule::Miss`] rather than a zero, so that a silent model is never right by luck.
 //! Values are exact [`Num`]s: `1/3` stays a third, `0.1` a tenth and `2.5e2` two hundred and fifty.
 
+use crate::cut;
 use crate::num::Num;
 
 mod number;
@@ -102,7 +103,7 @@ pub fn extract_last_number(response: &str) -> Extracted {
         Some(t) => Extracted {
             value: Some(t.value),
             rule: Rule::LastNumber,
-            text: Some(text[t.start..t.end].to_string()),
+            text: Some(t.written_in(&text).to_string()),
         },
         None => Extracted::miss(),
     }
@@ -139,25 +140,36 @@ struct Token {
     end: usize,
 }
 
+impl Token {
+    /// The number as `text`, the text it was found in, writes it.
+    fn written_in(self, text: &str) -> &str {
+        cut::between(text, self.start, self.end)
+    }
+}
+
 /// `1. Compute ...`, `2) ...` at the start of a line, or `Step 3`: an enumeration, not a
 /// quantity. An answer alone on its line (`540.`) is not one, since nothing follows it.
 fn is_list_marker(text: &str, t: Token) -> bool {
-    let head = text[..t.start].trim_end_matches(' ');
-    if let Some(word) = head.len().checked_sub(4).and_then(|k| head.get(k..)) {
-        let before = head[..head.len() - 4].chars().next_back();
+    let head = cut::before(text, t.start).trim_end_matches(' ');
+    if let Some((rest, word)) = head
+        .len()
+        .checked_sub(4)
+        .and_then(|k| head.split_at_checked(k))
+    {
+        let before = rest.chars().next_back();
         if word.eq_ignore_ascii_case("step") && !before.is_some_and(char::is_alphabetic) {
             return true;
         }
     }
     let line_start = head.rfind('\n').map_or(0, |k| k + 1);
-    let lead = &text[line_start..t.start];
+    let lead = cut::between(text, line_start, t.start);
     if !lead
         .chars()
         .all(|c| c.is_whitespace() || matches!(c, '*' | '#' | '>' | '_'))
     {
         return false;
     }
-    let Some(after) = text[t.end..].strip_prefix(['.', ')']) else {
+    let Some(after) = cut::after(text, t.end).strip_prefix(['.', ')']) else {
         return false;
     };
     let line = after.split('\n').next().unwrap_or("");
@@ -178,7 +190,7 @@ enum Gap {
 /// (`18 (left) + 28 (bought) = 46 apples`), the result is the answer.
 fn number_after(text: &str, i: usize, gap: Gap) -> Option<Token> {
     let first = next_number(text, i, text.len())?;
-    let between = &text[i..first.start];
+    let between = cut::between(text, i, first.start);
     if is_markup(between) {
         return Some(resolve_equation(text, first, text.len()));
     }
@@ -197,7 +209,7 @@ fn sentence_end(text: &str, i: usize) -> usize {
         match b[k] {
             b'.' | b'!' | b'?' if b.get(k + 1).is_none_or(u8::is_ascii_whitespace) => return k,
             b'\n' => {
-                if !is_markup(&text[line_start..k]) {
+                if !is_markup(cut::between(text, line_start, k)) {
                     return k;
                 }
                 line_start = k + 1;
@@ -250,7 +262,7 @@ fn resolve_equation(text: &str, first: Token, bound: usize) -> Token {
     let mut has_op = false;
     let mut k = first.end;
     while k < bound {
-        let rest = &text[k..bound];
+        let rest = cut::between(text, k, bound);
         let c = b[k];
         if c == b'\n' || (c == b'}' && depth == 0) {
             break;
@@ -288,7 +300,7 @@ fn resolve_equation(text: &str, first: Token, bound: usize) -> Token {
         return first;
     };
     match next_number(text, eq, k) {
-        Some(t) if is_markup(&text[eq..t.start]) => t,
+        Some(t) if is_markup(cut::between(text, eq, t.start)) => t,
         _ => first,
     }
 }
@@ -311,7 +323,7 @@ fn extract_from_text(text: &str) -> Extracted {
         Some((rule, t)) => Extracted {
             value: Some(t.value),
             rule,
-            text: Some(text[t.start..t.end].to_string()),
+            text: Some(t.written_in(text).to_string()),
         },
         None => Extracted::miss(),
     }
@@ -319,13 +331,13 @@ fn extract_from_text(text: &str) -> Extracted {
 
 /// The word right before byte `i` (lower case).
 fn word_before(lower: &str, i: usize) -> &str {
-    let head = lower[..i].trim_end_matches([' ', '*', '_']);
+    let head = cut::before(lower, i).trim_end_matches([' ', '*', '_']);
     let word = head
         .bytes()
         .rev()
         .take_while(u8::is_ascii_alphabetic)
         .count();
-    &head[head.len() - word..]
+    cut::after(head, head.len() - word)
 }
 
 /// "answer is X" (not after "final") or "final answer is X": the last one that states a number.
@@ -379,7 +391,7 @@ fn hashes(text: &str) -> Option<Token> {
 /// The last "Answer: X", the number in the same sentence.
 fn answer_colon(text: &str, lower: &str) -> Option<Token> {
     lower.rmatch_indices("answer").find_map(|(i, p)| {
-        let after = &lower[i + p.len()..];
+        let after = cut::after(lower, i + p.len());
         let colon = after.trim_start_matches(['*', '_', ' ']);
         if !colon.starts_with(':') {
             return None;

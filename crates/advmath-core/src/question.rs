@@ -1,6 +1,7 @@
 //! Numbers in question text: find them (slots), turn the text into a template, and render new
 //! numbers back in the original's style (thousands separators, money decimals, no float noise).
 
+use crate::cut;
 use crate::num::Num;
 
 /// One number written in digits in the question.
@@ -19,6 +20,13 @@ pub struct Slot {
     pub word: bool,
     /// A word slot written with a capital ("Four friends ...").
     pub capital: bool,
+}
+
+impl Slot {
+    /// The slot as `text`, the question it was found in, writes it ("1,200", "four").
+    pub fn written_in<'t>(&self, text: &'t str) -> &'t str {
+        cut::between(text, self.start, self.end)
+    }
 }
 
 /// Find the numbers written in digits, in order. Ordinals (`1st`, `3rd`) and digits glued to
@@ -62,15 +70,16 @@ pub fn find_slots(text: &str) -> Vec<Slot> {
         let glued_after = i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'_');
         // "1/10th" is a fraction whose denominator carries an ordinal's ending, not an ordinal.
         let denominator = start > 0 && b[start - 1] == b'/';
-        let ordinal = glued_after && is_ordinal_suffix(&text[i..]);
+        // Every position here is at or just after an ASCII byte: a character boundary.
+        let ordinal = glued_after && is_ordinal_suffix(cut::after(text, i));
         if ordinal && !denominator {
             continue;
         }
-        if glued_after && !ordinal && !unit_suffix(&text[i..]) {
+        if glued_after && !ordinal && !unit_suffix(cut::after(text, i)) {
             // "10am", "5km" are quantities with a glued unit; "5x1" or "COVID19b" are not.
             continue;
         }
-        if let Some(value) = Num::parse_decimal(&text[start..end]) {
+        if let Some(value) = Num::parse_decimal(cut::between(text, start, end)) {
             slots.push(Slot {
                 start,
                 end,
@@ -162,7 +171,7 @@ fn find_word_slots(text: &str) -> Vec<Slot> {
         if hyphen || glued {
             continue;
         }
-        if let Some(v) = cardinal_value(&text[start..i]) {
+        if let Some(v) = cardinal_value(cut::between(text, start, i)) {
             out.push(Slot {
                 start,
                 end: i,
@@ -184,11 +193,12 @@ fn is_ordinal_suffix(rest: &str) -> bool {
         .collect::<String>()
         .to_ascii_lowercase();
     ["st", "nd", "rd", "th"].iter().any(|s| {
-        lower.starts_with(s)
-            && !lower[2..]
+        lower.strip_prefix(s).is_some_and(|after| {
+            !after
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_alphabetic())
+        })
     })
 }
 
@@ -300,8 +310,8 @@ pub fn expression_counts(text: &str, slots: &[Slot]) -> std::collections::HashMa
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
             }
-            if is_ordinal_suffix(&text[i..]) {
-                if let Ok(v) = text[start..i].parse::<i128>() {
+            if is_ordinal_suffix(cut::after(text, i)) {
+                if let Ok(v) = cut::between(text, start, i).parse::<i128>() {
                     add(Num::int(v));
                 }
             }
@@ -336,7 +346,7 @@ pub fn is_plain_cardinal(text: &str, slots: &[Slot], i: usize) -> bool {
     if !slot.word {
         return false;
     }
-    let rest = text[slot.end..].trim_start();
+    let rest = cut::after(text, slot.end).trim_start();
     if rest.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
         return false;
     }
@@ -358,7 +368,8 @@ fn list_lengths(text: &str, slots: &[Slot]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut run = 1;
     for w in slots.windows(2) {
-        let between = text[w[0].end..w[1].start].trim_matches(|c: char| c == '$' || c == ' ');
+        let between =
+            cut::between(text, w[0].end, w[1].start).trim_matches(|c: char| c == '$' || c == ' ');
         let joined = !w[0].word && !w[1].word && matches!(between, "," | "and" | ", and");
         if joined {
             run += 1;
@@ -377,7 +388,7 @@ fn list_lengths(text: &str, slots: &[Slot]) -> Vec<usize> {
 
 /// Is slot `s` written as a percentage ("40%", "40 percent")?
 pub fn is_percentage(text: &str, s: &Slot) -> bool {
-    let rest = text[s.end..].trim_start();
+    let rest = cut::after(text, s.end).trim_start();
     rest.starts_with('%') || rest.to_ascii_lowercase().starts_with("percent")
 }
 

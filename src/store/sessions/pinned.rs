@@ -26,7 +26,7 @@ fn virtual_key(key: &str) -> Option<(&str, &str)> {
     } else {
         key.find(&format!("/{REMOTE}/"))? + 1
     };
-    let after = &key[start + REMOTE.len()..];
+    let (session_key, after) = key.split_at_checked(start + REMOTE.len())?;
     let after = after.strip_prefix('/')?;
     let (id, rest) = after.split_once('/')?;
     let rest = match rest.strip_prefix(AT) {
@@ -34,7 +34,8 @@ fn virtual_key(key: &str) -> Option<(&str, &str)> {
         Some(r) => r.strip_prefix('/')?,
         None => return None,
     };
-    Some((&key[..start + REMOTE.len() + 1 + id.len()], rest))
+    let session = key.get(..session_key.len() + 1 + id.len())?;
+    Some((session, rest))
 }
 
 /// A bucket's client that serves the sessions' virtual folders from their pins (see the module
@@ -278,7 +279,10 @@ impl ObjectStore for PinnedStore {
         let mut common = BTreeSet::new();
         let mut objects = Vec::new();
         for meta in pinned_objects(session, &pins, folder) {
-            let rest = meta.location.as_ref()[below.len()..].trim_start_matches('/');
+            let Some(rest) = meta.location.as_ref().strip_prefix(below.as_str()) else {
+                continue;
+            };
+            let rest = rest.trim_start_matches('/');
             match rest.split_once('/') {
                 Some((child, _)) => {
                     common.insert(ObjectPath::from(join_key(&below, child).as_str()));

@@ -2,6 +2,7 @@
 //! scientific notation (`2.5e2`), plain and LaTeX fractions; each with its byte span.
 
 use super::{is_list_marker, Token};
+use crate::cut;
 use crate::num::Num;
 
 fn is_digit(b: Option<&u8>) -> bool {
@@ -25,20 +26,20 @@ pub(super) fn number_at(text: &str, start: usize) -> Option<Token> {
     if b.get(i) == Some(&b'-') {
         neg = true;
         i += 1;
-    } else if text[i..].starts_with('\u{2212}') {
+    } else if cut::after(text, i).starts_with('\u{2212}') {
         neg = true;
         i += '\u{2212}'.len_utf8();
     }
     if neg {
         // "3-5" is a range or a subtraction, never a negative five.
-        let prev = text[..start].chars().next_back();
+        let prev = cut::before(text, start).chars().next_back();
         if prev.is_some_and(|c| c.is_alphanumeric() || c == ')' || c == '.') {
             return None;
         }
     }
     if b.get(i) == Some(&b'$') {
         i += 1;
-    } else if text[i..].starts_with("\\$") {
+    } else if cut::after(text, i).starts_with("\\$") {
         i += 2;
     }
     if !neg && b.get(i) == Some(&b'-') && i > start {
@@ -49,9 +50,10 @@ pub(super) fn number_at(text: &str, start: usize) -> Option<Token> {
         Some(frac) => frac,
         None => plain_number(text, i)?,
     };
-    if text[end..].starts_with('%') {
+    let after = cut::after(text, end);
+    if after.starts_with('%') {
         end += 1;
-    } else if text[end..].starts_with("\\%") {
+    } else if after.starts_with("\\%") {
         end += 2;
     }
     let value = if neg { value.neg() } else { value };
@@ -85,7 +87,7 @@ fn plain_number(text: &str, i: usize) -> Option<(Num, usize)> {
             return Some(sci);
         }
     }
-    let whole = Num::parse_decimal(&text[i..end])?;
+    let whole = Num::parse_decimal(cut::between(text, i, end))?;
     if decimal || end != int_end {
         return Some((whole, end));
     }
@@ -127,7 +129,7 @@ fn scientific(text: &str, i: usize, end: usize) -> Option<(Num, usize)> {
     if exp_end == j {
         return None;
     }
-    let glued = text[exp_end..]
+    let glued = cut::after(text, exp_end)
         .chars()
         .next()
         .is_some_and(|c| c.is_alphanumeric() || c == '_');
@@ -136,7 +138,7 @@ fn scientific(text: &str, i: usize, end: usize) -> Option<(Num, usize)> {
     if glued || fractional_exp {
         return None;
     }
-    let literal = &text[i..exp_end];
+    let literal = cut::between(text, i, exp_end);
     let value = Num::parse_decimal(literal).or_else(|| {
         let x = literal.parse::<f64>().ok()?;
         Num::float(x).ok()
@@ -154,7 +156,7 @@ fn simple_fraction(text: &str, i: usize) -> Option<(Num, usize)> {
     if dend == i + 1 || (b.get(dend) == Some(&b'.') && is_digit(b.get(dend + 1))) {
         return None;
     }
-    let den = Num::parse_decimal(&text[i + 1..dend])?;
+    let den = Num::parse_decimal(cut::between(text, i + 1, dend))?;
     if den.is_zero() {
         return None;
     }
@@ -169,13 +171,13 @@ fn simple_fraction_at(text: &str, i: usize) -> Option<(Num, usize)> {
         return None;
     }
     let (den, dend) = simple_fraction(text, nend)?;
-    let num = Num::parse_decimal(&text[i..nend])?;
+    let num = Num::parse_decimal(cut::between(text, i, nend))?;
     Some((num.div(den).ok()?, dend))
 }
 
 /// `\frac{a}{b}`, `\dfrac{a}{b}`, `\tfrac{a}{b}` and the brace-less `\frac12`.
 fn latex_frac(text: &str, i: usize) -> Option<(Num, usize)> {
-    let rest = &text[i..];
+    let rest = cut::after(text, i);
     let after = ["\\frac", "\\dfrac", "\\tfrac"]
         .iter()
         .find_map(|p| rest.strip_prefix(p))?;
@@ -193,8 +195,9 @@ fn frac_part(text: &str, i: usize) -> Option<(Num, usize)> {
         j += 1;
     }
     if b.get(j) == Some(&b'{') {
-        let close = j + text[j..].find('}')?;
-        let inner = text[j + 1..close].trim();
+        let (inner, _) = cut::after(text, j + 1).split_once('}')?;
+        let close = j + 1 + inner.len();
+        let inner = inner.trim();
         let inner = inner.strip_prefix("\\$").unwrap_or(inner);
         let v = Num::parse_decimal(inner)?;
         return Some((v, close + 1));
@@ -231,7 +234,7 @@ pub(super) fn next_number(text: &str, from: usize, to: usize) -> Option<Token> {
             || c == b'-'
             || c == b'$'
             || c == b'\\'
-            || (c == 0xE2 && text[i..].starts_with('\u{2212}'));
+            || (c == 0xE2 && cut::after(text, i).starts_with('\u{2212}'));
         // A digit right after a digit or a decimal point continues something else: `1.5` must
         // not restart at `5`.
         if starts && (!c.is_ascii_digit() || i == 0 || !continues_token(b[i - 1])) {
@@ -243,7 +246,7 @@ pub(super) fn next_number(text: &str, from: usize, to: usize) -> Option<Token> {
                 continue;
             }
         }
-        i += text[i..].chars().next().map_or(1, char::len_utf8);
+        i += cut::after(text, i).chars().next().map_or(1, char::len_utf8);
     }
     None
 }

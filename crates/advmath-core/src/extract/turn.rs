@@ -78,7 +78,7 @@ pub fn assistant_text(raw: &str) -> String {
 pub(super) fn reply_span(raw: &str) -> &str {
     if let Some((_, end)) = rfind_any(raw, ASSISTANT_HEADERS) {
         // A decoder stops at the end of the turn; anything after it is a hallucinated next turn.
-        return turns(&raw[end..])
+        return turns(crate::cut::after(raw, end))
             .into_iter()
             .find(|t| has_content(t))
             .unwrap_or("");
@@ -104,8 +104,8 @@ pub(super) fn turns(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some((i, e)) = find_any(rest, TURN_ENDS) {
-        out.push(&rest[..i]);
-        rest = &rest[e..];
+        out.push(crate::cut::before(rest, i));
+        rest = crate::cut::after(rest, e);
     }
     out.push(rest);
     out
@@ -119,15 +119,12 @@ pub(super) fn has_content(turn: &str) -> bool {
 pub(super) fn skip_role_header(text: &str) -> &str {
     let t = text.trim_start();
     if t.starts_with("<|start_header_id|>") {
-        if let Some(i) = t.find("<|end_header_id|>") {
-            return &t[i + "<|end_header_id|>".len()..];
+        if let Some((_, after)) = t.split_once("<|end_header_id|>") {
+            return after;
         }
     }
     if t.starts_with("<|im_start|>") || t.starts_with("<start_of_turn>") {
-        return match t.find('\n') {
-            Some(i) => &t[i + 1..],
-            None => "",
-        };
+        return t.split_once('\n').map_or("", |(_, after)| after);
     }
     text
 }
@@ -137,8 +134,8 @@ pub(super) fn strip_special_tokens(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     'outer: while let Some(i) = rest.find(['<', '[']) {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
+        let (text, tail) = crate::cut::split(rest, i);
+        out.push_str(text);
         if let Some(after) = PLAIN_SPECIAL_TOKENS
             .iter()
             .find_map(|t| tail.strip_prefix(t))
@@ -150,18 +147,19 @@ pub(super) fn strip_special_tokens(text: &str) -> String {
         // `<|anything|>` and DeepSeek's full-width `<｜anything｜>`.
         for (open, close) in [("<|", "|>"), ("<\u{ff5c}", "\u{ff5c}>")] {
             if let Some(body) = tail.strip_prefix(open) {
-                if let Some(j) = body.find(close) {
-                    if j <= 64 && !body[..j].contains(char::is_whitespace) {
+                if let Some((inner, after)) = body.split_once(close) {
+                    if inner.len() <= 64 && !inner.contains(char::is_whitespace) {
                         out.push('\n');
-                        rest = &body[j + close.len()..];
+                        rest = after;
                         continue 'outer;
                     }
                 }
             }
         }
-        let c = tail.chars().next().unwrap_or('<');
-        out.push(c);
-        rest = &tail[c.len_utf8()..];
+        // Not a token: its `<` or `[` is text.
+        let mut chars = tail.chars();
+        out.extend(chars.next());
+        rest = chars.as_str();
     }
     out.push_str(rest);
     out
@@ -173,16 +171,15 @@ pub(super) fn strip_special_tokens(text: &str) -> String {
 pub(super) fn strip_think(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    if let Some(close) = rest.find("</think>") {
-        if !rest[..close].contains("<think>") {
-            rest = &rest[close + "</think>".len()..];
+    if let Some((reasoning, after)) = rest.split_once("</think>") {
+        if !reasoning.contains("<think>") {
+            rest = after;
         }
     }
-    while let Some(open) = rest.find("<think>") {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + "<think>".len()..];
-        match after.find("</think>") {
-            Some(close) => rest = &after[close + "</think>".len()..],
+    while let Some((text, after)) = rest.split_once("<think>") {
+        out.push_str(text);
+        match after.split_once("</think>") {
+            Some((_, tail)) => rest = tail,
             None => {
                 rest = after;
                 break;
@@ -198,17 +195,18 @@ pub(super) fn strip_think(text: &str) -> String {
 pub(super) fn strip_calculator(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(open) = rest.find("<<") {
-        let body = &rest[open + 2..];
-        match body.find(">>") {
-            Some(close)
-                if close <= 120 && body[..close].contains('=') && !body[..close].contains('\n') =>
+    while let Some((text, body)) = rest.split_once("<<") {
+        out.push_str(text);
+        match body.split_once(">>") {
+            Some((calculation, tail))
+                if calculation.len() <= 120
+                    && calculation.contains('=')
+                    && !calculation.contains('\n') =>
             {
-                out.push_str(&rest[..open]);
-                rest = &body[close + 2..];
+                rest = tail;
             }
             _ => {
-                out.push_str(&rest[..open + 2]);
+                out.push_str("<<");
                 rest = body;
             }
         }

@@ -69,7 +69,7 @@ fn last_match(text: &str) -> Option<&str> {
             end += 1;
         }
         end = digits_from(end);
-        last = Some(&text[start..end]);
+        last = Some(crate::cut::between(text, start, end));
         i = end;
     }
     last

@@ -24,14 +24,11 @@ impl DecimalLiteral {
             Some(rest) => (true, rest),
             None => (false, t.strip_prefix('+').unwrap_or(t)),
         };
-        let (mantissa, exp) = match t.find(['e', 'E']) {
-            Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
+        let (mantissa, exp) = match t.split_once(['e', 'E']) {
+            Some((mantissa, exp)) => (mantissa, exp.parse::<i32>().ok()?),
             None => (t, 0),
         };
-        let (int_part, frac_part) = match mantissa.find('.') {
-            Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
-            None => (mantissa, ""),
-        };
+        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
         let mut digits = String::with_capacity(mantissa.len());
         for c in int_part.chars() {
             match c {

@@ -78,7 +78,7 @@ pub fn percent_role(value: Num, slots: &[Slot], is_percent: &[bool]) -> Option<R
 /// a fraction (kept as it is, like the percentage in the text), or a unit constant.
 pub fn justify_constant(value: Num, question: &str, slots: &[Slot]) -> Option<ConstKind> {
     if let Some(s) = slots.iter().find(|s| !s.word && s.value.eq_num(value)) {
-        return Some(ConstKind::Stated(question[s.start..s.end].to_string()));
+        return Some(ConstKind::Stated(s.written_in(question).to_string()));
     }
     // Any reading will do for a constant, even one a leaf could not take (50% of, or 50% off).
     let hundred = Num::int(100);
@@ -91,7 +91,7 @@ pub fn justify_constant(value: Num, question: &str, slots: &[Slot]) -> Option<Co
             })
     });
     if let Some(s) = percent {
-        return Some(ConstKind::Stated(format!("{}%", &question[s.start..s.end])));
+        return Some(ConstKind::Stated(format!("{}%", s.written_in(question))));
     }
     if let Some((w, _)) = word_numbers(question)
         .into_iter()
@@ -166,14 +166,20 @@ fn linked_positions(
     linkable: &[bool],
     literal_count: &HashMap<String, usize>,
 ) -> Res<HashMap<String, Vec<u32>>> {
-    let mut all: HashMap<String, Vec<u32>> = HashMap::new();
+    // In the order the question first writes each value, so that the misalignment reported is
+    // the same on every run (a hash map's order is not).
+    let mut all: Vec<(String, Vec<u32>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     for (i, s) in slots.iter().enumerate() {
         if !linkable[i] {
             continue;
         }
-        all.entry(num_text::to_text(&s.value))
-            .or_default()
-            .push(i as u32);
+        let key = num_text::to_text(&s.value);
+        let at = *index.entry(key.clone()).or_insert_with(|| {
+            all.push((key, Vec::new()));
+            all.len() - 1
+        });
+        all[at].1.push(i as u32);
     }
     let mut linked = HashMap::new();
     for (k, positions) in all {
@@ -470,7 +476,7 @@ fn unit_fractions(slots: &[Slot], question: &str) -> Vec<(u32, u32)> {
             !w[0].word
                 && !w[1].word
                 && w[0].value.eq_num(Num::ONE)
-                && &question[w[0].end..w[1].start] == "/"
+                && crate::cut::between(question, w[0].end, w[1].start) == "/"
         })
         .map(|(i, _)| (i as u32, i as u32 + 1))
         .collect()

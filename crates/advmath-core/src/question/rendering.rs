@@ -3,6 +3,7 @@
 //! the start of a sentence, no float noise).
 
 use super::{cardinal_word, Slot};
+use crate::cut;
 use crate::num::{format_fixed, Num};
 
 /// The question with slot `i` replaced by `{i}`; literal braces are doubled so the template is
@@ -11,13 +12,13 @@ pub fn template(text: &str, slots: &[Slot]) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut pos = 0;
     for (i, s) in slots.iter().enumerate() {
-        push_escaped(&mut out, &text[pos..s.start]);
+        push_escaped(&mut out, cut::between(text, pos, s.start));
         out.push('{');
         out.push_str(&i.to_string());
         out.push('}');
         pos = s.end;
     }
-    push_escaped(&mut out, &text[pos..]);
+    push_escaped(&mut out, cut::after(text, pos));
     out
 }
 
@@ -38,36 +39,41 @@ pub fn render(template: &str, values: &[String]) -> String {
 
 /// [`render`], calling `after_slot(i, rest, out)` after slot `i`'s text is written, with `rest`
 /// the template after the slot; it may write to `out` and returns how many bytes of `rest` it
-/// wrote in their place (0: none).
+/// wrote in their place (0: none). A count that ends inside a character skips that character too.
 pub fn render_with(
     template: &str,
     values: &[String],
     mut after_slot: impl FnMut(usize, &str, &mut String) -> usize,
 ) -> String {
     let mut out = String::with_capacity(template.len() + 16);
-    let bytes = template.as_bytes();
-    let mut i = 0;
-    while i < template.len() {
-        let c = bytes[i];
-        if (c == b'{' || c == b'}') && bytes.get(i + 1) == Some(&c) {
-            out.push(c as char);
-            i += 2;
+    // The template is walked a character at a time, never a byte: any text around the slots
+    // (a Cyrillic letter, a curly quote, an emoji) is copied whole.
+    let mut rest = template;
+    while let Some(c) = rest.chars().next() {
+        if let Some(tail) = rest.strip_prefix("{{").or_else(|| rest.strip_prefix("}}")) {
+            out.push(c);
+            rest = tail;
             continue;
         }
-        if c != b'{' {
-            let next = template[i + 1..]
+        if c != '{' {
+            // Literal text (a lone `}` included) up to the next brace after this character.
+            let next = cut::after(rest, c.len_utf8())
                 .find(['{', '}'])
-                .map_or(template.len(), |j| i + 1 + j);
-            out.push_str(&template[i..next]);
-            i = next;
+                .map_or(rest.len(), |j| c.len_utf8() + j);
+            let (literal, tail) = cut::split(rest, next);
+            out.push_str(literal);
+            rest = tail;
             continue;
         }
-        let close = template[i..].find('}').map_or(template.len(), |j| i + j);
-        let idx: usize = template[i + 1..close].parse().unwrap_or(usize::MAX);
-        i = (close + 1).min(template.len());
+        // `{i}`; an unclosed `{` runs to the end of the template.
+        let body = cut::after(rest, 1);
+        let (index, tail) = body.split_once('}').unwrap_or((body, ""));
+        let idx: usize = index.parse().unwrap_or(usize::MAX);
+        rest = tail;
         if let Some(v) = values.get(idx) {
             out.push_str(v);
-            i += after_slot(idx, &template[i..], &mut out);
+            let replaced = after_slot(idx, rest, &mut out);
+            rest = cut::after(rest, cut::ceil_boundary(rest, replaced));
         }
     }
     out
@@ -115,13 +121,14 @@ pub fn group_thousands(s: &str) -> String {
         None => ("", s),
     };
     let (int, frac) = match rest.find('.') {
-        Some(p) => (&rest[..p], &rest[p..]),
+        Some(p) => cut::split(rest, p),
         None => (rest, ""),
     };
-    let mut out = String::with_capacity(s.len() + int.len() / 3);
+    let digits = int.chars().count();
+    let mut out = String::with_capacity(s.len() + digits / 3);
     out.push_str(sign);
     for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
+        if i > 0 && (digits - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);

@@ -3,6 +3,7 @@
 //! days in a week stays at most 7.
 
 use super::{is_percentage, Slot};
+use crate::cut;
 use crate::num::Num;
 
 /// A property a number of the question keeps because of how the question shows it: the paper's
@@ -68,7 +69,7 @@ pub fn text_constraints(text: &str, slots: &[Slot]) -> Vec<TextConstraint> {
     let values: Vec<Num> = slots.iter().map(|s| s.value).collect();
     let mut out = Vec::new();
     for (i, w) in slots.windows(2).enumerate() {
-        if !w[0].word && !w[1].word && text[w[0].end..w[1].start].trim() == "/" {
+        if !w[0].word && !w[1].word && cut::between(text, w[0].end, w[1].start).trim() == "/" {
             out.push(TextConstraint::Fraction {
                 num: i as u32,
                 den: i as u32 + 1,
@@ -76,14 +77,13 @@ pub fn text_constraints(text: &str, slots: &[Slot]) -> Vec<TextConstraint> {
         }
     }
     for (i, s) in slots.iter().enumerate() {
-        let after = &text[s.end..];
-        let glued = after
+        let glued = cut::after(text, s.end)
             .strip_prefix('/')
-            .map(|d| d.bytes().take_while(u8::is_ascii_digit).count())
-            .filter(|&n| n > 0)
+            .map(|d| cut::before(d, d.bytes().take_while(u8::is_ascii_digit).count()))
+            .filter(|digits| !digits.is_empty())
             .filter(|_| slots.get(i + 1).is_none_or(|next| next.start != s.end + 1));
-        if let Some(n) = glued.filter(|_| !s.word) {
-            if let Some(den) = Num::parse_decimal(&after[1..1 + n]) {
+        if let Some(digits) = glued.filter(|_| !s.word) {
+            if let Some(den) = Num::parse_decimal(digits) {
                 out.push(TextConstraint::FractionOf { num: i as u32, den });
             }
         }

@@ -4,6 +4,7 @@
 //! of the unit ("works 5 days a week") it stays within the unit's length.
 
 use super::Slot;
+use crate::cut;
 use crate::num::Num;
 
 /// A smaller unit counted within a larger one.
@@ -194,20 +195,26 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
         let Some(value) = s.value.as_integer().filter(|_| s.value.is_integer()) else {
             continue;
         };
-        let rest = &text[s.end..];
-        // A time of day ("8:00 AM", "from 1:30 to 5"): its hour and minutes are a clock's.
-        let before_colon = text[..s.start].ends_with(':')
-            && text[..s.start - 1].ends_with(|c: char| c.is_ascii_digit());
-        let after_colon = rest.len() > 2
-            && rest.starts_with(':')
-            && rest[1..3].bytes().all(|b| b.is_ascii_digit());
+        let rest = cut::after(text, s.end);
+        // A time of day ("8:00 AM", "from 1:30 to 5"): its hour and minutes are a clock's. The
+        // two minute digits are looked at as bytes: what follows the colon may be any character.
+        let before_colon = cut::before(text, s.start)
+            .strip_suffix(':')
+            .is_some_and(|head| head.ends_with(|c: char| c.is_ascii_digit()));
+        let after_colon = rest.strip_prefix(':').is_some_and(|minutes| {
+            minutes
+                .as_bytes()
+                .get(..2)
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+        });
         // "11 a.m.", "5 pm", "7 o'clock".
         let clock_word = {
             let r = rest.trim_start_matches(' ').to_ascii_lowercase();
             ["a.m.", "p.m.", "am", "pm", "o'clock", "o’clock"]
                 .iter()
                 .any(|w| {
-                    r.starts_with(w) && !r[w.len()..].starts_with(|c: char| c.is_ascii_alphabetic())
+                    r.strip_prefix(w)
+                        .is_some_and(|after| !after.starts_with(|c: char| c.is_ascii_alphabetic()))
                 })
         };
         if before_colon || after_colon || clock_word {
@@ -220,11 +227,12 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
         }
         // The unit the number measures is named in its own sentence: "1000 minutes per month.
         // Every day …" counts no minutes of a day.
-        let after = words(&rest[..sentence_end(rest)]);
+        let after = words(cut::before(rest, sentence_end(rest)));
         let Some(small) = after.first() else {
             continue;
         };
-        let before = words(&text[sentence_start(&text[..s.start])..s.start]);
+        let head = cut::before(text, s.start);
+        let before = words(cut::after(head, sentence_start(head)));
         let counts = |m: &&Measure| m.small.contains(&small.as_str());
         // The larger unit right after the number decides ("4 weeks in a month"); else the nearest
         // rate before it in its sentence ("every day he has a 15-minute call").
@@ -318,7 +326,7 @@ mod tests {
             .into_iter()
             .map(|(i, u)| {
                 let s = &slots[i as usize];
-                (text[s.start..s.end].to_string(), u)
+                (s.written_in(text).to_string(), u)
             })
             .collect()
     }
