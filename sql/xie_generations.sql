@@ -6,7 +6,8 @@
 -- constraints, duplicates included) and the distinct valid generations (number tuples, the
 -- original excluded), with their smallest and largest count; then how many problems reached the
 -- m variants asked for (`reached_target`, their share) and the variants written per problem.
--- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for means and division.
+-- A problem whose generation failed with an internal error (`failure` set) made no attempt and is
+-- left out. Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for means and division.
 SELECT
     dataset,
     attack,
@@ -20,5 +21,6 @@ SELECT
     CAST(SUM(CASE WHEN reached_target THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*) AS reached_share,
     CAST(SUM(emitted) AS DOUBLE) / COUNT(*) AS mean_emitted
 FROM generation_stats
+WHERE failure IS NULL
 GROUP BY dataset, attack
 ORDER BY dataset, attack

@@ -94,6 +94,15 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Units of a stage's work (problems, rows) failed with an internal error; every other unit's
+    /// output was written. `failed` holds each unit's name and reason.
+    #[error("{stage}: {} failed with an internal error, and everything else was written: {}", count(failed.len(), unit), list_failed(failed))]
+    UnitsFailed {
+        stage: &'static str,
+        /// What one unit is (`problem`, `row`, `variant`).
+        unit: &'static str,
+        failed: Vec<(String, String)>,
+    },
     /// An object changed under a reader: another writer is pushing to the same place, or died
     /// while pushing.
     #[error("{url}: {key} changed since its manifest was written ({reason}); another advmath is pushing there, or died pushing: rerun its command")]
@@ -151,7 +160,8 @@ impl Error {
             | Error::Register { .. }
             | Error::Plot { .. }
             | Error::Remote { .. }
-            | Error::RemoteChanged { .. } => 1,
+            | Error::RemoteChanged { .. }
+            | Error::UnitsFailed { .. } => 1,
             Error::Polars(_) => 1,
             Error::DataFusion(e) if is_query_error(e) => 2,
             Error::DataFusion(_) => 1,
@@ -212,4 +222,26 @@ pub fn is_query_error(e: &datafusion::error::DataFusionError) -> bool {
             | DataFusionError::Configuration(_)
             | DataFusionError::Internal(_)
     )
+}
+
+fn count(n: usize, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+/// The failed units, the first few in full: a run over a broken build could fail thousands.
+fn list_failed(failed: &[(String, String)]) -> String {
+    const SHOWN: usize = 5;
+    let mut out: Vec<String> = failed
+        .iter()
+        .take(SHOWN)
+        .map(|(unit, reason)| format!("{unit} ({reason})"))
+        .collect();
+    if failed.len() > SHOWN {
+        out.push(format!("and {} more", failed.len() - SHOWN));
+    }
+    out.join("; ")
 }

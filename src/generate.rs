@@ -199,6 +199,9 @@ pub struct GenerateSummary {
     pub noise_only: usize,
     /// How each dataset's problem sample was drawn (with `--sample-problems`).
     pub samples: Vec<select::SampleReport>,
+    /// Problems whose work failed as a whole (an internal error), with the reason; every other
+    /// problem's rows are written.
+    pub failed: Vec<(String, String)>,
 }
 
 /// A problem ready to attack: its record, slots with their formatting, and slot values.
@@ -224,7 +227,7 @@ impl<'a> Prepared<'a> {
         }
         let was_one = slots
             .iter()
-            .map(|s| is_one(&record.question[s.start..s.end]))
+            .map(|s| is_one(s.written_in(&record.question)))
             .collect();
         Ok(Prepared {
             record,
@@ -257,7 +260,7 @@ impl<'a> Prepared<'a> {
             .enumerate()
             .map(|(i, (s, v))| {
                 if v.eq_num(self.values[i]) {
-                    self.record.question[s.start..s.end].to_string()
+                    s.written_in(&self.record.question).to_string()
                 } else {
                     format_like(*v, s)
                 }
@@ -289,6 +292,16 @@ impl<'a> Prepared<'a> {
             seed,
         }
     }
+}
+
+/// What became of one problem of a chunk.
+enum ProblemWork<'a> {
+    /// Attacked: its draws, to be rendered and written.
+    Attacked(Box<(Prepared<'a>, ProblemOutput)>),
+    /// Left out with a warning (its numbers no longer match the table).
+    Skipped(String),
+    /// Its work panicked: nothing of it is written, and the run ends with exit 1 naming it.
+    Failed(&'a ProblemRecord, String),
 }
 
 /// Everything one problem contributes to a chunk.
@@ -499,19 +512,25 @@ fn generate_records(
             ),
         );
         for chunk in problems.chunks(CHUNK) {
-            let prepared: Vec<std::result::Result<Prepared, String>> =
-                chunk.iter().map(|r| Prepared::new(r)).collect();
-            let outputs: Vec<ProblemOutput> = prepared
+            let worked: Vec<ProblemWork> = chunk
                 .par_iter()
-                .map(|p| match p {
-                    Ok(p) => attack_problem(p, config, &methods, guide.as_ref().map(|(f, _)| *f)),
-                    Err(e) => ProblemOutput {
-                        error: Some(e.clone()),
-                        ..Default::default()
-                    },
+                .map(|r| {
+                    // A panic in one problem is that problem's failure: the chunk goes on.
+                    crate::contain::run(|| {
+                        crate::contain::planted_panic(&format!("generate:{}", r.problem_id));
+                        match Prepared::new(r) {
+                            Ok(p) => {
+                                let fitted = guide.as_ref().map(|(f, _)| *f);
+                                let output = attack_problem(&p, config, &methods, fitted);
+                                ProblemWork::Attacked(Box::new((p, output)))
+                            }
+                            Err(e) => ProblemWork::Skipped(e),
+                        }
+                    })
+                    .unwrap_or_else(|panicked| ProblemWork::Failed(r, panicked.to_string()))
                 })
                 .collect();
-            dataset_chunks.write(&prepared, &outputs, &mut summary)?;
+            dataset_chunks.write(&worked, &mut summary)?;
             bar.inc(chunk.len() as u64);
         }
         dataset_chunks.publish(&out)?;
@@ -521,6 +540,19 @@ fn generate_records(
 }
 
 impl GenerateSummary {
+    /// The problems whose work failed, as the error that ends the run with exit 1 (after every
+    /// other problem's rows were written); `Ok` when none did.
+    pub fn failures(&self) -> Result<()> {
+        if self.failed.is_empty() {
+            return Ok(());
+        }
+        Err(Error::UnitsFailed {
+            stage: "generate",
+            unit: "problem",
+            failed: self.failed.clone(),
+        })
+    }
+
     /// One line per (dataset, attack), tab-separated, for stdout.
     pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
         tsv_row(out, ["dataset", "attack", "problems", "variants"])?;

@@ -11,7 +11,17 @@ use cli::Cli;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     say_what_an_interrupt_keeps();
-    match dispatch(cli) {
+    // A panic that no stage contained is a bug: one line naming where, and exit 2 as for any
+    // internal error (never Rust's 101). Stages contain panics per problem or row themselves, so
+    // this is only for code outside those units.
+    let outcome = match advmath::contain::run(|| dispatch(cli)) {
+        Ok(outcome) => outcome,
+        Err(panicked) => {
+            eprintln!("error: {panicked}");
+            return ExitCode::from(2);
+        }
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout has gone (`advmath sql ... | head`): nothing is wrong.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,

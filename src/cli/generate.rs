@@ -198,5 +198,6 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
         );
     }
     summary.write_table(&mut stdout.lock())?;
+    summary.failures()?;
     Ok(())
 }

@@ -343,6 +343,7 @@ pub fn respond(args: RespondArgs) -> anyhow::Result<()> {
         )
         .into());
     }
+    s.failures()?;
     Ok(())
 }
 

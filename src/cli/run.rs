@@ -111,5 +111,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "outputs in {}",
         advmath::store::location::display(&config.out)
     );
+    summary.ingest.failures()?;
+    summary.generate.failures()?;
     Ok(())
 }

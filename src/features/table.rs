@@ -138,13 +138,25 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
             totals.skipped + totals.written
         );
     }
+    if !totals.failed.is_empty() {
+        return Err(Error::UnitsFailed {
+            stage: set.table(),
+            unit: "variant",
+            failed: totals.failed,
+        });
+    }
     Ok(totals.written)
 }
+
+/// Marks a row's skip reason as a failure (an internal error) rather than a refusal.
+const FAILED: &str = "failed: ";
 
 #[derive(Default)]
 struct Totals {
     written: usize,
     skipped: usize,
+    /// Rows whose computation panicked, with the reason: the stage exits 1 naming them.
+    failed: Vec<(String, String)>,
     /// Skipped variants by reason: how many, and the first few names.
     skipped_by: std::collections::BTreeMap<String, (usize, Vec<String>)>,
 }
@@ -236,7 +248,14 @@ fn features_of_batch(
         .into_par_iter()
         .map_init(
             || (SetScratch::default(), Vec::new()),
-            |(scratch, slots), i| row(scratch, slots, i),
+            |(scratch, slots), i| {
+                // A panic in one row is that row's failure; the batch goes on.
+                crate::contain::run(|| row(scratch, slots, i)).unwrap_or_else(|panicked| {
+                    // The scratch may be half-written: the next row starts from a fresh one.
+                    *scratch = SetScratch::default();
+                    Err(format!("{FAILED}{panicked}"))
+                })
+            },
         )
         .collect();
 
@@ -256,6 +275,9 @@ fn features_of_batch(
                 } else {
                     ids.value(i).to_string()
                 };
+                if let Some(failure) = reason.strip_prefix(FAILED) {
+                    totals.failed.push((name.clone(), failure.to_string()));
+                }
                 totals.skip(reason.clone(), name);
             }
         }

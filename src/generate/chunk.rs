@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::{GenerateConfig, GenerateSummary, Prepared, ProblemOutput};
+use super::{GenerateConfig, GenerateSummary, Prepared, ProblemOutput, ProblemWork};
 use crate::attack::noise::add_noise;
 use crate::attack::sample::Method;
 use crate::error::Result;
@@ -41,22 +41,45 @@ impl<'a> ChunkWriter<'a> {
         }
     }
 
-    /// Write the rows of one chunk: `prepared[i]` and the draws `outputs[i]` made for it.
+    /// Write the rows of one chunk, in problem order. A problem whose rendering panics is a
+    /// failed problem like one whose attack did: none of its rows is written.
     pub(super) fn write(
         &mut self,
-        prepared: &[std::result::Result<Prepared, String>],
-        outputs: &[ProblemOutput],
+        worked: &[ProblemWork],
         summary: &mut GenerateSummary,
     ) -> Result<()> {
         let mut rows: BTreeMap<String, Vec<Row>> = BTreeMap::new();
         let mut stat_rows = Vec::new();
-        for (p, out) in prepared.iter().zip(outputs) {
+        for work in worked {
+            let (p, out) = match work {
+                ProblemWork::Attacked(attacked) => (&attacked.0, &attacked.1),
+                ProblemWork::Skipped(e) => {
+                    crate::progress::note!("warning: skipped {e}");
+                    continue;
+                }
+                ProblemWork::Failed(record, reason) => {
+                    self.failed(&record.problem_id, reason, &mut stat_rows, summary);
+                    continue;
+                }
+            };
             if let Some(e) = &out.error {
                 crate::progress::note!("warning: skipped {e}");
                 continue;
             }
-            let Ok(p) = p else { continue };
-            self.problem_rows(p, out, &mut rows, &mut stat_rows, summary);
+            let made = crate::contain::run(|| {
+                crate::contain::planted_panic(&format!("render:{}", p.record.problem_id));
+                self.problem_rows(p, out)
+            });
+            match made {
+                Ok(Some(made)) => self.keep(p, made, &mut rows, &mut stat_rows, summary),
+                Ok(None) => {}
+                Err(panicked) => self.failed(
+                    &p.record.problem_id,
+                    &panicked.to_string(),
+                    &mut stat_rows,
+                    summary,
+                ),
+            }
         }
         for (attack, rows) in rows {
             let entry = summary
@@ -76,21 +99,83 @@ impl<'a> ChunkWriter<'a> {
         Ok(())
     }
 
+    /// A problem whose work failed: said once on stderr, one `generation_stats` row per
+    /// requested attack with the reason, and named in the summary (the run then exits 1).
+    fn failed(
+        &self,
+        problem_id: &str,
+        reason: &str,
+        stat_rows: &mut Vec<StatRow>,
+        summary: &mut GenerateSummary,
+    ) {
+        crate::progress::note!("error: {problem_id}: {reason}; its other variants are not written");
+        let mut attacks: Vec<String> = Vec::new();
+        for attack in &self.config.attacks {
+            match *attack {
+                AttackSpec::Punct => attacks.extend(
+                    self.config
+                        .noise_levels
+                        .iter()
+                        .map(|&l| Attack::Punct(l).to_string()),
+                ),
+                AttackSpec::Guided => attacks.push(Attack::GUIDED.to_string()),
+                AttackSpec::Numeric(m) => attacks.push(m.name().to_string()),
+                AttackSpec::NumericPunct(m) => attacks.extend(
+                    self.config
+                        .noise_levels
+                        .iter()
+                        .map(|&l| Attack::NumericPunct(m, l).to_string()),
+                ),
+            }
+        }
+        attacks.dedup();
+        for attack in attacks {
+            stat_rows.push(StatRow {
+                problem_id: problem_id.to_string(),
+                attack,
+                stats: Default::default(),
+                emitted: 0,
+                reached: false,
+                failure: Some(reason.to_string()),
+            });
+        }
+        summary
+            .failed
+            .push((problem_id.to_string(), reason.to_string()));
+    }
+
+    /// Take in one problem's rows, rendered whole: its rows by attack, its statistics, and the
+    /// `--problems` cap's count.
+    fn keep(
+        &mut self,
+        p: &Prepared,
+        made: ProblemRows,
+        rows: &mut BTreeMap<String, Vec<Row>>,
+        stat_rows: &mut Vec<StatRow>,
+        summary: &mut GenerateSummary,
+    ) {
+        self.made.originals.insert(p.record.problem_id.clone());
+        for (attack, row) in made.rows {
+            rows.entry(attack).or_default().push(row);
+        }
+        for m in made.emitted {
+            *self.emitted.entry(m).or_default() += 1;
+        }
+        summary.attempts += made.attempts;
+        stat_rows.extend(made.stats);
+    }
+
     /// Switch the dataset's new tables in (see [`DatasetWriters::publish`]).
     pub(super) fn publish(self, tables: &Path) -> Result<()> {
         Ok(self.writers.publish(tables, self.dataset, &self.made)?)
     }
 
-    /// The rows of one problem, added to `rows` by attack, and its statistics.
-    fn problem_rows(
-        &mut self,
-        p: &Prepared,
-        out: &ProblemOutput,
-        rows: &mut BTreeMap<String, Vec<Row>>,
-        stat_rows: &mut Vec<StatRow>,
-        summary: &mut GenerateSummary,
-    ) {
+    /// The rows of one problem by attack and its statistics, built apart from everything
+    /// written so far (`None`: the problem is left out, with a warning).
+    fn problem_rows(&self, p: &Prepared, out: &ProblemOutput) -> Option<ProblemRows> {
         let config = self.config;
+        let mut made = ProblemRows::default();
+        let rows = &mut made.rows;
         let original_answer = match &p.record.tree {
             Some(t) => t.eval_value(&p.values).ok(),
             None => p.record.answer.as_deref().and_then(Value::parse_decimal),
@@ -100,7 +185,7 @@ impl<'a> ChunkWriter<'a> {
                 "warning: skipped {}: its answer cannot be computed exactly",
                 p.record.problem_id
             );
-            return;
+            return None;
         };
         // Per method: whether the problem reached m variants, and whether they are written (it
         // reached m, and the `--problems` cap is not yet met). Decided once for both uses below.
@@ -115,15 +200,17 @@ impl<'a> ChunkWriter<'a> {
                 (m, (reached, reached && under_cap))
             })
             .collect();
-        self.made.originals.insert(p.record.problem_id.clone());
-        rows.entry(Attack::ORIGINAL.into()).or_default().push(p.row(
-            Attack::ORIGINAL,
-            0,
-            0,
-            p.record.question.clone(),
-            &p.values,
-            &original_answer,
-            0,
+        rows.push((
+            Attack::ORIGINAL.into(),
+            p.row(
+                Attack::ORIGINAL,
+                0,
+                0,
+                p.record.question.clone(),
+                &p.values,
+                &original_answer,
+                0,
+            ),
         ));
         for attack in &config.attacks {
             match *attack {
@@ -135,7 +222,7 @@ impl<'a> ChunkWriter<'a> {
                             let seed = draw_seed(stream, i as u64);
                             let q = add_noise(&p.record.question, level, config.noise_count, seed);
                             let row = p.row(&name, i, level, q, &p.values, &original_answer, seed);
-                            rows.entry(name.clone()).or_default().push(row);
+                            rows.push((name.clone(), row));
                         }
                     }
                 }
@@ -151,9 +238,7 @@ impl<'a> ChunkWriter<'a> {
                         let question = p.question_with(&d.slots, config.noun_agreement);
                         let row =
                             p.row(Attack::GUIDED, i, 0, question, &d.slots, &d.answer, d.seed);
-                        rows.entry(Attack::GUIDED.to_string())
-                            .or_default()
-                            .push(row);
+                        rows.push((Attack::GUIDED.to_string(), row));
                     }
                 }
                 AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
@@ -174,11 +259,11 @@ impl<'a> ChunkWriter<'a> {
                                 );
                                 let q = add_noise(&question, level, config.noise_count, seed);
                                 let row = p.row(&name, i, level, q, &d.slots, &d.answer, seed);
-                                rows.entry(name).or_default().push(row);
+                                rows.push((name, row));
                             }
                         } else {
                             let row = p.row(m.name(), i, 0, question, &d.slots, &d.answer, d.seed);
-                            rows.entry(m.name().to_string()).or_default().push(row);
+                            rows.push((m.name().to_string(), row));
                         }
                     }
                 }
@@ -188,27 +273,41 @@ impl<'a> ChunkWriter<'a> {
             let (reached, write) = written[&m];
             let emitted = if write { drawn.len() } else { 0 };
             if emitted > 0 {
-                *self.emitted.entry(m).or_default() += 1;
+                made.emitted.push(m);
             }
-            summary.attempts += stats.attempts;
-            stat_rows.push(StatRow {
+            made.attempts += stats.attempts;
+            made.stats.push(StatRow {
                 problem_id: p.record.problem_id.clone(),
                 attack: m.name().to_string(),
                 stats: stats.clone(),
                 emitted,
                 reached,
+                failure: None,
             });
         }
         if let Some((drawn, stats)) = &out.guided {
             let reached = drawn.len() >= config.budget;
-            summary.attempts += stats.attempts;
-            stat_rows.push(StatRow {
+            made.attempts += stats.attempts;
+            made.stats.push(StatRow {
                 problem_id: p.record.problem_id.clone(),
                 attack: Attack::GUIDED.to_string(),
                 stats: stats.clone(),
                 emitted: if reached { drawn.len() } else { 0 },
                 reached,
+                failure: None,
             });
         }
+        Some(made)
     }
+}
+
+/// One problem's rows, rendered whole before any of them joins the chunk's.
+#[derive(Default)]
+struct ProblemRows {
+    /// (attack, row), in the order they are written.
+    rows: Vec<(String, Row)>,
+    stats: Vec<StatRow>,
+    /// The numeric methods whose variants it writes (each counts toward `--problems`).
+    emitted: Vec<Method>,
+    attempts: u64,
 }

@@ -128,7 +128,7 @@ pub(super) fn respond_endpoint(
     let mut failures = Failures::default();
     summary.reused = reused.len();
     for row in reused {
-        summary.correct += usize::from(row.correct == Some(true));
+        summary.tally(&row);
         sink.push(row)?;
     }
     loop {
@@ -137,7 +137,7 @@ pub(super) fn respond_endpoint(
                 // Every variant of one reply is logged together: a rerun that finds only some of
                 // them reuses the stored reply for the rest.
                 for row in rows {
-                    summary.correct += usize::from(row.correct == Some(true));
+                    summary.tally(&row);
                     sink.push(row)?;
                 }
                 bar.inc(1);

@@ -103,9 +103,46 @@ pub struct RespondSummary {
     pub unanswerable: usize,
     /// The first few of them.
     pub unanswerable_first: Vec<String>,
+    /// Rows whose reply could not be graded for an internal error (kept ungraded): their
+    /// variant ids or keys.
+    pub grading_failed: Vec<String>,
 }
 
 impl RespondSummary {
+    /// Count a written row: right answers, and replies whose grading failed.
+    pub fn tally(&mut self, row: &crate::store::responses::ResponseRow) {
+        self.correct += usize::from(row.correct == Some(true));
+        if row.extraction_rule == super::grade::GRADING_FAILED {
+            self.grading_failed.push(
+                row.variant_id
+                    .clone()
+                    .unwrap_or_else(|| row.response_key.clone()),
+            );
+        }
+    }
+
+    /// The rows whose grading failed, as the error that ends the stage with exit 1 (every row
+    /// was written, theirs ungraded); `Ok` when none did.
+    pub fn failures(&self) -> crate::error::Result<()> {
+        if self.grading_failed.is_empty() {
+            return Ok(());
+        }
+        Err(crate::error::Error::UnitsFailed {
+            stage: "respond",
+            unit: "reply",
+            failed: self
+                .grading_failed
+                .iter()
+                .map(|v| {
+                    (
+                        v.clone(),
+                        "its grading failed; the row is kept ungraded".to_string(),
+                    )
+                })
+                .collect(),
+        })
+    }
+
     /// The one line that reports the questions an offline model cannot answer, if any.
     pub fn unanswerable_note(&self, model: &str) -> Option<String> {
         (self.unanswerable > 0).then(|| {

@@ -452,7 +452,7 @@ fn run_endpoint(
         loop {
             match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok(Message::Row(row)) => {
-                    summary.correct += usize::from(row.row.correct == Some(true));
+                    summary.tally(&row.row);
                     sink.push(*row)?;
                 }
                 Ok(Message::Done) => bar.inc(1),

@@ -49,6 +49,24 @@ pub struct Graded {
 
 /// Grade one reply against `gold` with the chosen extraction.
 pub fn grade(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
+    // A reply is paid for and kept whatever happens: a bug that panics while reading it leaves
+    // the row ungraded under its own rule, and the stage names it at the end.
+    crate::contain::run(|| grade_reply(text, gold, extraction)).unwrap_or_else(|panicked| {
+        crate::progress::note!("error: grading a reply: {panicked}");
+        Graded {
+            extracted: None,
+            rule: GRADING_FAILED,
+            correct: None,
+            correct_exact: None,
+        }
+    })
+}
+
+/// The extraction rule of a reply whose grading failed with an internal error.
+pub const GRADING_FAILED: &str = "internal_error";
+
+fn grade_reply(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
+    crate::contain::planted_panic(&format!("grade:{text}"));
     let e = match extraction {
         Extraction::Standard => extract(text),
         Extraction::LastNumber => crate::extract::extract_last_number(text),

@@ -157,7 +157,7 @@ impl RowStream {
 
     fn push(&mut self, row: ResponseRow, summary: &mut RespondSummary) -> Result<()> {
         summary.written += 1;
-        summary.correct += usize::from(row.correct == Some(true));
+        summary.tally(&row);
         self.pending.push(row);
         if self.pending.len() == Self::ROWS {
             self.file.write(&rows_to_batch(&self.pending)?)?;

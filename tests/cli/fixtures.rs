@@ -374,8 +374,14 @@ pub fn write_generation_stats(tables: &Path) {
             rows.iter().map(|r| r.6).collect::<Vec<_>>(),
         )),
     ];
+    // Every rejection count 0; no problem failed (`failure` null).
     while columns.len() < schema.fields().len() {
-        columns.push(ints(&|_| 0));
+        columns.push(match schema.field(columns.len()).data_type() {
+            arrow::datatypes::DataType::Utf8 => {
+                Arc::new(StringArray::from(vec![None::<&str>; rows.len()]))
+            }
+            _ => ints(&|_| 0),
+        });
     }
     let batch = RecordBatch::try_new(schema, columns).unwrap();
     advmath::store::write_batch(

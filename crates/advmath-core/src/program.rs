@@ -37,6 +37,8 @@ pub enum ErrorKind {
     /// A synthesised step's operand could be more than one earlier quantity of the same value,
     /// and the readings give different answers.
     AmbiguousOperand,
+    /// Validating the problem hit a bug in advmath (a panic); the detail says where.
+    Internal,
 }
 
 impl ErrorKind {
@@ -55,6 +57,7 @@ impl ErrorKind {
             ErrorKind::BadInput => "bad_input",
             ErrorKind::UnusedNumber => "unused_number",
             ErrorKind::AmbiguousOperand => "ambiguous_operand",
+            ErrorKind::Internal => "internal_error",
         }
     }
 }

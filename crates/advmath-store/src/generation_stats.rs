@@ -37,6 +37,7 @@ pub fn schema() -> SchemaRef {
             false,
         ));
     }
+    fields.push(utf8("failure", true));
     Arc::new(Schema::new(fields))
 }
 
@@ -50,6 +51,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("emitted", "variants written (m when the target was reached, else 0)"),
     ("reached_target", "at least m distinct valid tuples were found"),
     ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate"),
+    ("failure", "null, or why the problem's work failed as a whole (an internal error, with where it happened): its other columns are then 0 and no variant of it is written"),
 ];
 
 /// One row of the `generation_stats` table.
@@ -59,6 +61,8 @@ pub struct StatRow {
     pub stats: AttackStats,
     pub emitted: usize,
     pub reached: bool,
+    /// Why the problem's work failed as a whole (nothing of it is written), if it did.
+    pub failure: Option<String>,
 }
 
 /// Rows as a batch in the table's schema.
@@ -107,6 +111,11 @@ pub fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
                 .collect::<Int64Array>(),
         ));
     }
+    cols.push(Arc::new(
+        rows.iter()
+            .map(|r| r.failure.as_deref())
+            .collect::<StringArray>(),
+    ));
     Ok(RecordBatch::try_new(schema(), cols)?)
 }
 
