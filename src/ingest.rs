@@ -17,6 +17,7 @@ use crate::question::rendering::template;
 use crate::synth;
 
 mod borrow;
+pub mod candidates;
 pub mod coverage;
 pub mod default_dataset;
 pub mod disambiguate;
@@ -29,7 +30,7 @@ use crate::store::problems::ProblemRecord;
 pub use borrow::borrow_programs;
 pub use read::{detect_format, read_source};
 pub use robustmath::{ingest_robustmath, is_robustmath, RobustMathSummary};
-pub use run::{ingest, ingest_source, split_rephrasings, IngestConfig, IngestSummary};
+pub use run::{ingest, ingest_source, split_rephrasings, IngestConfig, IngestSummary, Offered};
 
 /// Source layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +100,9 @@ pub struct IngestOptions {
     /// What programs may link beyond the numbers written in digits (none by default, as in the
     /// paper).
     pub links: Links,
+    /// Published model-written program files (ToRA, Program-of-Thoughts, PAL inside GSM-Hard)
+    /// whose programs a problem without a valid one of its own may take (see [`candidates`]).
+    pub candidates: Vec<PathBuf>,
 }
 
 /// A worked solution a program can be synthesised from.
@@ -301,7 +305,14 @@ pub fn build_records_linked(
     let mut records: Vec<ProblemRecord> = source
         .rows
         .par_iter()
-        .map(|raw| build_record(raw, &source.dataset, &source.split, programs, links))
+        .map(|raw| {
+            // A panic in one row is that row's refusal: the others are validated and written.
+            crate::contain::run(|| {
+                crate::contain::planted_panic(&format!("ingest:{}", raw.source_index));
+                build_record(raw, &source.dataset, &source.split, programs, links)
+            })
+            .unwrap_or_else(|panicked| failed_record(raw, source, panicked))
+        })
         .collect();
     let mut first_row: HashMap<String, i64> = HashMap::new();
     for r in &mut records {
@@ -322,6 +333,40 @@ pub fn build_records_linked(
         }
     }
     records
+}
+
+/// The record of a row whose validation panicked: its question kept whole (no slots), refused
+/// as `internal_error` with the panic's message and where it happened.
+fn failed_record(
+    raw: &RawProblem,
+    source: &Source,
+    panicked: crate::contain::Panicked,
+) -> ProblemRecord {
+    let id_part = raw
+        .id
+        .clone()
+        .unwrap_or_else(|| raw.source_index.to_string());
+    ProblemRecord {
+        problem_id: format!("{}/{}/{id_part}", source.dataset, source.split),
+        dataset: source.dataset.clone(),
+        split: source.split.clone(),
+        source_index: raw.source_index,
+        question: raw.question.clone(),
+        question_template: template(&raw.question, &[]),
+        slot_values: Vec::new(),
+        answer: None,
+        program: None,
+        program_origin: "none".into(),
+        tree: None,
+        error: Some(ProgramError::new(
+            ErrorKind::Internal,
+            format!(
+                "{}: row {}: {panicked}",
+                source.path.display(),
+                raw.source_index + 1
+            ),
+        )),
+    }
 }
 
 /// Per-source outcome counts.

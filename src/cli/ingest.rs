@@ -52,8 +52,9 @@ pub struct SourceArgs {
     /// `percentages` (`0.4` for "40%"), `fractions` ("1/6 of" divided by 6), or `all` (these
     /// three). Links are made only where they are unambiguous; see reports/gold_audit.md for
     /// what each gives. `unit-lengths` lets a number that defines a unit ("7 days a week", "a
-    /// 30 day month") vary as in the paper, and `factor-ones` a stated 1 that multiplies or
-    /// divides ("4 miles * 1 mph"); by default both stay constant.
+    /// 30 day month") vary as in the paper, `factor-ones` a stated 1 that multiplies or divides
+    /// ("4 miles * 1 mph"), and `halves` a stated half that does ("1/2 of the cars had gone");
+    /// by default all three stay constant.
     #[arg(long, value_name = "LIST", default_value = "digits", value_parser = Links::parse)]
     pub link: Links,
 }
@@ -73,6 +74,7 @@ impl SourceArgs {
             programs: self.programs,
             programs_from: self.programs_from.clone(),
             links: self.link,
+            candidates: Vec::new(),
         }
     }
 }
@@ -100,13 +102,22 @@ pub struct IngestArgs {
     /// The model `--disambiguate-with` asks.
     #[arg(long, requires = "disambiguate_with")]
     pub model: Option<String>,
+    /// Published model-written program files (JSONL as released: ToRA, Program-of-Thoughts,
+    /// GSM-Hard's PAL programs), each row matched to its problem by index or question and
+    /// validated exactly as a given program. A problem whose own program is not valid takes its
+    /// first valid one, in the order the files are named, then by line; every verdict goes to
+    /// the `candidate_programs` table. Name the problem files before this option.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub candidates: Vec<PathBuf>,
 }
 
 impl IngestArgs {
     pub fn config(&self) -> IngestConfig {
+        let mut options = self.source.options();
+        options.candidates.clone_from(&self.candidates);
         IngestConfig {
             inputs: self.inputs.clone(),
-            options: self.source.options(),
+            options,
             tables: self.tables.clone(),
             report: self.report.clone(),
         }
@@ -119,6 +130,9 @@ impl Located for IngestArgs {
             input(places, path)?;
         }
         if let Some(path) = &mut self.source.programs_from {
+            input(places, path)?;
+        }
+        for path in &mut self.candidates {
             input(places, path)?;
         }
         folder(places, &mut self.tables)?;
@@ -151,6 +165,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         config.inputs = sources;
         let summary = advmath::ingest::ingest(&config)?;
         summary.write_table(&mut stdout.lock())?;
+        summary.failures()?;
     }
     if let (Some(url), Some(model)) = (&args.disambiguate_with, &args.model) {
         let endpoint = advmath::llm::client::Endpoint::new(url.as_str(), model.as_str());

@@ -3,12 +3,16 @@
 
 use std::fmt::Write;
 
+use super::candidates::{publication, CandidateFile, CandidatesReport};
 use super::Coverage;
 use crate::store::problems::ProblemRecord;
 
 /// Sources with more rejections than this list the first ones per kind instead of all.
 const FULL_LIST_LIMIT: usize = 400;
 const EXAMPLES_PER_KIND: usize = 25;
+
+/// Bad or unmatched lines of one candidate file listed one by one; the rest are counted.
+const LISTED_LINES: usize = 10;
 
 /// Program validity as the paper states it, for the Xie release's datasets.
 const PAPER_VALIDITY: &str = "96.5% and 92.5%";
@@ -93,4 +97,99 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
         }
     }
     out
+}
+
+/// The section on published candidate programs (`ingest --candidates`): per source what was read,
+/// matched, valid and chosen, with where the family publishes its programs and under which
+/// licence; per file its bad and unmatched lines.
+pub fn candidates_markdown(report: &CandidatesReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "\n## Published candidate programs\n");
+    let _ = writeln!(
+        out,
+        "Programs models wrote for these problems, as their projects released them (`--candidates`). \
+         Each is validated exactly as a given program, against the problem's gold answer; a problem \
+         whose own program is not valid takes its first valid candidate (files in the order named, \
+         then by line), and its `program_origin` is `published:<source>`. Every verdict is in table \
+         `candidate_programs`. *read*: rows that gave a program; *matched*: of those, rows matched \
+         to a problem; *judged*: (program, problem) pairs validated; *chosen*: problems that took \
+         the source's program.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| source | published by | licence | read | matched | judged | valid | chosen | refused by reason |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---|");
+    for s in &report.sources {
+        let p = publication(s.family);
+        let refused: Vec<String> = s.refused.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(
+            out,
+            "| {} | [{}]({}) | {} | {} | {} | {} | {} | {} | {} |",
+            s.source,
+            p.project,
+            p.url,
+            p.licence,
+            s.read,
+            s.matched,
+            s.judged,
+            s.valid,
+            s.chosen,
+            refused.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n| file | lines | prompt lines | bad lines | bad lines by reason | unmatched |\n|---|---:|---:|---:|---|---:|"
+    );
+    for f in &report.files {
+        let reasons: Vec<String> = f
+            .bad_by_reason
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            f.path.display(),
+            f.lines,
+            f.prompts,
+            f.bad.len(),
+            reasons.join(", "),
+            f.unmatched.len()
+        );
+    }
+    list_lines(&mut out, "Bad lines", &report.files, |f| &f.bad);
+    list_lines(&mut out, "Unmatched candidates", &report.files, |f| {
+        &f.unmatched
+    });
+    out
+}
+
+/// A subsection listing the first lines `pick` gives of each file (each `file:line: reason`),
+/// then how many more; nothing when no file has any.
+fn list_lines(
+    out: &mut String,
+    title: &str,
+    files: &[CandidateFile],
+    pick: impl Fn(&CandidateFile) -> &[String],
+) {
+    if files.iter().all(|f| pick(f).is_empty()) {
+        return;
+    }
+    let _ = writeln!(out, "\n### {title}\n");
+    for f in files {
+        let lines = pick(f);
+        for l in lines.iter().take(LISTED_LINES) {
+            let _ = writeln!(out, "- {}", l.replace('\n', " "));
+        }
+        if lines.len() > LISTED_LINES {
+            let _ = writeln!(
+                out,
+                "- {}: {} more",
+                f.path.display(),
+                lines.len() - LISTED_LINES
+            );
+        }
+    }
 }

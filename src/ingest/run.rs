@@ -8,10 +8,13 @@ use crate::error::{Error, Result};
 use crate::output::tsv_row;
 use crate::store;
 
+use super::candidates::{
+    judge, match_candidates, read_candidates, start_report, Candidates, CandidatesReport,
+};
 use super::coverage;
 use super::default_dataset::default_source;
 use super::{borrow_programs, build_records_linked, read_source, Coverage, IngestOptions, Source};
-use crate::store::problems::problems_path;
+use crate::store::candidate_programs;
 use crate::store::problems::records_to_batch;
 use crate::store::problems::ProblemRecord;
 
@@ -28,6 +31,16 @@ pub struct IngestConfig {
 pub struct IngestSummary {
     pub sources: Vec<Vec<ProblemRecord>>,
     pub written: Vec<PathBuf>,
+    /// What the `--candidates` files gave, when there were any.
+    pub candidates: Option<CandidatesReport>,
+}
+
+/// The published programs one source's problems are offered: every candidate read, the pairs
+/// (problem row, candidate) matched to this source, and the report judging adds to.
+pub struct Offered<'a> {
+    pub candidates: &'a Candidates,
+    pub matched: &'a [(usize, usize)],
+    pub report: &'a mut CandidatesReport,
 }
 
 impl IngestSummary {
@@ -37,6 +50,29 @@ impl IngestSummary {
             .flatten()
             .filter(|r| r.is_valid())
             .count()
+    }
+
+    /// The rows whose validation failed with an internal error, as the error that ends the run
+    /// with exit 1 (every other row was written); `Ok` when none did.
+    pub fn failures(&self) -> Result<()> {
+        let failed: Vec<(String, String)> = self
+            .sources
+            .iter()
+            .flatten()
+            .filter_map(|r| {
+                let e = r.error.as_ref()?;
+                (e.kind == crate::program::ErrorKind::Internal)
+                    .then(|| (r.problem_id.clone(), e.detail.clone()))
+            })
+            .collect();
+        if failed.is_empty() {
+            return Ok(());
+        }
+        Err(Error::UnitsFailed {
+            stage: "ingest",
+            unit: "row",
+            failed,
+        })
     }
 
     /// One line per source, tab-separated, for stdout.
@@ -71,12 +107,14 @@ impl IngestSummary {
     }
 }
 
-/// Validate and write one source's problems table.
+/// Validate and write one source's problems table, and with `offered` candidate programs, judge
+/// them and write their verdicts beside it.
 pub fn ingest_source(
     source: &Source,
     config: &IngestConfig,
+    offered: Option<Offered<'_>>,
 ) -> Result<(Vec<ProblemRecord>, PathBuf)> {
-    let records = build_records_linked(source, config.options.programs, config.options.links);
+    let mut records = build_records_linked(source, config.options.programs, config.options.links);
     let bad: Vec<String> = records
         .iter()
         .filter_map(|r| r.error.as_ref())
@@ -84,8 +122,25 @@ pub fn ingest_source(
         .map(|e| e.detail.clone())
         .collect();
     crate::input::warn_first_few(&source.path, &bad);
-    let path = problems_path(&config.tables, &source.dataset, &source.split);
-    store::write_batch(&path, &records_to_batch(&records)?)?;
+    let judged = offered.map(|o| {
+        judge(
+            &mut records,
+            o.matched,
+            o.candidates,
+            config.options.links,
+            o.report,
+        )
+    });
+    let judged = judged
+        .map(|rows| candidate_programs::records_to_batch(&rows))
+        .transpose()?;
+    let path = candidate_programs::write_with_problems(
+        &config.tables,
+        &source.dataset,
+        &source.split,
+        &records_to_batch(&records)?,
+        judged.as_ref(),
+    )?;
     Ok((records, path))
 }
 
@@ -93,6 +148,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
     let mut summary = IngestSummary {
         sources: Vec::new(),
         written: Vec::new(),
+        candidates: None,
     };
     let mut sources: Vec<Source> = if config.inputs.is_empty() {
         vec![default_source()?]
@@ -114,14 +170,30 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
             );
         }
     }
+    let mut offered = if config.options.candidates.is_empty() {
+        None
+    } else {
+        let mut candidates = read_candidates(&config.options.candidates)?;
+        let matched = match_candidates(&mut candidates, &sources);
+        let report = start_report(&candidates, &matched);
+        Some((candidates, matched, report))
+    };
     // One ingest at a time writes a tables folder's problems; what a dead one half-wrote goes.
     let _lock = crate::store::lock::WriterLock::acquire(&config.tables, "ingest", "problems")?;
     // Every writer finishes the switches dead writers decided (and refuses a journal naming
     // anything outside the tables) before it writes.
     drop(crate::store::commit::TablesLock::exclusive(&config.tables)?);
     store::remove_leftovers(&store::problems::dir(&config.tables), None)?;
-    for source in &sources {
-        let (records, path) = ingest_source(source, config)?;
+    candidate_programs::remove_dead_staging(&config.tables)?;
+    for (s, source) in sources.iter().enumerate() {
+        let offer = offered
+            .as_mut()
+            .map(|(candidates, matched, report)| Offered {
+                candidates,
+                matched: &matched[s],
+                report,
+            });
+        let (records, path) = ingest_source(source, config, offer)?;
         let c = Coverage::of(&records);
         crate::progress::note!(
             "{}: {} problem{}, {} valid ({:.1}%) -> {}",
@@ -135,8 +207,25 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
         summary.sources.push(records);
         summary.written.push(path);
     }
+    if let Some((_, _, report)) = offered {
+        for s in &report.sources {
+            crate::progress::note!(
+                "candidates {}: {} read, {} matched, {} valid, {} chosen",
+                s.source,
+                s.read,
+                s.matched,
+                s.valid,
+                s.chosen
+            );
+        }
+        summary.candidates = Some(report);
+    }
     if let Some(report) = &config.report {
-        store::write_text(report, &coverage::markdown(&summary.sources))?;
+        let mut text = coverage::markdown(&summary.sources);
+        if let Some(candidates) = &summary.candidates {
+            text.push_str(&coverage::candidates_markdown(candidates));
+        }
+        store::write_text(report, &text)?;
         crate::progress::note!("coverage report -> {}", report.display());
     }
     if summary.total_valid() == 0 {

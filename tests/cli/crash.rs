@@ -122,6 +122,20 @@ fn scenarios(inputs: &Path) -> Vec<Scenario> {
             read: "select count(*) from problems",
         },
         Scenario {
+            name: "ingest --candidates",
+            args: vec![
+                "ingest".into(),
+                "--tables".into(),
+                "ingested".into(),
+                inputs.join("new/extra.jsonl").display().to_string(),
+                "--candidates".into(),
+                inputs.join("new/pot.jsonl").display().to_string(),
+            ],
+            outputs: &["ingested/problems", "ingested/candidate_programs"],
+            tables: "ingested",
+            read: "select count(*) from problems join candidate_programs using (problem_id)",
+        },
+        Scenario {
             name: "generate",
             args: strings(
                 &[
@@ -205,6 +219,19 @@ fn base(dir: &Path) -> (PathBuf, PathBuf) {
         let text: String = (0..rows).map(|i| line(i, 3 + i as u32, 4)).collect();
         fs::write(inputs.join(folder).join("extra.jsonl"), text).unwrap();
     }
+    // Published programs (Program-of-Thoughts' layout) for two of the new problems.
+    let pot: String = [(3, "apples = 3\nmore = 4\nans = apples + more"), (4, "ans = 4 - 4")]
+        .iter()
+        .map(|(a, program)| {
+            serde_json::json!({
+                "question": format!("Tom has {a} apples and buys 4 more. How many apples does he have?"),
+                "generated": [program],
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    fs::write(inputs.join("new/pot.jsonl"), pot).unwrap();
     advmath()
         .current_dir(&base)
         .args(["ingest", "--tables", "ingested"])

@@ -4,9 +4,11 @@
 //! One integration-test binary (`cargo test --test cli`); each module covers one part of the CLI.
 
 mod annotate;
-#[cfg(feature = "cluster")]
+mod candidates;
 mod circles;
+#[cfg(feature = "cluster")]
 mod cluster;
+mod contained;
 mod crash;
 mod defaults;
 mod efficient;

@@ -3,8 +3,8 @@
 //! compares the file with [`tables_markdown`]; `ADVMATH_UPDATE_DOCS=1 cargo test` rewrites it.
 
 use crate::{
-    annotations, coefficients, efficient_responses, feature_tables, generation_stats, problems,
-    responses, variants,
+    annotations, candidate_programs, coefficients, efficient_responses, feature_tables,
+    generation_stats, problems, responses, variants,
 };
 
 /// One table's entry in the reference.
@@ -29,6 +29,12 @@ fn tables() -> Vec<TableDoc> {
             pattern: "problems/<dataset>__<split>.parquet",
             about: "",
             columns: cols(problems::DOC),
+        },
+        TableDoc {
+            name: "candidate_programs",
+            pattern: "candidate_programs/<dataset>__<split>.parquet",
+            about: "Published model-written programs (`advmath ingest --candidates FILE...`: ToRA, Program-of-Thoughts, PAL inside GSM-Hard), one row per program and problem it matched, with its verdict. Written beside the (dataset, split)'s `problems` file and switched in with it; an ingest of that (dataset, split) without `--candidates` removes it.",
+            columns: cols(candidate_programs::DOC),
         },
         TableDoc {
             name: "variants",

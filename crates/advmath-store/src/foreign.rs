@@ -30,6 +30,7 @@ pub fn refuse_foreign_in(tables: &Path, table: &str) -> Result<()> {
 fn columns_of(table: &str) -> Option<SchemaRef> {
     Some(match table {
         "problems" => crate::problems::schema(),
+        "candidate_programs" => crate::candidate_programs::schema(),
         "variants" => crate::variants::schema(),
         "generation_stats" => crate::generation_stats::schema(),
         "responses" => crate::responses::schema(),

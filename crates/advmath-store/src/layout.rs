@@ -34,6 +34,13 @@ pub const TABLE_LAYOUTS: &[TableLayout] = &[
         made_by: "ingest",
     },
     TableLayout {
+        name: "candidate_programs",
+        partitions: &[],
+        pattern: "candidate_programs/<dataset>__<split>.parquet",
+        optional: true,
+        made_by: "ingest --candidates",
+    },
+    TableLayout {
         name: "variants",
         partitions: &["dataset", "attack"],
         pattern: "variants/dataset=<d>/attack=<a>/part-N.parquet",

@@ -19,6 +19,7 @@
 
 pub mod annotations;
 pub mod atomic;
+pub mod candidate_programs;
 pub mod coefficients;
 pub mod columns;
 pub mod commit;
@@ -62,6 +63,7 @@ pub fn optional_schema(layout: &TableLayout) -> Option<arrow::datatypes::SchemaR
     match layout.name {
         "efficient_responses" => Some(efficient_responses::schema()),
         "annotations" => Some(annotations::schema()),
+        "candidate_programs" => Some(candidate_programs::schema()),
         _ => None,
     }
 }
@@ -92,6 +94,7 @@ mod tests {
         let readme = reference.as_str();
         for (schema, partition) in [
             (problems::schema(), vec![]),
+            (candidate_programs::schema(), vec![]),
             (variants::schema(), vec!["dataset", "attack"]),
             (generation_stats::schema(), vec!["dataset"]),
             (responses::schema(), vec![]),

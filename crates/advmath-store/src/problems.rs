@@ -48,7 +48,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("slot_values", "the numbers of the question, exact decimal text, in slot order"),
     ("answer", "the gold answer, canonical text (null when the source has none)"),
     ("program", "the Python solution program (given, or synthesised from the worked solution)"),
-    ("program_origin", "`given`, `gsm8k_annotations`, `multiarith_equations`, `llm:<model>` (`advmath programs`, kept also when rejected) or `none`"),
+    ("program_origin", "`given`, `gsm8k_annotations`, `multiarith_equations`, `published:<source>` (a published model-written program, `ingest --candidates`; its verdicts in `candidate_programs`), `llm:<model>` (`advmath programs`, kept also when rejected) or `none`"),
     ("tree", "the validated solution tree as JSON (null when invalid)"),
     ("status", "`valid` or `invalid`"),
     ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer, number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input, unused_number (the question writes a number more often than the program uses it), ambiguous_operand (a synthesised step's operand could be two earlier quantities that give different answers)"),
@@ -255,4 +255,5 @@ const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::BadInput,
     ErrorKind::UnusedNumber,
     ErrorKind::AmbiguousOperand,
+    ErrorKind::Internal,
 ];

@@ -1,8 +1,9 @@
 //! Lower a rustpython AST into a [`Builder`] tree over a whitelisted subset of Python.
 //!
 //! Straight-line arithmetic only: assignments, augmented assignments, `+ - * / // % **`, unary
-//! minus, whitelisted calls, and `print`. Loops, branches and comparisons are reported with their
-//! own failure kind (the paper's taxonomy); anything else is `unsupported` with the construct named.
+//! minus, whitelisted calls, `print`, `import math` (and numpy or sympy imports nothing uses, see
+//! `imports`). Loops, branches and comparisons are reported with their own failure kind (the
+//! paper's taxonomy); anything else is `unsupported` with the construct named.
 //! Literals are handed to a [`LiteralResolver`], which decides whether each is a question leaf, a
 //! constant, or a reference to an earlier result.
 
@@ -11,6 +12,7 @@ use std::collections::HashMap;
 use rustpython_parser::ast::{self, Constant, Expr, Ranged, Stmt};
 use rustpython_parser::{parse, Mode};
 
+mod imports;
 mod pal;
 
 use super::guard::check_size;
@@ -68,6 +70,9 @@ enum Binding {
     NoneValue,
     MathModule,
     Function(Func),
+    /// A module or name imported from a numeric library the reader does not model (numpy,
+    /// sympy): harmless while unused, refused where the program uses it.
+    Foreign(&'static str),
 }
 
 pub fn parse_module(source: &str) -> Res<Vec<Stmt>> {
@@ -211,29 +216,8 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
                 self.bind_target(&a.target, Binding::Value(id))
             }
             Stmt::Expr(e) => self.expression_statement(&e.value),
-            Stmt::Import(i) => {
-                for alias in &i.names {
-                    if alias.name.as_str() != "math" {
-                        return Err(unsupported(format!("import {}", alias.name)));
-                    }
-                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
-                    self.env.insert(name.to_string(), Binding::MathModule);
-                }
-                Ok(())
-            }
-            Stmt::ImportFrom(i) => {
-                let module = i.module.as_ref().map(|m| m.as_str()).unwrap_or("");
-                if module != "math" {
-                    return Err(unsupported(format!("from {module} import ...")));
-                }
-                for alias in &i.names {
-                    let f = Func::from_name(&format!("math.{}", alias.name))
-                        .ok_or_else(|| unsupported(format!("math.{}", alias.name)))?;
-                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
-                    self.env.insert(name.to_string(), Binding::Function(f));
-                }
-                Ok(())
-            }
+            Stmt::Import(i) => self.import(i),
+            Stmt::ImportFrom(i) => self.import_from(i),
             // An assertion checks, it does not compute: it cannot change the answer.
             Stmt::Assert(_) | Stmt::Pass(_) => Ok(()),
             Stmt::For(_) | Stmt::While(_) | Stmt::AsyncFor(_) => {
@@ -368,8 +352,13 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
         match e {
             Expr::Constant(c) => match &c.value {
                 Constant::Int(_) | Constant::Float(_) => {
-                    let text =
-                        &self.source[c.range().start().to_usize()..c.range().end().to_usize()];
+                    // The parser's ranges are character boundaries of the source it parsed.
+                    let range = c.range();
+                    let text = crate::cut::between(
+                        self.source,
+                        range.start().to_usize(),
+                        range.end().to_usize(),
+                    );
                     let value = Num::parse_decimal(text).ok_or_else(|| {
                         ProgramError::new(ErrorKind::Unsupported, format!("numeric literal {text}"))
                     })?;
@@ -390,6 +379,10 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
             Expr::Name(n) => match self.env.get(n.id.as_str()) {
                 Some(Binding::Value(id)) => Ok(*id),
                 Some(Binding::NoneValue) => Err(unsupported(format!("{} is None", n.id))),
+                Some(Binding::Foreign(library)) => Err(unsupported(format!(
+                    "{} ({library} is not supported)",
+                    n.id
+                ))),
                 Some(_) => Err(unsupported(format!("{} used as a number", n.id))),
                 None => Err(unsupported(format!("undefined name {}", n.id))),
             },
@@ -450,10 +443,11 @@ impl<'s, R: LiteralResolver> Lowerer<'s, R> {
             _ => None,
         };
         let Some(func) = func else {
-            return Err(unsupported(format!(
-                "call of {}",
-                call_name(self.source, c)
-            )));
+            let name = call_name(self.source, c);
+            return Err(unsupported(match self.foreign_library(&c.func) {
+                Some(library) => format!("call of {name} ({library} is not supported)"),
+                None => format!("call of {name}"),
+            }));
         };
         if !c.keywords.is_empty() {
             return Err(unsupported(format!(

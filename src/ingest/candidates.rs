@@ -1,0 +1,648 @@
+//! Published model-written programs as candidates (`ingest --candidates FILE...`): the released
+//! program files of ToRA, Program-of-Thoughts and PAL (inside GSM-Hard), read row by row
+//! ([`crate::published::extract`]), matched to the problems being ingested, and each judged
+//! exactly as a given program is (the paper's appendix A.1 filter: a program counts only when it
+//! reproduces the gold answer). Nothing is run.
+//!
+//! - Reading: each file line by line, as bytes. A line that is not UTF-8, not a whole JSON object,
+//!   or a row `extract` refuses is a bad line, named `file:line: reason` on stderr and counted; the
+//!   rest are read. Blank lines and PoT's prompt line are skipped.
+//! - Source: `<family>:<model>`, the model the row names, else the file's name without its
+//!   extension (`tora:tora-70b-v1.0.gsm8k_test`): stable across runs, and one name per released
+//!   file.
+//! - Matching: an index (ToRA's `idx`) names the row of that index of a GSM8K source, when its
+//!   question is the candidate's; a question names every row of every source with that question
+//!   ([`crate::published::normalise_question`] on both sides).
+//! - Choosing: a problem whose own program (given or synthesised) is valid keeps it; one whose own
+//!   is not takes its first valid candidate, in the order the files were named, then by line.
+//!   Problems whose row is unusable (`bad_input`) or whose validation failed on a bug take none.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::{Format, Source};
+use crate::error::{Error, Result};
+use crate::program::align::justify_constant;
+use crate::program::readings::agree;
+use crate::program::{ConstKind, Node};
+use crate::program::{validate_program, AlignMode, ErrorKind, Links, ProgramError};
+use crate::published::{
+    extract, normalise_question, Candidate, Extracted, Family, MatchKey, Restoration, RowError,
+};
+use crate::question::find_slots;
+use crate::store::candidate_programs::CandidateRecord;
+use crate::store::problems::ProblemRecord;
+
+/// `program_origin` of a problem that took a published program: the prefix of its source.
+pub const ORIGIN_PREFIX: &str = "published:";
+
+/// How many unmatched candidates of one file are named one by one before the rest are counted.
+const NAMED_UNMATCHED: usize = 5;
+
+/// Where each family's programs are published, and under which licence.
+pub struct Publication {
+    pub family: Family,
+    pub project: &'static str,
+    pub url: &'static str,
+    pub licence: &'static str,
+}
+
+pub const PUBLICATIONS: [Publication; 3] = [
+    Publication {
+        family: Family::Tora,
+        project: "microsoft/ToRA",
+        url: "https://github.com/microsoft/ToRA",
+        licence: "MIT",
+    },
+    Publication {
+        family: Family::Pot,
+        project: "wenhuchen/Program-of-Thoughts",
+        url: "https://github.com/wenhuchen/Program-of-Thoughts",
+        licence: "MIT",
+    },
+    Publication {
+        family: Family::Pal,
+        project: "reasoning-machines/pal",
+        url: "https://github.com/reasoning-machines/pal",
+        licence: "Apache-2.0",
+    },
+];
+
+pub fn publication(family: Family) -> &'static Publication {
+    PUBLICATIONS
+        .iter()
+        .find(|p| p.family == family)
+        .expect("every family is listed")
+}
+
+/// One candidate file, as read.
+#[derive(Clone, Debug, Default)]
+pub struct CandidateFile {
+    pub path: PathBuf,
+    /// Non-blank lines.
+    pub lines: usize,
+    /// PoT's few-shot prompt lines (skipped).
+    pub prompts: usize,
+    /// Bad lines, each `file:line: reason`.
+    pub bad: Vec<String>,
+    /// How many bad lines each reason has (`malformed_json`, `not_utf8`, `no_python_block`,
+    /// `gsm_hard_texts_differ`, ...).
+    pub bad_by_reason: BTreeMap<String, usize>,
+    /// Candidates that matched no problem, each `file:line: reason`.
+    pub unmatched: Vec<String>,
+}
+
+/// One usable row of a candidate file.
+#[derive(Clone, Debug)]
+pub struct ReadCandidate {
+    /// Index into [`Candidates::files`].
+    pub file: usize,
+    /// From 1.
+    pub line: u64,
+    /// `<family>:<model or file stem>`.
+    pub source: String,
+    pub candidate: Candidate,
+}
+
+/// Every candidate file, read in the order named; candidates in file, then line order, which is
+/// the order of preference.
+#[derive(Clone, Debug, Default)]
+pub struct Candidates {
+    pub files: Vec<CandidateFile>,
+    pub rows: Vec<ReadCandidate>,
+}
+
+/// Counts for one candidate source, for the coverage report.
+#[derive(Clone, Debug)]
+pub struct SourceCounts {
+    pub source: String,
+    pub family: Family,
+    /// The files its rows came from, in the order named.
+    pub files: Vec<PathBuf>,
+    /// Rows that gave a program.
+    pub read: usize,
+    /// Of those, rows matched to at least one problem.
+    pub matched: usize,
+    /// (program, problem) pairs judged: rows of `candidate_programs`.
+    pub judged: usize,
+    pub valid: usize,
+    /// Problems that took one of its programs.
+    pub chosen: usize,
+    pub refused: BTreeMap<ErrorKind, usize>,
+}
+
+/// What the candidates did in an ingest: per file and per source.
+#[derive(Clone, Debug, Default)]
+pub struct CandidatesReport {
+    pub files: Vec<CandidateFile>,
+    /// In the order first read.
+    pub sources: Vec<SourceCounts>,
+}
+
+/// Read every candidate file. A file that cannot be read at all is an error naming it; its bad
+/// lines are not (they are warned about, counted, and the rest read).
+pub fn read_candidates(paths: &[PathBuf]) -> Result<Candidates> {
+    let mut out = Candidates::default();
+    for (index, path) in paths.iter().enumerate() {
+        let file = std::fs::File::open(path).map_err(|e| Error::file(path, e))?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut read = CandidateFile {
+            path: path.clone(),
+            ..CandidateFile::default()
+        };
+        let mut reader = std::io::BufReader::new(file);
+        let mut line = Vec::new();
+        for number in 1u64.. {
+            line.clear();
+            let n = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| Error::file(path, e))?;
+            if n == 0 {
+                break;
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            read.lines += 1;
+            let mut bad = |key: String, reason: String| {
+                read.bad
+                    .push(format!("{}:{number}: {reason}", path.display()));
+                *read.bad_by_reason.entry(key).or_default() += 1;
+            };
+            let row = match parse_line(&line) {
+                Ok(row) => row,
+                Err((key, reason)) => {
+                    bad(key.to_string(), reason);
+                    continue;
+                }
+            };
+            match extract(&row, None) {
+                Ok(Extracted::Prompt) => read.prompts += 1,
+                Ok(Extracted::Candidate(candidate)) => {
+                    let name = candidate.model.as_deref().unwrap_or(&stem);
+                    out.rows.push(ReadCandidate {
+                        file: index,
+                        line: number,
+                        source: format!("{}:{name}", candidate.family),
+                        candidate: *candidate,
+                    });
+                }
+                Err(e) => bad(row_error_key(&e), e.to_string()),
+            }
+        }
+        crate::input::warn_first_few(path, &read.bad);
+        out.files.push(read);
+    }
+    Ok(out)
+}
+
+/// One line as a JSON value, or why not: a short key and a sentence.
+fn parse_line(line: &[u8]) -> std::result::Result<Value, (&'static str, String)> {
+    let text = std::str::from_utf8(line).map_err(|e| {
+        (
+            "not_utf8",
+            format!("not valid UTF-8 (byte {})", e.valid_up_to()),
+        )
+    })?;
+    let text = text.trim_end_matches(['\n', '\r']);
+    // Nesting this deep would overflow the parser's stack; no released row comes near it.
+    if crate::input::json_depth(text) > crate::input::MAX_JSON_DEPTH {
+        return Err((
+            "too_deep",
+            format!(
+                "JSON nested deeper than {} levels",
+                crate::input::MAX_JSON_DEPTH
+            ),
+        ));
+    }
+    serde_json::from_str(text).map_err(|e| ("malformed_json", format!("malformed JSON: {e}")))
+}
+
+/// The short key of a row `extract` refuses, for counting reasons.
+fn row_error_key(e: &RowError) -> String {
+    match e {
+        RowError::NotAnObject => "not_an_object".into(),
+        RowError::NoCode(_) => "no_program".into(),
+        RowError::UnknownShape(_) => "unknown_format".into(),
+        RowError::NoMatchKey => "no_index_or_question".into(),
+        RowError::FenceMissing => "no_python_block".into(),
+        RowError::FenceUnclosed => "python_block_unclosed".into(),
+        RowError::SeveralBlocks(_) => "several_python_blocks".into(),
+        RowError::Restoration(r) => format!("gsm_hard_{}", r.as_str()),
+    }
+}
+
+/// The problems each candidate matched: per source, (row position, candidate index) pairs in the
+/// order of the source's rows, then of preference. Candidates that matched nothing are named in
+/// their file's `unmatched`.
+pub fn match_candidates(
+    candidates: &mut Candidates,
+    sources: &[Source],
+) -> Vec<Vec<(usize, usize)>> {
+    let mut by_question: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    let mut by_index: HashMap<i64, Vec<(usize, usize)>> = HashMap::new();
+    for (s, source) in sources.iter().enumerate() {
+        for (pos, row) in source.rows.iter().enumerate() {
+            if row.row_error.is_some() {
+                continue;
+            }
+            by_question
+                .entry(normalise_question(&row.question))
+                .or_default()
+                .push((s, pos));
+            if source.format == Format::Gsm8k {
+                by_index.entry(row.source_index).or_default().push((s, pos));
+            }
+        }
+    }
+    let mut matched: Vec<Vec<(usize, usize)>> = vec![Vec::new(); sources.len()];
+    for (c, read) in candidates.rows.iter().enumerate() {
+        let found: std::result::Result<Vec<(usize, usize)>, String> = match &read.candidate.key {
+            MatchKey::Question(q) => by_question
+                .get(q)
+                .cloned()
+                .ok_or_else(|| "no problem being ingested has this question".to_string()),
+            MatchKey::Index(i) => {
+                let at = i64::try_from(*i).ok().and_then(|i| by_index.get(&i));
+                let wanted = normalise_question(&read.candidate.question);
+                match at {
+                    None => Err(format!(
+                        "index {i}: no GSM8K source being ingested has a row {i}"
+                    )),
+                    Some(rows) => {
+                        let same: Vec<(usize, usize)> = rows
+                            .iter()
+                            .copied()
+                            .filter(|&(s, pos)| {
+                                normalise_question(&sources[s].rows[pos].question) == wanted
+                            })
+                            .collect();
+                        if same.is_empty() {
+                            Err(format!(
+                                "index {i}: row {i} of {} has another question",
+                                sources[rows[0].0].path.display()
+                            ))
+                        } else {
+                            Ok(same)
+                        }
+                    }
+                }
+            }
+        };
+        match found {
+            Ok(rows) => {
+                for (s, pos) in rows {
+                    matched[s].push((pos, c));
+                }
+            }
+            Err(reason) => {
+                let file = &mut candidates.files[read.file];
+                file.unmatched
+                    .push(format!("{}:{}: {reason}", file.path.display(), read.line));
+            }
+        }
+    }
+    for m in &mut matched {
+        m.sort_unstable();
+    }
+    for file in &candidates.files {
+        note_unmatched(file);
+    }
+    matched
+}
+
+fn note_unmatched(file: &CandidateFile) {
+    for u in file.unmatched.iter().take(NAMED_UNMATCHED) {
+        crate::progress::note!("unmatched: {u}");
+    }
+    if file.unmatched.len() > NAMED_UNMATCHED {
+        crate::progress::note!(
+            "unmatched: {}: {} more candidate(s) matched no problem ({} in all)",
+            file.path.display(),
+            file.unmatched.len() - NAMED_UNMATCHED,
+            file.unmatched.len()
+        );
+    }
+}
+
+/// Judge the candidates matched to one source's problems (`matched`, as [`match_candidates`]
+/// gives them), let each problem without a valid program of its own take its first valid one,
+/// and return the table rows, one per (candidate, problem), in the problems' order.
+pub fn judge(
+    records: &mut [ProblemRecord],
+    matched: &[(usize, usize)],
+    candidates: &Candidates,
+    links: Links,
+    report: &mut CandidatesReport,
+) -> Vec<CandidateRecord> {
+    let verdicts: Vec<std::result::Result<crate::program::Program, ProgramError>> = matched
+        .par_iter()
+        .map(|&(pos, c)| {
+            let (record, program) = (&records[pos], &candidates.rows[c].candidate.program);
+            crate::contain::run(|| verdict(record, program, links)).unwrap_or_else(|panicked| {
+                Err(ProgramError::new(ErrorKind::Internal, panicked.to_string()))
+            })
+        })
+        .collect();
+    let confirmations = confirmations(records, matched, candidates, &verdicts);
+    let mut rows = Vec::with_capacity(matched.len());
+    for ((&(pos, c), verdict), confirmed_by) in matched.iter().zip(verdicts).zip(confirmations) {
+        let read = &candidates.rows[c];
+        let record = &mut records[pos];
+        let counts = counts_of(report, read, &candidates.files[read.file].path);
+        counts.judged += 1;
+        let error = match verdict {
+            Ok(tree) => {
+                counts.valid += 1;
+                // Once it took one the problem is valid, so later candidates are not chosen.
+                let chosen = confirmed_by.is_some() && takes_a_candidate(record);
+                if chosen {
+                    counts.chosen += 1;
+                    record.program = Some(read.candidate.program.clone());
+                    record.program_origin = format!("{ORIGIN_PREFIX}{}", read.source);
+                    record.tree = Some(tree);
+                    record.error = None;
+                }
+                let mut verdict = row(record, read, candidates, None, chosen);
+                verdict.confirmed_by = confirmed_by;
+                rows.push(verdict);
+                continue;
+            }
+            Err(e) => e,
+        };
+        *counts.refused.entry(error.kind).or_default() += 1;
+        if error.kind == ErrorKind::Internal {
+            // A bug, not a verdict on the program: said at once, beside its line.
+            crate::progress::note!(
+                "warning: {}:{}: {}",
+                candidates.files[read.file].path.display(),
+                read.line,
+                error.detail
+            );
+        }
+        rows.push(row(record, read, candidates, Some(error), false));
+    }
+    rows
+}
+
+/// For each matched (problem, candidate) whose program is valid, the source of the first other
+/// valid candidate of the same problem, from another source, that gives the same answer on every
+/// set of distinguishing numbers. One program that reproduces the gold answer may do so by
+/// coincidence on the original numbers alone (a share gone read as the share left at one half;
+/// a 3 that is the question's count and also 2 + 1): a second program written independently
+/// that agrees with it everywhere is the evidence that it reads the question as written.
+fn confirmations(
+    records: &[ProblemRecord],
+    matched: &[(usize, usize)],
+    candidates: &Candidates,
+    verdicts: &[std::result::Result<crate::program::Program, ProgramError>],
+) -> Vec<Option<String>> {
+    let mut by_problem: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, (&(pos, _), verdict)) in matched.iter().zip(verdicts).enumerate() {
+        if verdict.is_ok() {
+            by_problem.entry(pos).or_default().push(i);
+        }
+    }
+    (0..matched.len())
+        .into_par_iter()
+        .map(|i| {
+            let (pos, c) = matched[i];
+            let Ok(tree) = &verdicts[i] else {
+                return None;
+            };
+            let originals = records[pos].slot_nums();
+            let source = &candidates.rows[c].source;
+            by_problem[&pos].iter().find_map(|&j| {
+                let other = &candidates.rows[matched[j].1].source;
+                let Ok(other_tree) = &verdicts[j] else {
+                    return None;
+                };
+                // A bug while comparing is no confirmation.
+                let same = crate::contain::run(|| agree(tree, other_tree, &originals));
+                (other != source && same == Ok(true)).then(|| other.clone())
+            })
+        })
+        .collect()
+}
+
+/// A problem that may take a candidate: no valid program of its own, and a usable row whose
+/// validation did not fail on a bug.
+fn takes_a_candidate(record: &ProblemRecord) -> bool {
+    !record.is_valid()
+        && record
+            .error
+            .as_ref()
+            .is_none_or(|e| !matches!(e.kind, ErrorKind::BadInput | ErrorKind::Internal))
+}
+
+/// A candidate program validated against a problem exactly as a given program is.
+fn verdict(
+    record: &ProblemRecord,
+    program: &str,
+    links: Links,
+) -> std::result::Result<crate::program::Program, ProgramError> {
+    let Some(gold) = record
+        .answer
+        .as_deref()
+        .and_then(crate::num::wide::Value::parse_decimal)
+    else {
+        return Err(ProgramError::new(
+            ErrorKind::BadInput,
+            "the problem has no gold answer to check the program against",
+        ));
+    };
+    let slots = find_slots(&record.question);
+    let tree = validate_program(
+        program,
+        &record.question,
+        &slots,
+        Some(gold),
+        AlignMode::Given,
+        links,
+    )?;
+    // A model's constant that nothing in the question explains may be derived from the question's
+    // numbers (`/ 5` for "4 times as much" plus the one share): right on the original numbers,
+    // wrong on every variant that changes the 4, and every model that wrote it agrees with the
+    // others. Only constants a synthesised program may use stand.
+    for node in &tree.nodes {
+        if let Node::Const {
+            value,
+            kind: ConstKind::Literal,
+        } = node
+        {
+            if justify_constant(*value, &record.question, &slots).is_none() {
+                return Err(ProgramError::new(
+                    ErrorKind::UnresolvedConstant,
+                    format!(
+                        "{} is not a question number, a number word of the question or a unit constant: it may be computed from the question's numbers, which a variant changes",
+                        crate::program::tree::num_text::to_text(value)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(tree)
+}
+
+fn row(
+    record: &ProblemRecord,
+    read: &ReadCandidate,
+    candidates: &Candidates,
+    error: Option<ProgramError>,
+    chosen: bool,
+) -> CandidateRecord {
+    CandidateRecord {
+        problem_id: record.problem_id.clone(),
+        source: read.source.clone(),
+        family: read.candidate.family.as_str().to_string(),
+        file: candidates.files[read.file].path.display().to_string(),
+        line: read.line,
+        program: read.candidate.program.clone(),
+        restoration: read.candidate.restoration.as_ref().map(|r| match r {
+            Restoration::Unchanged => "unchanged".to_string(),
+            Restoration::Undone { changed, original } => format!("{changed} -> {original}"),
+        }),
+        error,
+        chosen,
+        confirmed_by: None,
+    }
+}
+
+/// The counts of `read`'s source, created on its first row.
+fn counts_of<'a>(
+    report: &'a mut CandidatesReport,
+    read: &ReadCandidate,
+    file: &Path,
+) -> &'a mut SourceCounts {
+    let at = match report.sources.iter().position(|s| s.source == read.source) {
+        Some(at) => at,
+        None => {
+            report.sources.push(SourceCounts {
+                source: read.source.clone(),
+                family: read.candidate.family,
+                files: Vec::new(),
+                read: 0,
+                matched: 0,
+                judged: 0,
+                valid: 0,
+                chosen: 0,
+                refused: BTreeMap::new(),
+            });
+            report.sources.len() - 1
+        }
+    };
+    let counts = &mut report.sources[at];
+    if !counts.files.iter().any(|f| f == file) {
+        counts.files.push(file.to_path_buf());
+    }
+    counts
+}
+
+/// The report's per-source read and matched counts (judging fills in the rest), and its files.
+pub fn start_report(candidates: &Candidates, matched: &[Vec<(usize, usize)>]) -> CandidatesReport {
+    let mut report = CandidatesReport {
+        files: candidates.files.clone(),
+        sources: Vec::new(),
+    };
+    let mut hit = vec![false; candidates.rows.len()];
+    for &(_, c) in matched.iter().flatten() {
+        hit[c] = true;
+    }
+    for (c, read) in candidates.rows.iter().enumerate() {
+        let counts = counts_of(&mut report, read, &candidates.files[read.file].path);
+        counts.read += 1;
+        counts.matched += usize::from(hit[c]);
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::RawProblem;
+    use serde_json::json;
+
+    fn source(name: &str, format: Format, questions: &[&str]) -> Source {
+        Source {
+            path: PathBuf::from(name),
+            format,
+            dataset: "d".into(),
+            split: name.into(),
+            rows: questions
+                .iter()
+                .enumerate()
+                .map(|(i, q)| RawProblem {
+                    source_index: i as i64,
+                    question: q.to_string(),
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    }
+
+    fn read(rows: &[Value]) -> Candidates {
+        let rows = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let Ok(Extracted::Candidate(candidate)) = extract(row, None) else {
+                    panic!("not a candidate: {row}");
+                };
+                ReadCandidate {
+                    file: 0,
+                    line: i as u64 + 1,
+                    source: format!("{}:f", candidate.family),
+                    candidate: *candidate,
+                }
+            })
+            .collect();
+        Candidates {
+            files: vec![CandidateFile {
+                path: PathBuf::from("f.jsonl"),
+                ..CandidateFile::default()
+            }],
+            rows,
+        }
+    }
+
+    /// An index names the row of that index only in a GSM8K source asking the same question (so
+    /// a test file's index does not land on the train file's row); a question names every row
+    /// asking it, in every source.
+    #[test]
+    fn indices_match_only_the_same_question_and_questions_match_every_row() {
+        let test = source("test", Format::Gsm8k, &["A has 1.", "B has 2.", "C has 3."]);
+        let train = source("train", Format::Gsm8k, &["X has 9.", "B has 2."]);
+        let list = source(
+            "list",
+            Format::Jsonl,
+            &["C has 3.", "Z has 0.", "C  has 3."],
+        );
+        let fenced = "```python\nprint(1)\n```";
+        let mut candidates = read(&[
+            json!({"idx": 1, "question": "B has 2.", "code": [fenced]}),
+            json!({"idx": 0, "question": "B has 2.", "code": [fenced]}),
+            json!({"idx": 7, "question": "B has 2.", "code": [fenced]}),
+            json!({"question": "C has\u{a0}3.", "generated": "ans = 3"}),
+            json!({"question": "Nobody asks this.", "generated": "ans = 3"}),
+        ]);
+        let matched = match_candidates(&mut candidates, &[test, train, list]);
+        assert_eq!(matched[0], vec![(1, 0), (2, 3)]);
+        assert_eq!(matched[1], vec![(1, 0)]);
+        assert_eq!(matched[2], vec![(0, 3), (2, 3)]);
+        assert_eq!(
+            candidates.files[0].unmatched,
+            [
+                "f.jsonl:2: index 0: row 0 of test has another question",
+                "f.jsonl:3: index 7: no GSM8K source being ingested has a row 7",
+                "f.jsonl:5: no problem being ingested has this question",
+            ]
+        );
+    }
+}
