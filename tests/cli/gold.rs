@@ -250,6 +250,72 @@ fn the_reported_problems_keep_gold_answers_true_to_their_text() {
     );
 }
 
+/// The answer of a problem whose synthesised program matched GSM8K's answer only by a
+/// coincidence of its original numbers, worked from a variant's own text.
+fn coincidence_by_hand(problem: &str, question: &str) -> Num {
+    let d = digits_in(question);
+    match problem {
+        // A cars, then B more; the fraction N/D of them had gone: the cars left are
+        // (A + B)(1 - N/D). The program's `(A + B) * 1/2` is that only while N/D is a half.
+        "gsm8k/test/821" => {
+            assert!(question.contains("had gone"), "{question}");
+            let [a, b, num, den] = d[..] else {
+                panic!("{question}")
+            };
+            let gone = num.div(den).unwrap();
+            a.add(b).unwrap().mul(Num::ONE.sub(gone).unwrap()).unwrap()
+        }
+        // A fish, O orange and W white, C more; then twice as many orange as white: the white
+        // fish bought are (A + C)/(2 + 1) - W, and the text holds only while O + W = A. The
+        // program's 3 was "2*x + x", not the question's 3 orange.
+        "gsm8k/test/783" => {
+            assert!(question.contains("twice as many orange"), "{question}");
+            let [a, o, w, c] = d[..] else {
+                panic!("{question}")
+            };
+            assert!(
+                o.add(w).unwrap().eq_num(a),
+                "an impossible pond: {question}"
+            );
+            a.add(c).unwrap().div(n(3)).unwrap().sub(w).unwrap()
+        }
+        other => panic!("no hand-worked answer for {other}"),
+    }
+}
+
+/// Two GSM8K problems whose synthesised programs gave the right answer only on the original
+/// numbers: a half read as its complement (821: "1/2 ... had gone", answered with the half that
+/// stayed), and a coefficient the solution derived read as a question number (783: "3*x = 24"
+/// after "2*x + x", linked to "3 were orange"). Every variant's gold answer is its text's; 821
+/// keeps its half, and 783 is refused, since the program cannot follow the algebra.
+#[test]
+fn programs_right_by_coincidence_keep_gold_answers_true_to_their_text() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    crate::util::ingest(&tables, &[&data.join("gsm8k/test.jsonl")]).success();
+    let ids = ["gsm8k/test/783", "gsm8k/test/821"];
+    keep_only(&tables, "gsm8k", "test", &ids);
+    let checked = generate_and_check(&tables, &["gsm8k"], coincidence_by_hand);
+    eprintln!("hand-worked gold answers checked: {checked:?}");
+    assert!(
+        checked.get("gsm8k/test/821").copied().unwrap_or(0) >= 100,
+        "821 varies its counts of cars: {checked:?}"
+    );
+    let bob = problems_in(&problems_path(&tables, "gsm8k", "test"))
+        .into_iter()
+        .find(|r| r.problem_id == "gsm8k/test/783")
+        .unwrap();
+    if let Some(e) = &bob.error {
+        assert_eq!(
+            e.kind,
+            advmath::program::ErrorKind::AmbiguousOperand,
+            "{e:?}"
+        );
+        assert!(e.detail.contains("2*x + x"), "{}", e.detail);
+    }
+}
+
 /// What the default settings must never make: a changed number word, a written fraction turned
 /// improper, or a percentage above 100 where the original was at most 100. Counted over every
 /// numeric variant of both Xie datasets.

@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use crate::cut;
 use crate::num::Num;
 use crate::program::align::{
     finish_checked, justify_constant, percent_role, percent_slots, push_role, Role,
@@ -56,6 +57,8 @@ struct StepResolver<'a> {
     /// The results the solution wrote for steps that could not be linked: a later number of
     /// the same value may be that step's result, which the program does not have.
     unlinked_results: Vec<Num>,
+    /// The coefficients the solution's algebra derived before the step being lowered.
+    derived: Vec<coefficients::Derived>,
 }
 
 impl<'a> StepResolver<'a> {
@@ -80,8 +83,8 @@ impl<'a> StepResolver<'a> {
             slot_labels: slots
                 .iter()
                 .map(|s| {
-                    let dollar = question[..s.start].trim_end().ends_with('$');
-                    labels::label_after(&question[s.end..], dollar)
+                    let dollar = cut::before(question, s.start).trim_end().ends_with('$');
+                    labels::label_after(cut::after(question, s.end), dollar)
                 })
                 .collect(),
             operands: Vec::new(),
@@ -94,6 +97,7 @@ impl<'a> StepResolver<'a> {
             alternatives: Vec::new(),
             step: 0,
             unlinked_results: Vec::new(),
+            derived: Vec::new(),
         }
     }
 
@@ -117,6 +121,7 @@ impl<'a> StepResolver<'a> {
             alternatives: Vec::new(),
             step: 0,
             unlinked_results: Vec::new(),
+            derived: Vec::new(),
         }
     }
 }
@@ -165,6 +170,7 @@ impl LiteralResolver for StepResolver<'_> {
         }
         if self.links.percentages {
             if let Some(role) = percent_role(value, self.slots, &self.is_percent) {
+                self.not_derived(value, &key, &[Reading::Role(role.clone())])?;
                 return Ok(push_role(&role, value, b));
             }
         }
@@ -308,6 +314,7 @@ fn synthesise_steps(
     for (i, step) in steps.iter().enumerate() {
         resolver.step = i;
         resolver.operands = step.operands.clone();
+        resolver.derived = step.derived.clone();
         let cleaned = clean_expression(&step.expr);
         // "<<8=8>>" restates a number; as a step it would make the answer a bare leaf.
         if !cleaned
@@ -515,12 +522,17 @@ pub fn from_multiarith(
     let expr = parse_expression(&cleaned)?;
     let mut resolver = StepResolver::new(question, slots, links);
     // The dataset's own alignments are annotations, not guesses: they link a literal to its place
-    // even where the question states the value twice.
+    // even where the question states the value twice. They count characters where slots count
+    // bytes, which differ after any character outside ASCII ("her friend’s wedding").
+    let char_starts: Vec<usize> = slots
+        .iter()
+        .map(|s| cut::before(question, s.start).chars().count())
+        .collect();
     for (k, &offset) in alignments.iter().enumerate() {
         // Offsets point at the number, sometimes one character early (a leading space).
-        if let Some(slot) = slots
+        if let Some(slot) = char_starts
             .iter()
-            .position(|s| s.start == offset || s.start == offset + 1)
+            .position(|&start| start == offset || start.checked_sub(1) == Some(offset))
         {
             resolver.forced.insert(k, slot as u32);
         }
@@ -579,6 +591,7 @@ fn check_answer(program: &Program, slots: &[Slot], gold: Num) -> Res<()> {
     }
 }
 
+mod coefficients;
 mod labels;
 mod operands;
 mod steps;

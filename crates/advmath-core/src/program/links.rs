@@ -76,6 +76,11 @@ pub struct Links {
     /// paper, instead of staying a constant (`x * 1` and `x / 1` agree on the original, so the
     /// solution cannot show which one the question means).
     pub factor_ones: bool,
+    /// A stated half ("1/2 of the cars", "50% off") that the program multiplies or divides by
+    /// links like any other, as in the paper, instead of staying a constant (`x * 1/2` and
+    /// `x * (1 - 1/2)` agree on the original, so the solution cannot show whether it means the
+    /// part or its complement).
+    pub halves: bool,
 }
 
 impl Links {
@@ -86,15 +91,17 @@ impl Links {
         fractions: false,
         unit_lengths: false,
         factor_ones: false,
+        halves: false,
     };
 
     /// The names `--link` takes.
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 6] = [
         "number-words",
         "percentages",
         "fractions",
         "unit-lengths",
         "factor-ones",
+        "halves",
     ];
 
     /// Parse a comma-separated list of [`Links::NAMES`] (`digits` or an empty list: none).
@@ -108,7 +115,8 @@ impl Links {
                 "fractions" => links.fractions = true,
                 "unit-lengths" => links.unit_lengths = true,
                 "factor-ones" => links.factor_ones = true,
-                // The extensions; unit lengths and factor ones vary only when named.
+                "halves" => links.halves = true,
+                // The extensions; unit lengths, factor ones and halves vary only when named.
                 "all" => {
                     links = Links {
                         number_words: true,
@@ -116,6 +124,7 @@ impl Links {
                         fractions: true,
                         unit_lengths: links.unit_lengths,
                         factor_ones: links.factor_ones,
+                        halves: links.halves,
                     }
                 }
                 other => {
@@ -138,6 +147,7 @@ impl Links {
             (self.fractions, "fractions"),
             (self.unit_lengths, "unit-lengths"),
             (self.factor_ones, "factor-ones"),
+            (self.halves, "halves"),
         ] {
             if on {
                 names.push(name);
@@ -218,8 +228,11 @@ pub fn link_kinds(program: &Program, question: &str, slots: &[Slot]) -> Vec<(u32
                 // The unit-fraction rewrite: `den / num` of a fraction written "num/den".
                 (Node::Leaf { slot: den }, Node::Leaf { slot: num })
                     if num + 1 == *den
-                        && question[slots[*num as usize].end..slots[*den as usize].start]
-                            == *"/" =>
+                        && crate::cut::between(
+                            question,
+                            slots[*num as usize].end,
+                            slots[*den as usize].start,
+                        ) == "/" =>
                 {
                     numerators.push(*num)
                 }
@@ -248,10 +261,7 @@ pub fn link_kinds(program: &Program, question: &str, slots: &[Slot]) -> Vec<(u32
 /// The variable leaves of a validated program as the question writes them, each with how it was
 /// linked, then the slots tied to a leaf: `50:digits two:number-word 10:percentage 125:tied`.
 pub fn describe_links(program: &Program, question: &str, slots: &[Slot]) -> String {
-    let shown = |s: u32| {
-        let slot = &slots[s as usize];
-        &question[slot.start..slot.end]
-    };
+    let shown = |s: u32| slots[s as usize].written_in(question);
     link_kinds(program, question, slots)
         .iter()
         .map(|(s, k)| format!("{}:{}", shown(*s), k.name()))

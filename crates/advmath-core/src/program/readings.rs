@@ -18,6 +18,10 @@
 //!   and `x / 1` agree, so the solution cannot show which the question means; it stays constant
 //!   (a fraction's "1/4" is not such a 1: its slash says what it does), unless
 //!   [`Links::factor_ones`] asks for the paper's own behaviour.
+//! - A stated half that multiplies or divides ("1/2 the cars had gone", "50% off"): on the
+//!   original numbers `x * 1/2` and `x * (1 - 1/2)` agree, so the solution cannot show whether it
+//!   means the part or its complement; it stays constant unless [`Links::halves`] asks for the
+//!   paper's own behaviour.
 
 use std::collections::BTreeMap;
 
@@ -73,6 +77,18 @@ pub fn answers_on(program: &Program, draws: &[Vec<Num>]) -> Vec<String> {
     draws.iter().map(|d| answer_on(program, d)).collect()
 }
 
+/// Whether two programs of one question compute the same answer on every set of distinguishing
+/// numbers (with `a`'s ties applied to each draw): programs written independently that agree there
+/// compute the same function of the numbers a variant changes, so either gives each variant's
+/// gold. An error is an outcome too: both must fail alike.
+pub fn agree(a: &Program, b: &Program, originals: &[Num]) -> bool {
+    distinguishing_draws(originals).iter().all(|draw| {
+        let mut draw = draw.clone();
+        a.apply_ties(&mut draw);
+        answer_on(a, &draw) == answer_on(b, &draw)
+    })
+}
+
 /// The program's answer on one draw, as comparable text.
 fn answer_on(program: &Program, draw: &[Num]) -> String {
     let mut slots = draw.to_vec();
@@ -111,7 +127,12 @@ pub fn settle(mut program: Program, slots: &[Slot], question: &str, links: Links
     if !links.factor_ones {
         keep_factor_ones(&mut program, slots, question);
     }
+    // After the reused constants: a percentage's `/ 100` must be the constant it is, not a
+    // question's 100 that the draws would vary.
     keep_reused_once_stated(&mut program, slots, question);
+    if !links.halves {
+        keep_halves(&mut program, slots, question);
+    }
     settle_repeated(&mut program, slots, question);
     program
 }
@@ -144,7 +165,7 @@ fn keep_reused_once_stated(program: &mut Program, slots: &[Slot], question: &str
         for u in leaves_of(program, &[slot as u32]) {
             program.nodes[u as usize] = Node::Const {
                 value: s.value,
-                kind: ConstKind::Stated(question[s.start..s.end].to_string()),
+                kind: ConstKind::Stated(s.written_in(question).to_string()),
             };
         }
     }
@@ -154,11 +175,15 @@ fn keep_reused_once_stated(program: &mut Program, slots: &[Slot], question: &str
 /// divides by become constants.
 fn keep_factor_ones(program: &mut Program, slots: &[Slot], question: &str) {
     let in_fraction = |s: &Slot| {
-        let before = question[..s.start].trim_end_matches(' ');
-        let after = question[s.end..].trim_start_matches(' ');
-        (before.ends_with('/')
-            && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit()))
-            || (after.starts_with('/') && after[1..].starts_with(|c: char| c.is_ascii_digit()))
+        let digit = |c: char| c.is_ascii_digit();
+        let before = crate::cut::before(question, s.start).trim_end_matches(' ');
+        let after = crate::cut::after(question, s.end).trim_start_matches(' ');
+        before
+            .strip_suffix('/')
+            .is_some_and(|numerator| numerator.ends_with(digit))
+            || after
+                .strip_prefix('/')
+                .is_some_and(|denominator| denominator.starts_with(digit))
     };
     for (slot, s) in slots.iter().enumerate() {
         if !s.value.eq_num(Num::ONE) || in_fraction(s) {
@@ -175,10 +200,179 @@ fn keep_factor_ones(program: &mut Program, slots: &[Slot], question: &str) {
         for u in uses {
             program.nodes[u as usize] = Node::Const {
                 value: s.value,
-                kind: ConstKind::Stated(question[s.start..s.end].to_string()),
+                kind: ConstKind::Stated(s.written_in(question).to_string()),
             };
         }
     }
+}
+
+/// The question's statements of one half as a share, each as the slots that write it: both parts
+/// of a fraction "1/2" (or "2/4"; not the "1/2" of a mixed number "3 1/2"), or a percentage "50%"
+/// (a decimal "0.5" is a measure, "0.5 hours", whose complement means nothing). Each comes with
+/// the constants that complete it: a fraction's own parts, a percentage's 100 or 0.01.
+fn stated_halves(slots: &[Slot], question: &str) -> Vec<(Vec<u32>, Vec<Num>)> {
+    let half = Num::ratio(1, 2).expect("a nonzero denominator");
+    let mut out = Vec::new();
+    for (i, s) in slots.iter().enumerate() {
+        if is_percentage(question, s) && s.value.eq_num(Num::int(50)) {
+            let hundredth = Num::ratio(1, 100).expect("a nonzero denominator");
+            out.push((vec![i as u32], vec![Num::int(100), hundredth]));
+            continue;
+        }
+        let Some((num, den)) = fraction_partner(slots, question, i).filter(|&(n, _)| n == i) else {
+            continue;
+        };
+        let (n, d) = (slots[num].value, slots[den].value);
+        if !n.div(d).is_ok_and(|f| f.eq_num(half)) {
+            continue;
+        }
+        let mixed = num > 0
+            && !slots[num - 1].word
+            && crate::cut::between(question, slots[num - 1].end, s.start)
+                .chars()
+                .all(|c| c == ' ');
+        if !mixed {
+            out.push((vec![num as u32, den as u32], vec![n, d]));
+        }
+    }
+    out
+}
+
+/// Leaves of a stated half that the program multiplies or divides by become constants: on the
+/// original numbers `x * 1/2` and `x * (1 - 1/2)` agree, so a solution that took the complement
+/// in its head ("1/2 of the cars had gone" answered with `70 * 1/2`, the cars left) cannot be
+/// told from one that took the half, and a variant's "1/4" would inherit whichever it did. The
+/// link stays where the program shows which it means: a share it adds to or takes from the
+/// quantity it is a share of (`x - x * 50/100`, `x + x/2`, `1 - 1/2`), and a half it does not
+/// multiply or divide by.
+fn keep_halves(program: &mut Program, slots: &[Slot], question: &str) {
+    for (group, parts) in stated_halves(slots, question) {
+        let leaves = leaves_of(program, &group);
+        if leaves.is_empty() {
+            continue;
+        }
+        let part = |id: &NodeId| {
+            leaves.contains(id)
+                || matches!(&program.nodes[*id as usize],
+                    Node::Const { value, .. } if parts.iter().any(|p| p.eq_num(*value)))
+        };
+        // The nodes that compute the half itself (`1 / 2`, `50 / 100`): what reads them is what
+        // reads the half.
+        let whole: Vec<NodeId> = (0..program.nodes.len() as NodeId)
+            .filter(|&i| {
+                matches!(&program.nodes[i as usize],
+                    Node::Bin { op: BinOp::Mul | BinOp::Div, lhs, rhs }
+                        if part(lhs) && part(rhs) && (leaves.contains(lhs) || leaves.contains(rhs)))
+            })
+            .collect();
+        let reads = |id: &NodeId| leaves.contains(id) || whole.contains(id);
+        let factors: Vec<NodeId> = (0..program.nodes.len() as NodeId)
+            .filter(|i| {
+                !whole.contains(i)
+                    && matches!(&program.nodes[*i as usize],
+                        Node::Bin { op: BinOp::Mul | BinOp::Div | BinOp::FloorDiv, lhs, rhs }
+                            if reads(lhs) || reads(rhs))
+            })
+            .collect();
+        if factors.is_empty() {
+            continue;
+        }
+        let explicit = explicit_shares(program, slots, &group, &leaves);
+        let shown = factors
+            .iter()
+            .all(|f| explicit.iter().any(|&s| subtree(program, s).contains(f)));
+        if shown {
+            continue;
+        }
+        for u in leaves {
+            let Node::Leaf { slot } = program.nodes[u as usize] else {
+                continue;
+            };
+            let s = &slots[slot as usize];
+            program.nodes[u as usize] = Node::Const {
+                value: s.value,
+                kind: ConstKind::Stated(s.written_in(question).to_string()),
+            };
+        }
+    }
+}
+
+/// The nodes that compute a share `y * h` of the half `h` (the value `group` states) that the
+/// program then adds to or takes from `y` itself, as functions of the question's numbers: on
+/// distinguishing numbers, where `h` is no longer a half, the node is still `y * h`.
+fn explicit_shares(
+    program: &Program,
+    slots: &[Slot],
+    group: &[u32],
+    leaves: &[NodeId],
+) -> Vec<NodeId> {
+    let originals: Vec<Num> = slots.iter().map(|s| s.value).collect();
+    let reads_half = |id: NodeId| subtree(program, id).iter().any(|n| leaves.contains(n));
+    let mut evaluated = Vec::new();
+    for mut draw in distinguishing_draws(&originals) {
+        // A part of the half the program does not read keeps its value (the "1" of "1/2" kept
+        // constant for another reason): the half then varies as the program sees it.
+        for &g in group {
+            if leaves_of(program, &[g]).is_empty() {
+                draw[g as usize] = originals[g as usize];
+            }
+        }
+        let h = match group {
+            [p] => draw[*p as usize].div(Num::int(100)),
+            [n, d] => draw[*n as usize].div(draw[*d as usize]),
+            _ => continue,
+        };
+        let mut values = vec![Num::ZERO; program.nodes.len()];
+        if let (Ok(h), Ok(())) = (h, program.eval_into(&draw, &mut values)) {
+            evaluated.push((h, values));
+        }
+    }
+    if evaluated.len() < DRAWS as usize {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for node in &program.nodes {
+        let Node::Bin {
+            op: BinOp::Add | BinOp::Sub,
+            lhs,
+            rhs,
+        } = node
+        else {
+            continue;
+        };
+        for (share, of) in [(*lhs, *rhs), (*rhs, *lhs)] {
+            let is_share = reads_half(share)
+                && !reads_half(of)
+                && evaluated.iter().all(|(h, v)| {
+                    v[of as usize]
+                        .mul(*h)
+                        .is_ok_and(|y| y.eq_num(v[share as usize]))
+                });
+            if is_share {
+                out.push(share);
+            }
+        }
+    }
+    out
+}
+
+/// Node `id` and every node it reads.
+fn subtree(program: &Program, id: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if out.contains(&n) {
+            continue;
+        }
+        out.push(n);
+        match &program.nodes[n as usize] {
+            Node::Bin { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
+            Node::Neg { arg } => stack.push(*arg),
+            Node::Call { args, .. } => stack.extend(args),
+            Node::Leaf { .. } | Node::Const { .. } => {}
+        }
+    }
+    out
 }
 
 /// Leaves of slots that define a unit become constants.
@@ -224,7 +418,7 @@ fn settle_repeated(program: &mut Program, slots: &[Slot], question: &str) {
         if also_constant {
             // A constant of the same value may stand for one of the occurrences: only keeping
             // them all is right whatever it stands for.
-            let shown = &question[slots[leader as usize].start..slots[leader as usize].end];
+            let shown = slots[leader as usize].written_in(question);
             for &u in &uses {
                 program.nodes[u as usize] = Node::Const {
                     value,
@@ -456,7 +650,7 @@ pub fn require_every_number_used(
                 ErrorKind::UnusedNumber,
                 format!(
                     "{} appears {occurrences} time(s) in the question and the program uses it {uses} time(s)",
-                    &question[s.start..s.end]
+                    s.written_in(question)
                 ),
             ));
         }
@@ -468,7 +662,7 @@ pub fn require_every_number_used(
 fn fraction_partner(slots: &[Slot], question: &str, i: usize) -> Option<(usize, usize)> {
     let joined = |a: usize| {
         let (x, y) = (&slots[a], &slots[a + 1]);
-        !x.word && !y.word && question[x.end..y.start].trim() == "/"
+        !x.word && !y.word && crate::cut::between(question, x.end, y.start).trim() == "/"
     };
     if i + 1 < slots.len() && joined(i) {
         return Some((i, i + 1));

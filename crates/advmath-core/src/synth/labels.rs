@@ -3,6 +3,7 @@
 //! quantity. "40 minutes + 100 minutes + 20 minutes" reads the 40 of an earlier step's
 //! "40 minutes", not the question's "40%".
 
+use crate::cut;
 use crate::num::Num;
 
 /// The unit a number is written with: the first word after it (lower case, a plural's `s`
@@ -89,7 +90,8 @@ fn word(text: &str) -> (String, &str) {
     let end = text
         .find(|c: char| !c.is_ascii_alphabetic())
         .unwrap_or(text.len());
-    (text[..end].to_ascii_lowercase(), &text[end..])
+    let (word, rest) = cut::split(text, end);
+    (word.to_ascii_lowercase(), rest)
 }
 
 /// A plural's `s` dropped, so that "1 hour" and "2 hours" agree.
@@ -106,8 +108,12 @@ fn stem(word: String) -> String {
 pub(super) fn equation_start(sentence: &str) -> usize {
     let is_expr = |c: char| c.is_ascii_digit() || " +-*/=()$%.×÷−–".contains(c);
     let mut i = sentence.len();
-    while let Some(c) = sentence[..i].chars().next_back() {
-        let before = &sentence[..i - c.len_utf8()];
+    loop {
+        let mut head = cut::before(sentence, i).chars();
+        let Some(c) = head.next_back() else {
+            break;
+        };
+        let before = head.as_str();
         if is_expr(c) || (c == ',' && before.ends_with(|d: char| d.is_ascii_digit())) {
             i -= c.len_utf8();
             continue;
@@ -118,8 +124,8 @@ pub(super) fn equation_start(sentence: &str) -> usize {
         // A word belongs to the equation when it is part of a number's unit ("40 minutes",
         // "20 red pens", "2 GB/minute", "$200 an hour").
         let start = word_start(sentence, i);
-        let times = sentence[start..i].eq_ignore_ascii_case("x");
-        if !times && !unit_of_a_number(&sentence[..start]) {
+        let times = cut::between(sentence, start, i).eq_ignore_ascii_case("x");
+        if !times && !unit_of_a_number(cut::before(sentence, start)) {
             break;
         }
         i = start;
@@ -129,7 +135,7 @@ pub(super) fn equation_start(sentence: &str) -> usize {
 
 /// Where the run of letters that ends at `end` starts.
 fn word_start(text: &str, end: usize) -> usize {
-    text[..end]
+    cut::before(text, end)
         .char_indices()
         .rev()
         .find(|(_, ch)| !ch.is_ascii_alphabetic())
@@ -149,11 +155,12 @@ fn unit_of_a_number(before: &str) -> bool {
         }
         let word = last_word(before);
         if RATE.contains(&word.to_ascii_lowercase().as_str()) {
-            return before[..before.len() - word.len()]
+            // `word` is the end of `before`, which has no trailing space.
+            return cut::before(before, before.len() - word.len())
                 .trim_end_matches(' ')
                 .ends_with(|ch: char| ch.is_ascii_digit());
         }
-        before = before[..word_start(before, before.len())].trim_end_matches(' ');
+        before = cut::before(before, word_start(before, before.len())).trim_end_matches(' ');
     }
     false
 }
@@ -183,10 +190,12 @@ pub(super) fn labelled_numbers(text: &str) -> Vec<(Num, Option<Label>)> {
         {
             i += 1;
         }
-        let digits = text[start..i].replace(',', "");
-        let dollar = text[..start].trim_end_matches(' ').ends_with('$');
+        let digits = cut::between(text, start, i).replace(',', "");
+        let dollar = cut::before(text, start)
+            .trim_end_matches(' ')
+            .ends_with('$');
         if let Some(v) = Num::parse_decimal(&digits) {
-            out.push((v, label_after(&text[i..], dollar)));
+            out.push((v, label_after(cut::after(text, i), dollar)));
         }
     }
     out
@@ -252,13 +261,16 @@ mod tests {
     #[test]
     fn the_equation_is_the_end_of_the_sentence_made_of_numbers_and_their_units() {
         let s = "Then add the time to download 40% of the file: 40 minutes + 100 minutes = ";
-        assert_eq!(&s[equation_start(s)..], " 40 minutes + 100 minutes = ");
+        assert_eq!(
+            cut::after(s, equation_start(s)),
+            " 40 minutes + 100 minutes = "
+        );
         let s = "so that’s 2400*.50 = $";
-        assert_eq!(&s[equation_start(s)..], " 2400*.50 = $");
+        assert_eq!(cut::after(s, equation_start(s)), " 2400*.50 = $");
         let s = "They charge $200 an hour × 3 = ";
-        assert_eq!(&s[equation_start(s)..], " $200 an hour × 3 = ");
+        assert_eq!(cut::after(s, equation_start(s)), " $200 an hour × 3 = ");
         let s = "so they get 20 red pens x $3 = ";
-        assert_eq!(&s[equation_start(s)..], " 20 red pens x $3 = ");
+        assert_eq!(cut::after(s, equation_start(s)), " 20 red pens x $3 = ");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::StepResolver;
 use crate::num::Num;
 use crate::program::align::{justify_constant, Role};
 use crate::program::links::UNIT_CONSTANTS;
-use crate::program::tree::{BinOp, ConstKind, NodeId};
+use crate::program::tree::{num_text, BinOp, ConstKind, NodeId};
 use crate::program::{ErrorKind, ProgramError};
 
 type Res<T> = std::result::Result<T, ProgramError>;
@@ -45,6 +45,7 @@ impl StepResolver<'_> {
                 format!("{key} is the result of a step that could not be linked, and may be that step's"),
             ));
         }
+
         let mut out: Vec<Reading> = Vec::new();
         for &(v, id, _) in self.results.iter().rev() {
             if v.eq_num(value) && !out.contains(&Reading::Node(id)) {
@@ -116,6 +117,7 @@ impl StepResolver<'_> {
                 }
             }
         }
+        self.not_derived(value, key, &out)?;
         if out.len() > 1 {
             let operand = labels::label_of(&self.operands, value);
             let candidates: Vec<Vec<Label>> =
@@ -152,6 +154,34 @@ impl StepResolver<'_> {
 }
 
 impl StepResolver<'_> {
+    /// Refuses a literal that may be a coefficient the solution's algebra derived ("2*x + x" is
+    /// 3 times the unknown, and "24/3" divides by it) when the program would read it as a number
+    /// that varies: a question number of that value ("3 were orange"), an earlier result, or a
+    /// percentage's leaf. A constant reading stands, as the derived value does, unless one of
+    /// the coefficients combined may be a question number that varies ("5*x + x" with the
+    /// question's 5), which would change the derived value in a variant.
+    pub(super) fn not_derived(&self, value: Num, key: &str, readings: &[Reading]) -> Res<()> {
+        let Some(d) = self.derived.iter().find(|d| d.value.eq_num(value)) else {
+            return Ok(());
+        };
+        let varies = readings
+            .iter()
+            .any(|r| !matches!(r, Reading::Role(Role::Const(_))));
+        let combines_a_question_number = d.terms.iter().any(|t| {
+            !t.eq_num(Num::ONE) && self.slot_positions.contains_key(&num_text::to_text(t))
+        });
+        if varies || combines_a_question_number {
+            return Err(ProgramError::new(
+                ErrorKind::AmbiguousOperand,
+                format!(
+                    "{key} may be the coefficient the solution's algebra derives ({} gives {key} times the unknown), which no step computes",
+                    d.from
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether a constant that no earlier quantity competes with may stand: any but a unit
     /// constant that any question could name (12, 24, 60, 100, 1000, 0.01), which must have its
     /// units in the question ("12" in a question of sticks is unwritten arithmetic, 36 / 3).

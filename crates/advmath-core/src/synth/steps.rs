@@ -2,7 +2,9 @@
 //! and the equations its prose writes without one, each with the labels of its numbers, and
 //! the cleaning that makes a calculator expression parseable.
 
+use super::coefficients::{derived_coefficients, Derived};
 use super::labels::{self, Label};
+use crate::cut;
 use crate::num::Num;
 
 /// One worked step: the expression and the result the solution wrote for it, with what the
@@ -18,6 +20,8 @@ pub struct Step {
     /// Written in prose, not by the calculator: the step counts only if its expression, as
     /// read, computes the result it states.
     pub(super) prose: bool,
+    /// The coefficients the solution's algebra derived before the step ("2*x + x" is 3*x).
+    pub(super) derived: Vec<Derived>,
 }
 
 /// The worked steps of a GSM8K solution, in order: the `<<expr=result>>` annotations, and the
@@ -32,44 +36,48 @@ pub fn gsm8k_steps(solution: &str) -> Vec<Step> {
     let mut text = String::with_capacity(body.len());
     let mut positioned: Vec<(usize, Step)> = Vec::new();
     let mut rest = body;
-    while let Some(open) = rest.find("<<") {
-        text.push_str(&rest[..open]);
-        let after = &rest[open + 2..];
-        let Some(close) = after.find(">>") else {
+    while let Some((prose, after)) = rest.split_once("<<") {
+        text.push_str(prose);
+        let Some((inner, tail)) = after.split_once(">>") else {
             rest = after;
             break;
         };
-        let inner = &after[..close];
-        if let Some(eq) = inner.rfind('=') {
+        if let Some((expr, result)) = inner.rsplit_once('=') {
             positioned.push((
                 text.len(),
                 Step {
-                    expr: inner[..eq].to_string(),
-                    result: inner[eq + 1..].to_string(),
+                    expr: expr.to_string(),
+                    result: result.to_string(),
                     operands: Vec::new(),
                     result_label: None,
                     prose: false,
+                    derived: Vec::new(),
                 },
             ));
         }
         text.push(MARK);
-        rest = &after[close + 2..];
+        rest = tail;
     }
     text.push_str(rest);
     for (pos, step) in positioned.iter_mut() {
-        let sentence_start = text[..*pos].rfind(['\n', MARK]).map_or(0, |i| i + 1);
-        let sentence = &text[sentence_start..*pos];
-        step.operands = labels::labelled_numbers(&sentence[labels::equation_start(sentence)..]);
-        let shown = text[*pos + MARK.len_utf8()..].trim_start_matches([' ', '$']);
+        let head = cut::before(&text, *pos);
+        let sentence = head.rsplit_once(['\n', MARK]).map_or(head, |(_, s)| s);
+        step.operands =
+            labels::labelled_numbers(cut::after(sentence, labels::equation_start(sentence)));
+        let shown = cut::after(&text, *pos + MARK.len_utf8()).trim_start_matches([' ', '$']);
         let digits = shown
             .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
             .unwrap_or(shown.len());
         step.result_label = (digits > 0)
-            .then(|| labels::label_after(&shown[digits..], text[..*pos].ends_with('$')))
+            .then(|| labels::label_after(cut::after(shown, digits), head.ends_with('$')))
             .flatten();
     }
     positioned.extend(text_equations(&text, MARK));
     positioned.sort_by_key(|(pos, _)| *pos);
+    let derived = derived_coefficients(&text);
+    for (pos, step) in positioned.iter_mut() {
+        step.derived = derived.iter().filter(|d| d.at <= *pos).cloned().collect();
+    }
     positioned.into_iter().map(|(_, s)| s).collect()
 }
 
@@ -78,14 +86,16 @@ pub fn gsm8k_steps(solution: &str) -> Vec<Step> {
 fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
     let mut out = Vec::new();
     for (eq, _) in text.match_indices('=') {
-        let start = labels::equation_start(&text[..eq]);
+        let start = labels::equation_start(cut::before(text, eq));
         // A chain "(36/3) x 2 = 12 x 2 = 24" states one result for all of its expressions: the
         // first is the one whose numbers the solution read ("12" is unwritten arithmetic).
         let Some((start, end)) = chain_expression(text, start, eq) else {
             continue;
         };
-        let written = text[start..end].trim();
-        let right = text[eq + 1..].trim_start().trim_start_matches('$');
+        let written = cut::between(text, start, end).trim();
+        let right = cut::after(text, eq + 1)
+            .trim_start()
+            .trim_start_matches('$');
         if right.starts_with(mark) {
             continue;
         }
@@ -116,13 +126,14 @@ fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
             continue;
         }
         out.push((
-            text.len() - text[start..].trim_start().len(),
+            text.len() - cut::after(text, start).trim_start().len(),
             Step {
                 expr: left.to_string(),
                 result,
                 operands: labels::labelled_numbers(written),
                 result_label: labels::label_after(tail, false),
                 prose: true,
+                derived: Vec::new(),
             },
         ));
     }
@@ -132,7 +143,7 @@ fn text_equations(text: &str, mark: char) -> Vec<(usize, Step)> {
 /// The first expression of the chain of equations in `text[start..eq]` that holds a number, as
 /// a byte range; none when any part of the chain is algebra ("A + A - 2 + A + 4 = 3A + 2 = 35").
 fn chain_expression(text: &str, start: usize, eq: usize) -> Option<(usize, usize)> {
-    let chain = &text[start..eq];
+    let chain = cut::between(text, start, eq);
     if chain.split('=').any(algebra) {
         return None;
     }
@@ -153,21 +164,24 @@ fn stated(right: &str) -> Option<(String, &str)> {
         let n = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
             .unwrap_or(t.len());
-        t[..n].trim_end_matches(['.', ',']).len()
+        cut::before(t, n).trim_end_matches(['.', ',']).len()
     };
     let n = number_len(right);
     if n == 0 {
         return None;
     }
-    let after = &right[n..];
+    let after = cut::after(right, n);
     if let Some(den) = after.strip_prefix('/') {
         let d = number_len(den);
         if d > 0 {
-            return Some((right[..n + 1 + d].to_string(), &den[d..]));
+            return Some((
+                cut::before(right, n + 1 + d).to_string(),
+                cut::after(den, d),
+            ));
         }
     }
     let p = usize::from(after.starts_with('%'));
-    Some((right[..n + p].to_string(), &after[p..]))
+    Some((cut::before(right, n + p).to_string(), cut::after(after, p)))
 }
 
 /// Whether what follows an equation's right-hand number goes on computing ("= 5+6 = 11",
@@ -179,10 +193,11 @@ fn continues(after: &str) -> bool {
             - rest
                 .trim_start_matches(|c: char| c.is_ascii_alphabetic())
                 .len();
-        if word == 0 || rest[..word].eq_ignore_ascii_case("x") {
+        let (first, tail) = cut::split(rest, word);
+        if word == 0 || first.eq_ignore_ascii_case("x") {
             break;
         }
-        rest = rest[word..].trim_start_matches(' ');
+        rest = tail.trim_start_matches(' ');
     }
     rest.starts_with(['+', '-', '*', '/', 'x', '×', '÷', '−', '–', '=', '('])
 }
@@ -212,13 +227,14 @@ fn without_units(written: &str) -> String {
             let end = rest
                 .find(|ch: char| !ch.is_ascii_alphabetic())
                 .unwrap_or(rest.len());
-            if rest[..end].eq_ignore_ascii_case("x") {
+            let (word, tail) = cut::split(rest, end);
+            if word.eq_ignore_ascii_case("x") {
                 out.push('x');
             }
-            rest = &rest[end..];
+            rest = tail;
         } else {
             out.push(c);
-            rest = &rest[c.len_utf8()..];
+            rest = cut::after(rest, c.len_utf8());
         }
     }
     // "6 and 8 make $12 + $24": the expression starts after the last two numbers no operator
@@ -254,7 +270,7 @@ fn without_units(written: &str) -> String {
         }
         i += 1;
     }
-    out[start..]
+    cut::after(&out, start)
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")

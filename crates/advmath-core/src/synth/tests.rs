@@ -162,18 +162,18 @@ fn the_unit_the_solution_writes_decides_between_two_earlier_quantities() {
 
 #[test]
 fn a_step_result_and_a_percentage_of_one_value_are_told_apart_by_their_units() {
-    // 50 is the question's 50% and the minutes of step 2; 100 is step 3's minutes and, in a
+    // 40 is the question's 40% and the minutes of step 2; 100 is step 3's minutes and, in a
     // question of percentages, the constant of one.
-    let q = "Ana downloads a 600 GB file at 6 GB/minute. At 50% of the way a restart takes 15 minutes, and she starts again from the beginning. How many minutes does it take?";
-    let a = "600 GB * 50% = <<600*50*.01=300>>300 GB\n300 GB / 6 GB/minute = <<300/6=50>>50 minutes\n600 GB / 6 GB/minute = <<600/6=100>>100 minutes\nIn all 50 minutes + 100 minutes + 15 minutes = <<50+100+15=165>>165 minutes\n#### 165";
+    let q = "Ana downloads a 600 GB file at 6 GB/minute. At 40% of the way a restart takes 15 minutes, and she starts again from the beginning. How many minutes does it take?";
+    let a = "600 GB * 40% = <<600*40*.01=240>>240 GB\n240 GB / 6 GB/minute = <<240/6=40>>40 minutes\n600 GB / 6 GB/minute = <<600/6=100>>100 minutes\nIn all 40 minutes + 100 minutes + 15 minutes = <<40+100+15=155>>155 minutes\n#### 155";
     let slots = find_slots(q);
-    let p = from_gsm8k(q, &slots, a, Num::int(165), Links::DIGITS).unwrap();
+    let p = from_gsm8k(q, &slots, a, Num::int(155), Links::DIGITS).unwrap();
     let v = p.eval(&[400, 4, 25, 10].map(Num::int)).unwrap();
     assert_eq!(v, Num::int(400 / 4 / 4 + 400 / 4 + 10));
-    // Bare numbers say nothing, but reading the 50 as the question's would leave step 2's
+    // Bare numbers say nothing, but reading the 40 as the question's would leave step 2's
     // minutes unread: only one reading has every worked step feed the answer.
-    let bare = a.replace("50 minutes + 100 minutes + 15 minutes", "50 + 100 + 15");
-    let p = from_gsm8k(q, &slots, &bare, Num::int(165), Links::DIGITS).unwrap();
+    let bare = a.replace("40 minutes + 100 minutes + 15 minutes", "40 + 100 + 15");
+    let p = from_gsm8k(q, &slots, &bare, Num::int(155), Links::DIGITS).unwrap();
     assert_eq!(
         p.eval(&[400, 4, 25, 10].map(Num::int)).unwrap(),
         Num::int(400 / 4 / 4 + 400 / 4 + 10)
@@ -276,4 +276,44 @@ fn a_worked_step_the_answer_never_reads_refuses_the_problem() {
     let e = from_gsm8k(q, &slots, a, Num::int(9800), Links::DIGITS).unwrap_err();
     assert_eq!(e.kind, ErrorKind::UnusedNumber, "{e}");
     assert!(e.detail.contains("never reads the result 100"), "{e}");
+}
+
+/// gsm8k/test/783: "3*x = 24" after "2*x + x = 24" divides by the solution's 3 (twice and once),
+/// not by the question's "3 were orange"; a variant with 1 orange fish would divide by 1.
+#[test]
+fn a_coefficient_the_solution_derives_is_not_a_question_number() {
+    let q = "Bob had 7 fish in his ornamental fish pond. 3 were orange, and 4 were white. He decided he wanted to get some more, so he went to the pet store. He had a sales assistant at the pet shop dip out 17 fish out of a mixed tank of both white and orange fish. When he got them home and added them to his pond, he found that he now had twice as many orange fish as white fish. How many white fish did Bob buy at the store?";
+    let a = "Bob started with 7 fish and bought seventeen, so he had 7 + 17 = <<7+17=24>>24 fish.\nLet x = the number of white fish.\nBob has twice as many orange fish as white fish, so 2*x + x = 24 fish\n3*x = 24\nx = 24/3 = <<24/3=8>>8 white fish.\nBob started with 4 white fish, so he bought 8 - 4 = 4 white fish at the store.\n#### 4";
+    let slots = find_slots(q);
+    let e = from_gsm8k(q, &slots, a, Num::int(4), Links::DIGITS).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::AmbiguousOperand, "{e}");
+    assert!(e.detail.contains("(2*x + x gives 3 times"), "{e}");
+    // Where the solution shows no algebra, its 3 is the question's.
+    let plain = a.replace("2*x + x = 24 fish\n3*x = 24\n", "\n");
+    let p = from_gsm8k(q, &slots, &plain, Num::int(4), Links::DIGITS);
+    assert!(p.is_ok_and(|p| p.variable_slots().contains(&1)));
+}
+
+#[test]
+fn a_coefficient_derived_from_a_question_number_is_never_a_constant() {
+    // 6 = 5 + 1 changes with the question's 5: no constant 6 may stand for it.
+    let q = "Jackson has 5 times as much money as Williams. Together they have $150 and a 6 dollar coupon. How much does Jackson have?";
+    let a = "Let x be the money Williams has.\n5*x + x = 150\n6*x = 150\nx = 150/6 = <<150/6=25>>25\nJackson has 25*5 = <<25*5=125>>125 dollars.\n#### 125";
+    let slots = find_slots(q);
+    let e = from_gsm8k(q, &slots, a, Num::int(125), Links::DIGITS).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::AmbiguousOperand, "{e}");
+    assert!(e.detail.contains("5*x + x"), "{e}");
+}
+
+#[test]
+fn a_derived_coefficient_read_as_a_constant_of_its_own_value_stands() {
+    // C + 2C = 3C, and the question's 3 is a word that stays: the constant 3 is right whatever
+    // it stands for, and the counts vary.
+    let q = "A zoo had 20 animals and took in three rhinos. Then it had twice as many meerkats as lion cubs, and 32 animals in all. How many lion cubs were born?";
+    let a = "The zoo had 20 + 3 = <<20+3=23>>23 animals.\nIt gained 32 - 23 = <<32-23=9>>9 cubs and meerkats.\nLet C be the cubs: C + 2C = 9\nC = 9/3 = <<9/3=3>>3 cubs.\n#### 3";
+    let slots = find_slots(q);
+    let p = from_gsm8k(q, &slots, a, Num::int(3), Links::DIGITS).unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 2]);
+    let v = p.eval(&[40, 3, 73].map(Num::int)).unwrap();
+    assert_eq!(v, Num::int(10));
 }

@@ -18,6 +18,7 @@ const ALL: Links = Links {
     fractions: true,
     unit_lengths: false,
     factor_ones: false,
+    halves: false,
 };
 
 #[test]

@@ -191,3 +191,109 @@ fn a_stated_one_that_multiplies_or_divides_is_a_constant_unless_asked() {
     let p = given(q, "print(10 + 1)", "11").unwrap();
     assert_eq!(p.variable_slots(), vec![0, 1]);
 }
+
+fn paper(question: &str, source: &str, gold: &str) -> Program {
+    validate_program(
+        source,
+        question,
+        &find_slots(question),
+        Value::parse_decimal(gold),
+        AlignMode::Given,
+        Links {
+            halves: true,
+            ..Links::DIGITS
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_stated_half_that_multiplies_is_a_constant_unless_asked() {
+    // gsm8k/test/821: the cars left are `70 * 1/2` only because 1/2 = 1 - 1/2; a variant's "1/4
+    // had gone" leaves 3/4 of the cars, not 1/4.
+    let q = "Hunter counted 50 cars. Then he counted 20 more cars. Then 1/2 the number of cars had gone. How many cars are left?";
+    let src = "cars = 50 + 20\nprint(1 / 2 * cars)";
+    let p = given(q, src, "35").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+    assert_eq!(answer_with(&p, q, &[(0, 30), (1, 10), (3, 4)]), "20");
+    assert_eq!(paper(q, src, "35").variable_slots(), vec![0, 1, 2, 3]);
+    // Dividing by the denominator is the same multiplication.
+    let p = given(q, "cars = 50 + 20\nhalf = 1\nprint(cars * half / 2)", "35").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+    // A percentage of 50, and a half divided by, too ("x / (1/2)" is "x / (1 - 1/2)").
+    let q = "A $60 shirt is 50% off. What does it cost now?";
+    let p = given(q, "print(60 * 50 / 100)", "30").unwrap();
+    assert_eq!(p.variable_slots(), vec![0]);
+    let q = "After spending 1/2 of his money he has $35 left. How much did he have?";
+    let p = given(q, "print(35 / (1 / 2))", "70").unwrap();
+    assert_eq!(p.variable_slots(), vec![2]);
+}
+
+#[test]
+fn halves_are_named_like_the_other_links() {
+    let halves = Links::parse("halves").unwrap();
+    assert!(halves.halves && !halves.factor_ones);
+    assert_eq!(halves.name(), "digits,halves");
+    assert!(Links::NAMES.contains(&"halves"));
+    // `all` is the extensions; a half varies only when named.
+    assert!(!Links::parse("all").unwrap().halves);
+    assert!(Links::parse("all,halves").unwrap().halves);
+}
+
+#[test]
+fn a_half_whose_program_shows_what_it_means_keeps_its_link() {
+    // A share taken from or added to the quantity it is a share of: the complement is written.
+    let q = "A 16 GB drive is 50% full. How many GB are free?";
+    let p = given(q, "total = 16\nprint(total - total * 50 / 100)", "8").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+    assert_eq!(answer_with(&p, q, &[(0, 20), (1, 25)]), "15");
+    let q = "Saturday she sold 60 boxes and Sunday 50% more. How many did she sell?";
+    let src = "sat = 60\nsun = sat + sat * (50 / 100)\nprint(sat + sun)";
+    assert_eq!(given(q, src, "150").unwrap().variable_slots(), vec![0, 1]);
+    let q = "1/2 of the 70 cars had gone. How many are left?";
+    // `cars * (1 - 1/2)`, the complement's 1 a constant of the program's own.
+    let complement = Program {
+        nodes: vec![
+            Node::Leaf { slot: 2 },
+            Node::Const {
+                value: Num::ONE,
+                kind: ConstKind::Unit("one whole".into()),
+            },
+            Node::Leaf { slot: 0 },
+            Node::Leaf { slot: 1 },
+            Node::Bin {
+                op: BinOp::Div,
+                lhs: 2,
+                rhs: 3,
+            },
+            Node::Bin {
+                op: BinOp::Sub,
+                lhs: 1,
+                rhs: 4,
+            },
+            Node::Bin {
+                op: BinOp::Mul,
+                lhs: 0,
+                rhs: 5,
+            },
+        ],
+        answer: 6,
+        ties: Vec::new(),
+    };
+    let p = settle(complement, &find_slots(q), q, Links::DIGITS);
+    assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+    let p = given(q, "cars = 70\nprint(cars - cars * 1 / 2)", "35").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+    assert_eq!(answer_with(&p, q, &[(1, 4)]), "52.5");
+    // A half that is added is a measure, not a share.
+    let q = "He walked 1/2 mile, then 3 miles. How far did he walk?";
+    let p = given(q, "print(1 / 2 + 3)", "3.5").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1, 2]);
+    // Neither a mixed number's "1/2" nor a price of $0.50 is a half.
+    let q = "Each cake takes 3 1/2 cups of flour. How much do 4 cakes take?";
+    let p = given(q, "print((3 + 1 / 2) * 4)", "14").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1, 2, 3]);
+    let q = "Pens cost $0.50 each. What do 8 pens cost?";
+    let p = given(q, "print(0.5 * 8)", "4").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 1]);
+}
