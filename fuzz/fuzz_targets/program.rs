@@ -1,23 +1,11 @@
-//! Any program and question: parsing, alignment and validation reject or accept, never panic, and
-//! an accepted program evaluates on its own numbers and survives a JSON round trip.
+//! Any question and program (`question NUL program`): parsing, alignment and validation accept
+//! or reject, never panic; an accepted program is a tree over the question's slots, evaluates on
+//! its numbers and survives a JSON round trip.
+//!
+//! The property lives in `advmath_core::fuzz_checks::program`, which `cargo test` also runs over a
+//! corpus on the stable toolchain.
 #![no_main]
 
-use advmath_core::program::{validate_program, AlignMode, Program};
-use advmath_core::question::find_slots;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    // The question comes first, then a NUL, then the program.
-    let (question, source) = text.split_once('\0').unwrap_or(("", text));
-    let slots = find_slots(question);
-    for mode in [AlignMode::Given, AlignMode::Synthesised] {
-        if let Ok(program) = validate_program(source, question, &slots, None, mode) {
-            let json = program.to_json();
-            let back = Program::from_json(&json).expect("own JSON reads back");
-            assert_eq!(back.to_json(), json);
-        }
-    }
-});
+fuzz_target!(|data: &[u8]| advmath_core::fuzz_checks::program(data));
