@@ -13,10 +13,13 @@ use crate::util::{code_of, rust_files};
 const CORE: &[&str] = &[
     "agreement",
     "attack",
+    "cut",
     "extract",
     "feature_sets",
+    "fuzz_checks",
     "num",
     "program",
+    "published",
     "question",
     "seed",
     "synth",
@@ -27,6 +30,7 @@ const CORE: &[&str] = &[
 /// the crate re-exports).
 const ENGINE: &[(&str, &[&str])] = &[
     ("error", &[]),
+    ("contain", &[]),
     ("output", &[]),
     ("input", &["error", "progress"]),
     ("progress", &[]),
@@ -34,16 +38,26 @@ const ENGINE: &[(&str, &[&str])] = &[
     ("store", &["error", "progress"]),
     ("llm", &["error", "progress"]),
     ("cluster", &["error", "store", "progress"]),
-    ("generate", &["error", "store", "output", "progress"]),
+    (
+        "generate",
+        &["error", "store", "output", "progress", "contain"],
+    ),
     (
         "respond",
-        &["error", "store", "output", "input", "progress", "llm"],
+        &[
+            "error", "store", "output", "input", "progress", "llm", "contain",
+        ],
     ),
     (
         "ingest",
-        &["error", "store", "output", "input", "progress", "llm"],
+        &[
+            "error", "store", "output", "input", "progress", "llm", "contain",
+        ],
     ),
-    ("features", &["error", "store", "output", "progress"]),
+    (
+        "features",
+        &["error", "store", "output", "progress", "contain"],
+    ),
     (
         "regress",
         &["error", "store", "output", "plot", "progress", "features"],
@@ -77,13 +91,26 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("num", &[]),
     ("seed", &[]),
     ("vocab", &[]),
-    ("agreement", &["question"]),
-    ("question", &["num"]),
-    ("extract", &["num"]),
-    ("program", &["num", "question"]),
+    ("cut", &[]),
+    ("agreement", &["cut", "question"]),
+    ("question", &["cut", "num"]),
+    ("extract", &["cut", "num"]),
+    ("program", &["cut", "num", "question"]),
     ("feature_sets", &["num", "program"]),
-    ("synth", &["num", "program", "question"]),
+    ("synth", &["cut", "num", "program", "question"]),
+    ("published", &["num", "program", "question"]),
     ("attack", &["num", "program", "question", "seed", "vocab"]),
+    (
+        "fuzz_checks",
+        &[
+            "agreement",
+            "attack",
+            "extract",
+            "num",
+            "program",
+            "question",
+        ],
+    ),
 ];
 
 /// The store crate's modules: the names, layouts and durable file steps at the bottom, one
@@ -105,6 +132,10 @@ const STORE_EDGES: &[(&str, &[&str])] = &[
         &["atomic", "error", "lock", "machine", "note", "paths"],
     ),
     ("problems", &["columns", "error", "parquet", "paths"]),
+    (
+        "candidate_programs",
+        &["columns", "commit", "error", "parquet", "problems"],
+    ),
     ("responses", &["columns", "error", "parquet", "paths"]),
     ("annotations", &["columns", "error", "parquet", "paths"]),
     ("coefficients", &["columns", "error", "parquet", "paths"]),
@@ -144,6 +175,7 @@ const STORE_EDGES: &[(&str, &[&str])] = &[
         "doc",
         &[
             "annotations",
+            "candidate_programs",
             "coefficients",
             "efficient_responses",
             "feature_tables",
@@ -157,6 +189,7 @@ const STORE_EDGES: &[(&str, &[&str])] = &[
         "foreign",
         &[
             "annotations",
+            "candidate_programs",
             "coefficients",
             "efficient_responses",
             "error",
@@ -425,7 +458,11 @@ fn first_segments(code: &str, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (i, _) in code.match_indices(prefix) {
         let mut paths = Vec::new();
-        paths_at(&code[i + prefix.len()..], Vec::new(), &mut paths);
+        paths_at(
+            advmath::cut::after(code, i + prefix.len()),
+            Vec::new(),
+            &mut paths,
+        );
         out.extend(paths.into_iter().filter_map(|p| p.into_iter().next()));
     }
     out
