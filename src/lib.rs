@@ -7,11 +7,13 @@
 //! reads and writes through it; [`pipeline`] strings the stages together for `advmath run`.
 //! [`cluster`] (the `cluster` feature) runs the SQL on a Ballista cluster.
 //! [`output`] and [`plot`] write what people read, [`progress`] how far a stage is; [`input`] holds the limits every reader of
-//! users' files applies; [`error`] is the one error type.
+//! users' files applies; [`error`] is the one error type; [`contain`] makes a panic in one problem
+//! or row that unit's failure instead of the stage's.
 
 pub mod annotate;
 #[cfg(feature = "cluster")]
 pub mod cluster;
+pub mod contain;
 pub mod error;
 pub mod features;
 pub mod generate;
@@ -33,7 +35,8 @@ pub mod store;
 // no module name means two things: the core's are named apart from the stages (`attack` beside
 // the `generate` stage, `feature_sets` beside the `features` stage).
 pub use advmath_core::{
-    agreement, attack, extract, feature_sets, num, program, question, seed, synth, vocab,
+    agreement, attack, cut, extract, feature_sets, num, program, published, question, seed, synth,
+    vocab,
 };
 
 pub use error::{Error, Result};
