@@ -130,14 +130,25 @@ const NINETY: &str = "ninety";
 
 fn cardinal_value(word: &str) -> Option<i128> {
     let lower = word.to_ascii_lowercase();
-    if lower == NINETY {
-        return Some(90);
+    if lower != NINETY && !CARDINALS.contains(&lower.as_str()) {
+        return None;
     }
-    let i = CARDINALS.iter().position(|w| *w == lower)? as i128;
-    match i {
-        0 | 1 => None,
-        2..=20 => Some(i),
-        _ => Some((i - 18) * 10),
+    number_word_value(&lower).filter(|&v| v >= 2)
+}
+
+/// The value of a number word written alone, "zero" to "twenty", the tens to "ninety", "dozen",
+/// "hundred" and "thousand", in any case.
+pub fn number_word_value(word: &str) -> Option<i128> {
+    let lower = word.to_ascii_lowercase();
+    match lower.as_str() {
+        NINETY => Some(90),
+        "dozen" => Some(12),
+        "hundred" => Some(100),
+        "thousand" => Some(1000),
+        _ => {
+            let i = CARDINALS.iter().position(|w| *w == lower)? as i128;
+            Some(if i <= 20 { i } else { (i - 18) * 10 })
+        }
     }
 }
 

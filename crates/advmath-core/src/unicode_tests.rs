@@ -26,7 +26,7 @@ use crate::synth::{
 /// Characters outside ASCII that GSM8K questions hold (or that look like what they hold): a
 /// Cyrillic А, a curly apostrophe, dashes, an accent, currency, other scripts' digits, a
 /// combining accent, a family emoji (one grapheme of five code points) and a no-break space.
-const UNICODE: &[&str] = &[
+pub(crate) const UNICODE: &[&str] = &[
     "\u{410}",
     "\u{2019}",
     "\u{201c}",

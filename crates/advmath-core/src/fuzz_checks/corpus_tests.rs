@@ -6,6 +6,7 @@
 //! goes through every check. A local `fuzz/corpus/<target>/` (what cargo-fuzz found, never
 //! committed) is run too when it is there.
 
+use crate::unicode_tests::UNICODE;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -39,22 +40,9 @@ fn mutants() -> usize {
         .unwrap_or(MUTANTS)
 }
 
-/// Pieces the mutations insert: characters GSM8K questions hold (or that look like them), a
-/// combining accent, a five-code-point emoji, a no-break space, and what the scanners react to.
-const PIECES: &[&str] = &[
-    "\u{410}",
-    "\u{2019}",
-    "\u{201c}",
-    "\u{2014}",
-    "\u{2212}",
-    "\u{e9}",
-    "\u{20ac}",
-    "\u{a3}",
-    "\u{663}",
-    "\u{ff15}",
-    "\u{301}",
-    "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}",
-    "\u{a0}",
+/// What the mutations insert besides the characters outside ASCII that GSM8K questions hold
+/// (`crate::unicode_tests::UNICODE`): what the scanners react to.
+const ASCII_PIECES: &[&str] = &[
     "{",
     "}",
     "{0}",
@@ -293,7 +281,11 @@ fn mutate(seed: &[u8], rng: &mut Pcg64Mcg) -> Vec<u8> {
             }
             3 => {
                 let i = position(&b, rng);
-                let piece = PIECES[rng.random_range(0..PIECES.len())];
+                let pieces = UNICODE.len() + ASCII_PIECES.len();
+                let k = rng.random_range(0..pieces);
+                let piece = UNICODE
+                    .get(k)
+                    .unwrap_or_else(|| &ASCII_PIECES[k - UNICODE.len()]);
                 b.splice(i..i, piece.bytes());
             }
             4 => {

@@ -154,7 +154,8 @@ pub fn restore(code: &str, input: &str) -> Result<Restored, Refusal> {
     }
     let restored_text = match o.kind {
         Kind::Number => o.text.replace(',', ""),
-        Kind::Word => match number_word(&o.text) {
+        // A number word GSM-Hard replaced ("with four" became "with 4933828").
+        Kind::Word => match crate::question::number_word_value(&o.text) {
             Some(v) => v.to_string(),
             None => return Err(Refusal::NotANumber),
         },
@@ -268,47 +269,4 @@ fn tokens(text: &str) -> Vec<Token> {
         });
     }
     out
-}
-
-/// The value of a number word GSM-Hard may have replaced ("with four" became "with 4933828").
-fn number_word(word: &str) -> Option<u32> {
-    const UNITS: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
-    const TENS: [&str; 7] = [
-        "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
-    let lower = word.to_lowercase();
-    if let Some(i) = UNITS.iter().position(|w| *w == lower) {
-        return Some(i as u32);
-    }
-    if let Some(i) = TENS.iter().position(|w| *w == lower) {
-        return Some(30 + 10 * i as u32);
-    }
-    match lower.as_str() {
-        "dozen" => Some(12),
-        "hundred" => Some(100),
-        "thousand" => Some(1000),
-        _ => None,
-    }
 }
