@@ -28,8 +28,8 @@ use super::{Format, Source};
 use crate::error::{Error, Result};
 use crate::program::align::justify_constant;
 use crate::program::readings::agree;
-use crate::program::{ConstKind, Node};
 use crate::program::{validate_program, AlignMode, ErrorKind, Links, ProgramError};
+use crate::program::{ConstKind, Node};
 use crate::published::{
     extract, normalise_question, Candidate, Extracted, Family, MatchKey, Restoration, RowError,
 };

@@ -198,7 +198,10 @@ fn a_problem_keeps_its_own_valid_program_and_one_without_takes_the_first_valid_c
     // ToRA file's first program for it is wrong).
     assert!(!before[1].is_valid());
     assert!(after[1].is_valid(), "{:?}", after[1].error);
-    assert_eq!(after[1].program_origin, "published:tora:tora-small.gsm8k_test");
+    assert_eq!(
+        after[1].program_origin,
+        "published:tora:tora-small.gsm8k_test"
+    );
     assert!(
         after[1]
             .program
