@@ -316,7 +316,8 @@ fn shared_gsm8k_test_with_the_published_programs() {
     eprintln!("GSM8K test: {valid} valid, {published} of them with a published program");
     assert!(valid >= 980, "{valid} valid");
     assert!(published >= 130, "{published} published");
-    for audited in [1, 427, 544, 622, 749, 815, 931, 950, 1181, 1220] {
+    // 783 too: the one program that validates for it (GSM-Hard's PAL) is confirmed by none.
+    for audited in [1, 427, 544, 622, 749, 783, 815, 931, 950, 1181, 1220] {
         let r = &records[audited];
         assert!(!r.is_valid(), "gsm8k/test/{audited}: {}", r.program_origin);
     }
