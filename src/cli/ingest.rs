@@ -53,8 +53,9 @@ pub struct SourceArgs {
     /// three). Links are made only where they are unambiguous; see reports/gold_audit.md for
     /// what each gives. `unit-lengths` lets a number that defines a unit ("7 days a week", "a
     /// 30 day month") vary as in the paper, `factor-ones` a stated 1 that multiplies or divides
-    /// ("4 miles * 1 mph"), and `halves` a stated half that does ("1/2 of the cars had gone");
-    /// by default all three stay constant.
+    /// ("4 miles * 1 mph") or that a share is added to ("1 + 20%"), and `halves` a stated half
+    /// that multiplies or divides ("1/2 of the cars had gone"); by default all three stay
+    /// constant.
     #[arg(long, value_name = "LIST", default_value = "digits", value_parser = Links::parse)]
     pub link: Links,
 }

@@ -26,7 +26,9 @@ use serde_json::Value;
 
 use super::{Format, Source};
 use crate::error::{Error, Result};
+use crate::num::Num;
 use crate::program::align::justify_constant;
+use crate::program::links::UNIT_CONSTANTS;
 use crate::program::readings::agree;
 use crate::program::{validate_program, AlignMode, ErrorKind, Links, ProgramError};
 use crate::program::{ConstKind, Node};
@@ -486,6 +488,31 @@ fn verdict(
                     ),
                 ));
             }
+        }
+    }
+    // A question number of the value of a unit the question names ("2 boxes" beside "each pair")
+    // may be read where the program means the unit: two models dividing the boxes' cost by one
+    // box's contacts and multiplying by the 2 boxes agree with each other, and are right only
+    // while the boxes are 2. A published program may not read such a number.
+    let lower = record.question.to_lowercase();
+    for node in &tree.nodes {
+        let Node::Leaf { slot } = node else { continue };
+        let Some(s) = slots.get(*slot as usize) else {
+            continue;
+        };
+        let named = UNIT_CONSTANTS.iter().find(|(v, _, words)| {
+            !words.is_empty()
+                && Num::parse_decimal(v).is_some_and(|u| u.eq_num(s.value))
+                && words.iter().any(|w| lower.contains(w))
+        });
+        if let Some((_, what, _)) = named {
+            return Err(ProgramError::new(
+                ErrorKind::AmbiguousOperand,
+                format!(
+                    "the question's {} could be read where the program means the unit it names ({what})",
+                    s.written_in(&record.question)
+                ),
+            ));
         }
     }
     Ok(tree)

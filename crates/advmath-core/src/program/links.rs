@@ -72,7 +72,8 @@ pub struct Links {
     /// A number that defines a unit ("7 days a week", "a 30 day month") links like any other,
     /// as in the paper, instead of staying a constant.
     pub unit_lengths: bool,
-    /// A stated 1 that the program multiplies or divides by links like any other, as in the
+    /// A stated 1 that the program multiplies or divides by, or adds a proper fraction to or takes
+    /// one from (`1 + 0.2` for "20% more"), links like any other, as in the
     /// paper, instead of staying a constant (`x * 1` and `x / 1` agree on the original, so the
     /// solution cannot show which one the question means).
     pub factor_ones: bool,

@@ -172,8 +172,14 @@ fn keep_reused_once_stated(program: &mut Program, slots: &[Slot], question: &str
 }
 
 /// Leaves of a stated 1 (not part of a fraction "1/4" or "3/1") that a program multiplies or
-/// divides by become constants.
+/// divides by, or that it adds a proper fraction to or takes one from, become constants: `1 + 0.2`
+/// is the whole that "20% more" raises, which a question's "1 pound a day" equals by coincidence.
 fn keep_factor_ones(program: &mut Program, slots: &[Slot], question: &str) {
+    // Each node's value on the question's own numbers (`None` past a node that fails).
+    let originals: Vec<Num> = slots.iter().map(|s| s.value).collect();
+    let mut values = vec![Num::ZERO; program.nodes.len()];
+    let evaluated = program.eval_into(&originals, &mut values).is_ok();
+    let proper_fraction = |id: &NodeId| evaluated && values[*id as usize].is_proper_fraction();
     let in_fraction = |s: &Slot| {
         let digit = |c: char| c.is_ascii_digit();
         let before = crate::cut::before(question, s.start).trim_end_matches(' ');
@@ -190,9 +196,21 @@ fn keep_factor_ones(program: &mut Program, slots: &[Slot], question: &str) {
             continue;
         }
         let uses = leaves_of(program, &[slot as u32]);
-        let factor = program.nodes.iter().any(|n| {
-            matches!(n, Node::Bin { op: BinOp::Mul | BinOp::Div | BinOp::FloorDiv, lhs, rhs }
-                if uses.contains(lhs) || uses.contains(rhs))
+        let factor = program.nodes.iter().any(|n| match n {
+            Node::Bin {
+                op: BinOp::Mul | BinOp::Div | BinOp::FloorDiv,
+                lhs,
+                rhs,
+            } => uses.contains(lhs) || uses.contains(rhs),
+            Node::Bin {
+                op: BinOp::Add | BinOp::Sub,
+                lhs,
+                rhs,
+            } => {
+                (uses.contains(lhs) && proper_fraction(rhs))
+                    || (uses.contains(rhs) && proper_fraction(lhs))
+            }
+            _ => false,
         });
         if !factor {
             continue;

@@ -186,10 +186,39 @@ fn a_stated_one_that_multiplies_or_divides_is_a_constant_unless_asked() {
     let q = "Eve had 20 pomelos and kept 1/4 of them. How many did she keep?";
     let p = given(q, "print(20 * 1 / 4)", "5").unwrap();
     assert_eq!(p.variable_slots(), vec![0, 1, 2]);
-    // Nor is a 1 that is added.
+    // Nor is a 1 that is added to a count.
     let q = "Sam has 10 pens and buys 1 more. How many pens does he have?";
     let p = given(q, "print(10 + 1)", "11").unwrap();
     assert_eq!(p.variable_slots(), vec![0, 1]);
+}
+
+#[test]
+fn a_stated_one_that_a_share_is_added_to_is_a_constant_unless_asked() {
+    // GSM8K test 661, as ToRA wrote it: the 1 of "1 + 20%" is the whole the increase raises, which
+    // the question's "1 pound of coffee per day" equals by coincidence; linked, a variant's "79
+    // pounds a day" would make the coffee 79.2 times its normal price.
+    let q =
+        "Coffee costs $5 per pound. The other brand costs 20% more. He buys a week's worth and \
+             uses 1 pound per day. He also buys a donut for $2. How much did everything cost?";
+    let src = "price = 5 * (1 + 0.20)\nprint(price * 7 + 2)";
+    let p = given(q, src, "44").unwrap();
+    assert_eq!(p.variable_slots(), vec![0, 3]);
+    let with = |pounds: i128| answer_with(&p, q, &[(2, pounds)]);
+    assert_eq!(with(79), with(1), "the pounds a day stay out of the price");
+    let slots = find_slots(q);
+    let paper = validate_program(
+        src,
+        q,
+        &slots,
+        Value::parse_decimal("44"),
+        AlignMode::Given,
+        Links {
+            factor_ones: true,
+            ..Links::DIGITS
+        },
+    )
+    .unwrap();
+    assert_eq!(paper.variable_slots(), vec![0, 2, 3]);
 }
 
 fn paper(question: &str, source: &str, gold: &str) -> Program {
