@@ -1,5 +1,6 @@
 use super::*;
 use crate::num::wide::Value;
+use crate::program::BinOp;
 use crate::program::{validate_program, AlignMode};
 use crate::question::find_slots;
 
