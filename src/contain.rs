@@ -78,13 +78,16 @@ fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// A test-only fault: panic when `key` (a problem id) is the one `ADVMATH_PANIC_IN` names, so
-/// the tests can show that one failing problem leaves the others written. Unset, it is one
-/// environment lookup per process.
-pub fn planted_panic(key: &str) {
+/// A test-only fault: panic when `key()` (`<stage>:<unit>`) is the one `ADVMATH_PANIC_IN` names,
+/// so the tests can show that one failing unit leaves the others written. Unset, it is one
+/// environment lookup per process, and the key is never built.
+pub fn planted_panic(key: impl FnOnce() -> String) {
     static PLANTED: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    let planted = PLANTED.get_or_init(|| std::env::var("ADVMATH_PANIC_IN").ok());
-    if planted.as_deref() == Some(key) {
+    let Some(planted) = PLANTED.get_or_init(|| std::env::var("ADVMATH_PANIC_IN").ok()) else {
+        return;
+    };
+    let key = key();
+    if *planted == key {
         panic!("planted panic in {key} (ADVMATH_PANIC_IN)");
     }
 }

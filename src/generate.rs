@@ -517,7 +517,7 @@ fn generate_records(
                 .map(|r| {
                     // A panic in one problem is that problem's failure: the chunk goes on.
                     crate::contain::run(|| {
-                        crate::contain::planted_panic(&format!("generate:{}", r.problem_id));
+                        crate::contain::planted_panic(|| format!("generate:{}", r.problem_id));
                         match Prepared::new(r) {
                             Ok(p) => {
                                 let fitted = guide.as_ref().map(|(f, _)| *f);

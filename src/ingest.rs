@@ -308,7 +308,7 @@ pub fn build_records_linked(
         .map(|raw| {
             // A panic in one row is that row's refusal: the others are validated and written.
             crate::contain::run(|| {
-                crate::contain::planted_panic(&format!("ingest:{}", raw.source_index));
+                crate::contain::planted_panic(|| format!("ingest:{}", raw.source_index));
                 build_record(raw, &source.dataset, &source.split, programs, links)
             })
             .unwrap_or_else(|panicked| failed_record(raw, source, panicked))

@@ -39,9 +39,20 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
     let mut sets = args.set.clone();
     sets.sort();
     sets.dedup();
+    // A set whose rows failed is written all the same: the other sets are computed before the
+    // failure is reported.
+    let mut failed = None;
     for set in sets {
-        let rows = advmath::features::build_feature_set_table(&args.tables, set)?;
-        tsv_row(&mut stdout.lock(), [set.table(), &rows.to_string()])?;
+        match advmath::features::build_feature_set_table(&args.tables, set) {
+            Ok(rows) => tsv_row(&mut stdout.lock(), [set.table(), &rows.to_string()])?,
+            Err(e @ advmath::Error::UnitsFailed { .. }) => {
+                failed.get_or_insert(e);
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
-    Ok(())
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }

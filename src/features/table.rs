@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::{compute_set_into, FeatureSet, SetScratch};
 use super::{finite, slots_needed};
+use crate::contain::Panicked;
 use crate::error::{Error, Result};
 use crate::num::Num;
 use crate::program::tree::num_text;
@@ -148,9 +149,6 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
     Ok(totals.written)
 }
 
-/// Marks a row's skip reason as a failure (an internal error) rather than a refusal.
-const FAILED: &str = "failed: ";
-
 #[derive(Default)]
 struct Totals {
     written: usize,
@@ -214,6 +212,7 @@ fn features_of_batch(
         if problem_ids.is_null(i) {
             return Err("problem_id is null".into());
         }
+        crate::contain::planted_panic(|| format!("features:{}", ids.value(i)));
         let pid = problem_ids.value(i);
         let prepared = programs
             .get(pid)
@@ -244,16 +243,17 @@ fn features_of_batch(
             .map_err(|e| format!("the tree does not evaluate: {e}"))?;
         Ok(out)
     };
-    let rows: Vec<std::result::Result<Vec<f64>, String>> = (0..batch.len())
+    // Per row: its features, or why it is skipped; or, outside, the panic that failed it.
+    type Computed = std::result::Result<std::result::Result<Vec<f64>, String>, Panicked>;
+    let rows: Vec<Computed> = (0..batch.len())
         .into_par_iter()
         .map_init(
             || (SetScratch::default(), Vec::new()),
             |(scratch, slots), i| {
                 // A panic in one row is that row's failure; the batch goes on.
-                crate::contain::run(|| row(scratch, slots, i)).unwrap_or_else(|panicked| {
+                crate::contain::run(|| row(scratch, slots, i)).inspect_err(|_| {
                     // The scratch may be half-written: the next row starts from a fresh one.
                     *scratch = SetScratch::default();
-                    Err(format!("{FAILED}{panicked}"))
                 })
             },
         )
@@ -262,23 +262,24 @@ fn features_of_batch(
     let mut kept_ids: Vec<&str> = Vec::with_capacity(rows.len());
     let mut columns: Vec<Vec<f64>> = (0..k).map(|_| Vec::with_capacity(rows.len())).collect();
     for (i, r) in rows.iter().enumerate() {
+        let name = || {
+            if ids.is_null(i) {
+                format!("at row {} of {}", first_row + i, path.display())
+            } else {
+                ids.value(i).to_string()
+            }
+        };
         match r {
-            Ok(values) => {
+            Ok(Ok(values)) => {
                 kept_ids.push(ids.value(i));
                 for (c, v) in columns.iter_mut().zip(values) {
                     c.push(*v);
                 }
             }
-            Err(reason) => {
-                let name = if ids.is_null(i) {
-                    format!("at row {} of {}", first_row + i, path.display())
-                } else {
-                    ids.value(i).to_string()
-                };
-                if let Some(failure) = reason.strip_prefix(FAILED) {
-                    totals.failed.push((name.clone(), failure.to_string()));
-                }
-                totals.skip(reason.clone(), name);
+            Ok(Err(reason)) => totals.skip(reason.clone(), name()),
+            Err(panicked) => {
+                totals.failed.push((name(), panicked.to_string()));
+                totals.skip(panicked.to_string(), name());
             }
         }
     }

@@ -67,7 +67,7 @@ impl<'a> ChunkWriter<'a> {
                 continue;
             }
             let made = crate::contain::run(|| {
-                crate::contain::planted_panic(&format!("render:{}", p.record.problem_id));
+                crate::contain::planted_panic(|| format!("render:{}", p.record.problem_id));
                 self.problem_rows(p, out)
             });
             match made {

@@ -66,7 +66,7 @@ pub fn grade(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
 pub const GRADING_FAILED: &str = "internal_error";
 
 fn grade_reply(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
-    crate::contain::planted_panic(&format!("grade:{text}"));
+    crate::contain::planted_panic(|| format!("grade:{text}"));
     let e = match extraction {
         Extraction::Standard => extract(text),
         Extraction::LastNumber => crate::extract::extract_last_number(text),

@@ -140,6 +140,47 @@ fn a_panic_in_one_row_of_ingest_refuses_that_row_alone() {
     );
 }
 
+/// A variant whose features panic is skipped, every other variant's features are written, and
+/// `features` exits 1 naming it.
+#[test]
+fn a_panic_in_one_variants_features_skips_it_and_writes_the_rest() {
+    let (_dir, tables) = small_tables();
+    let victim = "default/test/3/m1/0";
+    let out = advmath()
+        .env("ADVMATH_PANIC_IN", format!("features:{victim}"))
+        .args(["features", "--set", "advmath,xie2024", "--tables"])
+        .arg(&tables)
+        .assert()
+        .code(1);
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(&format!(
+            "{victim} (internal error (a bug in advmath): planted panic"
+        )),
+        "{err}"
+    );
+    let count = |query: &str| sql_csv(&tables, query).lines().nth(1).unwrap().to_string();
+    let variants = count("SELECT count(*) AS n FROM variants");
+    assert_eq!(
+        count("SELECT count(*) AS n FROM features"),
+        (variants.parse::<usize>().unwrap() - 1).to_string(),
+        "every variant's features but the failed one's"
+    );
+    assert_eq!(
+        count(&format!(
+            "SELECT count(*) AS n FROM features WHERE variant_id = '{victim}'"
+        )),
+        "0"
+    );
+    // The other set is computed too, before the failure is reported.
+    let xie_rows: usize = crate::util::walk(&tables.join("features_xie2024"))
+        .iter()
+        .flat_map(|f| advmath::store::read_batches(f).unwrap())
+        .map(|b| b.num_rows())
+        .sum();
+    assert_eq!(xie_rows, variants.parse::<usize>().unwrap() - 1);
+}
+
 /// A reply whose grading panics is kept, ungraded under the rule `internal_error`; every other
 /// reply is graded, and `respond` exits 1 naming the failed one.
 #[test]
