@@ -221,7 +221,7 @@ fn memory_worker() {
         )
     })
     .unwrap();
-    let rows: usize = summary.rows.values().map(|(_, r)| r).sum();
+    let rows: usize = summary.rows.values().map(|(_, r, _)| r).sum();
     let out = json!({
         "problems_valid": ingest.total_valid(),
         "attempts": summary.attempts,

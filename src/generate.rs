@@ -16,13 +16,14 @@ pub mod guided;
 mod made;
 pub mod select;
 pub mod shard;
+mod summary;
+mod support;
+
+pub use summary::GenerateSummary;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
-use std::io::Write;
-
-use crate::output::tsv_row;
 use crate::progress::Progress;
 use rayon::prelude::*;
 
@@ -42,12 +43,14 @@ use crate::store::problems::{read_problems, ProblemRecord};
 use crate::vocab::Attack;
 use crate::vocab::AttackSpec;
 
+use crate::program::Program;
 use crate::store::lock::WriterLock;
 use crate::store::variants::{DatasetWriters, Row};
 use chunk::ChunkWriter;
 use guided::{FailureModel, GuidedConfig};
 use made::made_by;
 use sample::{attack, AttackStats, Attacker, Drawn, Method};
+use support::Supporters;
 
 /// A checked generation config.
 #[derive(Clone, Debug)]
@@ -186,24 +189,6 @@ impl GenerateConfig {
     }
 }
 
-/// Totals of a generation run, per dataset and attack.
-#[derive(Clone, Debug, Default)]
-pub struct GenerateSummary {
-    /// (dataset, attack) -> (problems with variants, rows).
-    pub rows: BTreeMap<(String, String), (usize, usize)>,
-    pub attempts: u64,
-    /// Problems no requested attack could use (no valid program, and no punctuation noise or no
-    /// usable gold answer).
-    pub skipped_invalid: usize,
-    /// Problems without a valid program that got punctuation noise only.
-    pub noise_only: usize,
-    /// How each dataset's problem sample was drawn (with `--sample-problems`).
-    pub samples: Vec<select::SampleReport>,
-    /// Problems whose work failed as a whole (an internal error), with the reason; every other
-    /// problem's rows are written.
-    pub failed: Vec<(String, String)>,
-}
-
 /// A problem ready to attack: its record, slots with their formatting, and slot values.
 struct Prepared<'a> {
     record: &'a ProblemRecord,
@@ -213,10 +198,15 @@ struct Prepared<'a> {
     text: Vec<TextConstraint>,
     /// Whether each slot's count reads as one in the question ("1", "one").
     was_one: Vec<bool>,
+    /// The problem's valid programs of other sources (see [`support`]).
+    supporters: Vec<&'a Program>,
 }
 
 impl<'a> Prepared<'a> {
-    fn new(record: &'a ProblemRecord) -> std::result::Result<Self, String> {
+    fn new(
+        record: &'a ProblemRecord,
+        supporters: &'a Supporters,
+    ) -> std::result::Result<Self, String> {
         let slots = find_slots(&record.question);
         let values = record.slot_nums();
         if slots.len() != values.len() {
@@ -231,6 +221,7 @@ impl<'a> Prepared<'a> {
             .collect();
         Ok(Prepared {
             record,
+            supporters: supporters.of(record),
             was_one,
             text: text_constraints(&record.question, &slots),
             slots,
@@ -279,6 +270,7 @@ impl<'a> Prepared<'a> {
         values: &[Num],
         answer: &Value,
         seed: u64,
+        support: u32,
     ) -> Row {
         Row {
             variant_id: format!("{}/{attack}/{index}", self.record.problem_id),
@@ -290,6 +282,17 @@ impl<'a> Prepared<'a> {
             answer_exact: answer.exact_text(),
             numbers: values.iter().map(num_text::to_text).collect(),
             seed,
+            support: support as i32,
+        }
+    }
+
+    /// How many programs give the problem's own gold answer: its valid program and every
+    /// supporter (each reproduced that answer to be valid), or none.
+    fn original_support(&self) -> u32 {
+        if self.record.is_valid() {
+            1 + self.supporters.len() as u32
+        } else {
+            0
         }
     }
 }
@@ -328,7 +331,9 @@ fn attack_problem(
         // M3's draws and constraints, ranked by the guide.
         match Attacker::new(program, p.values.clone(), Method::M3, config.digits) {
             Ok(a) => {
-                let attacker = a.with_text_constraints(&p.text);
+                let attacker = a
+                    .with_text_constraints(&p.text)
+                    .with_supporters(p.supporters.iter().copied());
                 let stream = stream_key(config.seed, &p.record.problem_id, Attack::GUIDED);
                 let mut score = guide.scorer(program);
                 out.guided = Some(crate::attack::guided::guided_attack(
@@ -345,7 +350,9 @@ fn attack_problem(
     }
     for &m in methods {
         let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
-            Ok(a) => a.with_text_constraints(&p.text),
+            Ok(a) => a
+                .with_text_constraints(&p.text)
+                .with_supporters(p.supporters.iter().copied()),
             Err(e) => {
                 out.error = Some(format!("{}: {e}", p.record.problem_id));
                 return out;
@@ -398,11 +405,13 @@ fn generate_with(config: &GenerateConfig, guide: Option<&FailureModel>) -> Resul
             ))
         })?
     };
-    pool.install(|| generate_records(&records, config, guide))
+    let supporters = Supporters::load(&config.tables)?;
+    pool.install(|| generate_records(&records, &supporters, config, guide))
 }
 
 fn generate_records(
     records: &[ProblemRecord],
+    supporters: &Supporters,
     config: &GenerateConfig,
     guide: Option<&FailureModel>,
 ) -> Result<GenerateSummary> {
@@ -474,7 +483,8 @@ fn generate_records(
     };
     if let Some(n) = config.sample_problems {
         for (dataset, problems) in by_dataset.iter_mut() {
-            let (chosen, report) = select::sample_reaching(dataset, problems, n, config, &methods);
+            let (chosen, report) =
+                select::sample_reaching(dataset, problems, n, config, &methods, supporters);
             *problems = chosen;
             summary.samples.push(report);
         }
@@ -518,7 +528,7 @@ fn generate_records(
                     // A panic in one problem is that problem's failure: the chunk goes on.
                     crate::contain::run(|| {
                         crate::contain::planted_panic(|| format!("generate:{}", r.problem_id));
-                        match Prepared::new(r) {
+                        match Prepared::new(r, supporters) {
                             Ok(p) => {
                                 let fitted = guide.as_ref().map(|(f, _)| *f);
                                 let output = attack_problem(&p, config, &methods, fitted);
@@ -537,36 +547,4 @@ fn generate_records(
     }
     bar.finish();
     Ok(summary)
-}
-
-impl GenerateSummary {
-    /// The problems whose work failed, as the error that ends the run with exit 1 (after every
-    /// other problem's rows were written); `Ok` when none did.
-    pub fn failures(&self) -> Result<()> {
-        if self.failed.is_empty() {
-            return Ok(());
-        }
-        Err(Error::UnitsFailed {
-            stage: "generate",
-            unit: "problem",
-            failed: self.failed.clone(),
-        })
-    }
-
-    /// One line per (dataset, attack), tab-separated, for stdout.
-    pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
-        tsv_row(out, ["dataset", "attack", "problems", "variants"])?;
-        for ((dataset, attack), (problems, rows)) in &self.rows {
-            tsv_row(
-                out,
-                [
-                    dataset.clone(),
-                    attack.clone(),
-                    problems.to_string(),
-                    rows.to_string(),
-                ],
-            )?;
-        }
-        Ok(())
-    }
 }

@@ -65,6 +65,8 @@ pub struct PublishSummary {
     pub configs: BTreeMap<String, BTreeMap<String, usize>>,
     /// config -> split -> bytes of its Parquet shards.
     pub bytes: BTreeMap<String, BTreeMap<String, u64>>,
+    /// dataset -> (numeric variants, those whose gold two or more independent programs give).
+    pub confirmed: BTreeMap<String, (usize, usize)>,
 }
 
 /// `advmath-<dataset>[-<dataset>...]` from the variants partitions of `tables`.
@@ -277,6 +279,12 @@ pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
     Ok(summary)
 }
 
+/// An attack whose gold a program computes from changed numbers (not the original, its noise or
+/// a rewrite, whose gold is the dataset's own).
+fn numeric_attack(attack: &str) -> bool {
+    !matches!(attack, "original" | "rephrase") && !attack.starts_with("punct")
+}
+
 /// The Hub's rule for a split name: `^\w+(\.\w+)*$`.
 fn is_hub_split(split: &str) -> bool {
     split
@@ -297,6 +305,7 @@ fn write_folder(
     split_of: &HashMap<String, String>,
 ) -> Result<PublishSummary> {
     let variants_dir = variants::dir(&config.tables);
+    let mut confirmed_by_dataset: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let datasets = variants::datasets(&config.tables)?;
     if datasets.is_empty() {
         return Err(Error::missing_table(
@@ -340,6 +349,12 @@ fn write_folder(
                     cols.extend(batch.columns().iter().cloned());
                     let out = RecordBatch::try_new(schema.clone(), cols)?;
                     let pids = variants::problem_ids_of(&batch, &file)?;
+                    if numeric_attack(&attack) {
+                        let confirmed = variants::confirmed_rows(&batch);
+                        let entry = confirmed_by_dataset.entry(dataset.to_string()).or_default();
+                        entry.0 += n;
+                        entry.1 += confirmed;
+                    }
                     let splits: Vec<String> = (0..n)
                         .map(|i| split_for_problem(split_of, pids.value(i)))
                         .collect();
@@ -356,7 +371,10 @@ fn write_folder(
     for table in &config.include {
         include_table(config, staging, table, split_of, &mut writers)?;
     }
-    let mut summary = PublishSummary::default();
+    let mut summary = PublishSummary {
+        confirmed: confirmed_by_dataset,
+        ..PublishSummary::default()
+    };
     let mut schemas = BTreeMap::new();
     for (name, w) in writers {
         schemas.insert(name.clone(), w.schema.clone());
@@ -370,7 +388,8 @@ fn write_folder(
             .insert(name, splits.into_iter().map(|(s, (r, _))| (s, r)).collect());
     }
     let runs = read_runs(&config.tables, &sources)?;
-    let card = dataset_card(config, &summary, &schemas, &sources, &runs);
+    let programs = crate::store::candidate_programs::valid_sources(&config.tables)?;
+    let card = dataset_card(config, &summary, &schemas, &sources, &runs, &programs);
     crate::store::write_text(&hub::card(staging), &card)?;
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
     if licences.len() > 1 {

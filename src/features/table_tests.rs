@@ -60,6 +60,7 @@ fn variants_batch(rows: &[(&str, &str, &[&str])]) -> RecordBatch {
             text(|_| "0".to_string()),
             Arc::new(numbers.finish()),
             Arc::new(UInt64Array::from(vec![0u64; rows.len()])),
+            Arc::new(Int32Array::from(vec![1; rows.len()])),
         ],
     )
     .unwrap()

@@ -89,6 +89,7 @@ impl<'a> ChunkWriter<'a> {
             let problems: BTreeSet<&str> = rows.iter().map(|r| r.problem_id.as_str()).collect();
             entry.0 += problems.len();
             entry.1 += rows.len();
+            entry.2 += rows.iter().filter(|r| r.support >= 2).count();
             self.writers
                 .variants(&attack)?
                 .write(&rows_to_batch(&rows)?)?;
@@ -210,6 +211,7 @@ impl<'a> ChunkWriter<'a> {
                 &p.values,
                 &original_answer,
                 0,
+                p.original_support(),
             ),
         ));
         for attack in &config.attacks {
@@ -221,7 +223,16 @@ impl<'a> ChunkWriter<'a> {
                         for i in 0..config.noise_variants {
                             let seed = draw_seed(stream, i as u64);
                             let q = add_noise(&p.record.question, level, config.noise_count, seed);
-                            let row = p.row(&name, i, level, q, &p.values, &original_answer, seed);
+                            let row = p.row(
+                                &name,
+                                i,
+                                level,
+                                q,
+                                &p.values,
+                                &original_answer,
+                                seed,
+                                p.original_support(),
+                            );
                             rows.push((name.clone(), row));
                         }
                     }
@@ -236,8 +247,16 @@ impl<'a> ChunkWriter<'a> {
                     }
                     for (i, d) in drawn.iter().enumerate() {
                         let question = p.question_with(&d.slots, config.noun_agreement);
-                        let row =
-                            p.row(Attack::GUIDED, i, 0, question, &d.slots, &d.answer, d.seed);
+                        let row = p.row(
+                            Attack::GUIDED,
+                            i,
+                            0,
+                            question,
+                            &d.slots,
+                            &d.answer,
+                            d.seed,
+                            d.support,
+                        );
                         rows.push((Attack::GUIDED.to_string(), row));
                     }
                 }
@@ -258,11 +277,21 @@ impl<'a> ChunkWriter<'a> {
                                     i as u64,
                                 );
                                 let q = add_noise(&question, level, config.noise_count, seed);
-                                let row = p.row(&name, i, level, q, &d.slots, &d.answer, seed);
+                                let row =
+                                    p.row(&name, i, level, q, &d.slots, &d.answer, seed, d.support);
                                 rows.push((name, row));
                             }
                         } else {
-                            let row = p.row(m.name(), i, 0, question, &d.slots, &d.answer, d.seed);
+                            let row = p.row(
+                                m.name(),
+                                i,
+                                0,
+                                question,
+                                &d.slots,
+                                &d.answer,
+                                d.seed,
+                                d.support,
+                            );
                             rows.push((m.name().to_string(), row));
                         }
                     }

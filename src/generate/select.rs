@@ -97,6 +97,7 @@ pub fn sample_reaching<'a>(
     n: usize,
     config: &super::GenerateConfig,
     methods: &[super::Method],
+    supporters: &super::Supporters,
 ) -> (Vec<&'a ProblemRecord>, SampleReport) {
     let mut report = SampleReport {
         dataset: dataset.to_string(),
@@ -120,7 +121,7 @@ pub fn sample_reaching<'a>(
         }
         let short: Vec<Vec<String>> = chunk
             .par_iter()
-            .map(|(_, _, r)| short_attacks(r, config, methods))
+            .map(|(_, _, r)| short_attacks(r, config, methods, supporters))
             .collect();
         for ((_, id, r), short) in chunk.iter().zip(short) {
             if chosen.len() >= n {
@@ -154,8 +155,9 @@ fn short_attacks(
     record: &ProblemRecord,
     config: &super::GenerateConfig,
     methods: &[super::Method],
+    supporters: &super::Supporters,
 ) -> Vec<String> {
-    let Ok(p) = super::Prepared::new(record) else {
+    let Ok(p) = super::Prepared::new(record, supporters) else {
         return methods.iter().map(|m| m.name().to_string()).collect();
     };
     let out = super::attack_problem(&p, config, methods, None);

@@ -35,47 +35,12 @@ mod judge;
 use judge::counts_of;
 pub use judge::judge;
 
-/// `program_origin` of a problem that took a published program: the prefix of its source.
-pub const ORIGIN_PREFIX: &str = "published:";
+pub use crate::store::candidate_programs::ORIGIN_PREFIX;
 
 /// How many unmatched candidates of one file are named one by one before the rest are counted.
 const NAMED_UNMATCHED: usize = 5;
 
-/// Where each family's programs are published, and under which licence.
-pub struct Publication {
-    pub family: Family,
-    pub project: &'static str,
-    pub url: &'static str,
-    pub licence: &'static str,
-}
-
-pub const PUBLICATIONS: [Publication; 3] = [
-    Publication {
-        family: Family::Tora,
-        project: "microsoft/ToRA",
-        url: "https://github.com/microsoft/ToRA",
-        licence: "MIT",
-    },
-    Publication {
-        family: Family::Pot,
-        project: "wenhuchen/Program-of-Thoughts",
-        url: "https://github.com/wenhuchen/Program-of-Thoughts",
-        licence: "MIT",
-    },
-    Publication {
-        family: Family::Pal,
-        project: "reasoning-machines/pal",
-        url: "https://github.com/reasoning-machines/pal",
-        licence: "Apache-2.0",
-    },
-];
-
-pub fn publication(family: Family) -> &'static Publication {
-    PUBLICATIONS
-        .iter()
-        .find(|p| p.family == family)
-        .expect("every family is listed")
-}
+pub use crate::published::{publication, Publication, PUBLICATIONS};
 
 /// One candidate file, as read.
 #[derive(Clone, Debug, Default)]

@@ -227,6 +227,7 @@ fn batch(rows: &[Row]) -> Result<RecordBatch> {
             answer_exact: num_text::to_text(&r.answer),
             numbers: Vec::new(),
             seed: 0,
+            support: 0,
         })
         .collect();
     Ok(variants::rows_to_batch(&rows)?)

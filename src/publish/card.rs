@@ -104,6 +104,7 @@ pub(super) fn dataset_card(
     schemas: &BTreeMap<String, SchemaRef>,
     sources: &BTreeSet<String>,
     runs: &[RunRecord],
+    programs: &BTreeMap<String, BTreeSet<(String, String)>>,
 ) -> String {
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
     let total: usize = summary.configs.values().flat_map(|s| s.values()).sum();
@@ -284,6 +285,7 @@ pub(super) fn dataset_card(
         misreads its problem yields variants whose answers follow the program, not the text. Problems whose program could not \
         be validated are excluded.\n- Numbers are rendered with at most 3 decimals (money keeps 2); answers may be fractions shown \
         to 6 decimals (`answer_exact` has the exact value).\n- English only.\n\n");
+    b.push_str(&programs_section(summary, programs));
     b.push_str("## Licences of the sources\n\n");
     for d in sources {
         let _ = writeln!(b, "- `{d}`: {}", source_info(d).1);
@@ -294,6 +296,57 @@ pub(super) fn dataset_card(
     }
     b.push_str("\n## Citation\n\n```bibtex\n@inproceedings{xie2024adversarial,\n  title     = {Adversarial Math Word Problem Generation},\n  author    = {Xie, Roy and Huang, Chengxuan and Wang, Junlin and Dhingra, Bhuwan},\n  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2024},\n  year      = {2024},\n  note      = {arXiv:2402.17916}\n}\n\n@article{abedin2025arithmattack,\n  title   = {ArithmAttack: Evaluating Robustness of LLMs to Noisy Context in Math Problem Solving},\n  author  = {Abedin, Zain Ul and Qamar, Shahzeb and Flek, Lucie and Karimi, Akbar},\n  year    = {2025}\n}\n```\n");
     y + &b
+}
+
+/// How many numeric variants two or more independent programs give the gold of, per dataset,
+/// and where the second programs came from, with their licences.
+fn programs_section(
+    summary: &PublishSummary,
+    programs: &BTreeMap<String, BTreeSet<(String, String)>>,
+) -> String {
+    let mut b = String::from("## Gold answers and the programs that give them\n\n");
+    b.push_str(
+        "A numeric variant's gold answer is its problem's program evaluated on the variant's numbers. Where other \
+         programs of the same problem were ingested (`advmath ingest --candidates`), each one that reads every number \
+         the variant changes had to compute the same answer, or the variant was not written; `support` counts the \
+         programs that gave it.\n\n| dataset | numeric variants | gold given by 2 or more programs | share |\n|---|---:|---:|---:|\n",
+    );
+    for (dataset, (rows, confirmed)) in &summary.confirmed {
+        let share = if *rows == 0 {
+            0.0
+        } else {
+            100.0 * *confirmed as f64 / *rows as f64
+        };
+        let _ = writeln!(b, "| `{dataset}` | {rows} | {confirmed} | {share:.1}% |");
+    }
+    let listed: Vec<_> = programs
+        .iter()
+        .filter(|(d, _)| summary.confirmed.contains_key(*d))
+        .collect();
+    if listed.is_empty() {
+        b.push_str(
+            "\nNo second programs were ingested: each gold answer comes from one program.\n\n",
+        );
+        return b;
+    }
+    b.push_str("\nSecond programs (published model-written programs; none was run, each was read into advmath's whitelisted subset):\n\n");
+    for (dataset, sources) in listed {
+        for (family, source) in sources {
+            let Some(p) = crate::published::PUBLICATIONS
+                .iter()
+                .find(|p| p.family.as_str() == family)
+            else {
+                continue;
+            };
+            let _ = writeln!(
+                b,
+                "- `{dataset}`: `{source}`, from [{}]({}), {}",
+                p.project, p.url, p.licence
+            );
+        }
+    }
+    b.push('\n');
+    b
 }
 
 fn dtype_label(f: &Field) -> String {

@@ -80,6 +80,7 @@ fn write_variants(tables: &Path, attack: &str, rows: &[(usize, usize, String)]) 
             text(&|_| "1".into()),
             Arc::new(numbers.finish()),
             Arc::new(arrow::array::UInt64Array::from(vec![7u64; rows.len()])),
+            Arc::new(Int32Array::from(vec![1; rows.len()])),
         ],
     )
     .unwrap();

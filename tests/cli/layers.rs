@@ -70,7 +70,10 @@ const ENGINE: &[(&str, &[&str])] = &[
         "metrics",
         &["error", "store", "output", "progress", "plot", "cluster"],
     ),
-    ("publish", &["error", "store", "output", "progress", "llm"]),
+    (
+        "publish",
+        &["error", "store", "output", "progress", "llm", "published"],
+    ),
     (
         "annotate",
         &[

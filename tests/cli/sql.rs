@@ -290,6 +290,7 @@ fn metrics_hive_tables_are_registered_with_partition_columns() {
             Arc::new(StringArray::from(vec!["1"])),
             numbers,
             Arc::new(arrow::array::UInt64Array::from(vec![7u64])),
+            Arc::new(Int32Array::from(vec![1])),
         ],
     )
     .unwrap();

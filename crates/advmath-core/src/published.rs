@@ -34,6 +34,42 @@ pub enum Family {
     Pal,
 }
 
+/// Where each family's programs are published, and under which licence.
+pub struct Publication {
+    pub family: Family,
+    pub project: &'static str,
+    pub url: &'static str,
+    pub licence: &'static str,
+}
+
+pub const PUBLICATIONS: [Publication; 3] = [
+    Publication {
+        family: Family::Tora,
+        project: "microsoft/ToRA",
+        url: "https://github.com/microsoft/ToRA",
+        licence: "MIT",
+    },
+    Publication {
+        family: Family::Pot,
+        project: "wenhuchen/Program-of-Thoughts",
+        url: "https://github.com/wenhuchen/Program-of-Thoughts",
+        licence: "MIT",
+    },
+    Publication {
+        family: Family::Pal,
+        project: "reasoning-machines/pal",
+        url: "https://github.com/reasoning-machines/pal",
+        licence: "Apache-2.0",
+    },
+];
+
+pub fn publication(family: Family) -> &'static Publication {
+    PUBLICATIONS
+        .iter()
+        .find(|p| p.family == family)
+        .expect("every family is listed")
+}
+
 impl Family {
     pub fn as_str(self) -> &'static str {
         match self {

@@ -181,9 +181,12 @@ pub enum Reject {
     Original,
     /// A valid tuple already drawn.
     Duplicate,
+    /// Another independent program of the problem computes a different answer from these
+    /// numbers: one of the two reads the question otherwise, and which one is not known.
+    Disagreement,
 }
 
-pub const REJECT_NAMES: [&str; 7] = [
+pub const REJECT_NAMES: [&str; 8] = [
     "division_by_zero",
     "domain",
     "not_integer",
@@ -191,6 +194,7 @@ pub const REJECT_NAMES: [&str; 7] = [
     "not_proper_fraction",
     "original",
     "duplicate",
+    "disagreement",
 ];
 
 impl Reject {

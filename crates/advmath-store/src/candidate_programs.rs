@@ -6,24 +6,28 @@
 //! the problems file and its candidate programs by one journal, or the problems file and the
 //! removal of the candidate programs an earlier ingest left, when this one was given none.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
+use arrow::array::{Array, ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::columns::utf8;
 use crate::commit::{commit_journal, remove_leftovers, Move, TablesLock};
 use crate::error::Result;
-use crate::parquet::write_batch;
+use crate::parquet::{read_batches, text_column, write_batch};
 use crate::problems;
-use advmath_core::program::ProgramError;
+use advmath_core::program::{Program, ProgramError};
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "candidate_programs";
 
 /// The stage that writes the table.
 pub const MADE_BY: &str = "ingest --candidates";
+
+/// `program_origin` of a problem that took a published program: the prefix of its source.
+pub const ORIGIN_PREFIX: &str = "published:";
 
 /// `status` of a candidate that validated.
 const VALID: &str = "valid";
@@ -44,6 +48,7 @@ pub fn schema() -> SchemaRef {
         utf8("error_detail", true),
         Field::new("chosen", DataType::Boolean, false),
         utf8("confirmed_by", true),
+        utf8("tree", true),
     ]))
 }
 
@@ -61,6 +66,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("error_detail", "a sentence naming the construct, value or number at fault"),
     ("chosen", "the problem took this program: its own (given or synthesised) was not valid, and this is its first valid candidate that another source confirms (`confirmed_by`), in the order the files were named, then by line"),
     ("confirmed_by", "a valid program's first confirming program: a valid candidate of another source that gives the same answer on every set of distinguishing numbers; null when none does (an unconfirmed program is never chosen: one program can match the gold answer by coincidence on the original numbers alone)"),
+    ("tree", "a valid program's solution tree as JSON, as `problems.tree` (null when refused): `generate` holds each variant to it (`variants.support`)"),
 ];
 
 /// One row: a candidate program judged against one problem.
@@ -79,6 +85,8 @@ pub struct CandidateRecord {
     pub chosen: bool,
     /// The source of the first other valid candidate that agrees with it, if any.
     pub confirmed_by: Option<String>,
+    /// The validated tree (`None` when refused).
+    pub tree: Option<Program>,
 }
 
 /// `<tables>/candidate_programs/<dataset>__<split>.parquet`, named as the problems file is.
@@ -124,8 +132,116 @@ pub fn records_to_batch(records: &[CandidateRecord]) -> Result<RecordBatch> {
                 .collect::<BooleanArray>(),
         ),
         text(&|r| r.confirmed_by.as_deref()),
+        Arc::new(
+            records
+                .iter()
+                .map(|r| r.tree.as_ref().map(Program::to_json))
+                .collect::<StringArray>(),
+        ),
     ];
     Ok(RecordBatch::try_new(schema(), columns)?)
+}
+
+/// The table's files, in name order (none when the folder is absent).
+fn files(tables: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(tables.join(TABLE)) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet") && p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+fn get(a: &StringArray, i: usize) -> Option<&str> {
+    (!a.is_null(i)).then(|| a.value(i))
+}
+
+/// One valid candidate's tree, as [`supporters`] reads it back.
+#[derive(Clone, Debug)]
+pub struct Supporter {
+    pub source: String,
+    pub tree: Program,
+}
+
+/// Each problem's valid candidate programs, one per source.
+pub type SupportersByProblem = BTreeMap<String, Vec<Supporter>>;
+
+/// Every valid candidate program of the tables, by problem, one per source (its first row):
+/// the independent programs `generate` holds each variant to. A tables folder written before
+/// the `tree` column has none to offer, and is read as having no supporters (say so: a
+/// re-ingest writes them). A tree that does not read back is an error naming file and row.
+pub fn supporters(tables: &Path) -> Result<(SupportersByProblem, Vec<PathBuf>)> {
+    let mut out = SupportersByProblem::new();
+    let mut without_trees = Vec::new();
+    for file in files(tables) {
+        for batch in read_batches(&file)? {
+            if batch.column_by_name("tree").is_none() {
+                without_trees.push(file.clone());
+                break;
+            }
+            let problem = text_column(&batch, "problem_id", &file)?;
+            let source = text_column(&batch, "source", &file)?;
+            let status = text_column(&batch, "status", &file)?;
+            let tree = text_column(&batch, "tree", &file)?;
+            for i in 0..batch.num_rows() {
+                let (Some(p), Some(s), Some(VALID), Some(t)) = (
+                    get(&problem, i),
+                    get(&source, i),
+                    get(&status, i),
+                    get(&tree, i),
+                ) else {
+                    continue;
+                };
+                let tree = Program::from_json(t).map_err(|e| {
+                    crate::error::Error::invalid(
+                        format!("{} row {}", file.display(), i + 1),
+                        format!("the tree does not read back: {e}"),
+                    )
+                })?;
+                let of_problem = out.entry(p.to_string()).or_default();
+                if !of_problem.iter().any(|x| x.source == s) {
+                    of_problem.push(Supporter {
+                        source: s.to_string(),
+                        tree,
+                    });
+                }
+            }
+        }
+    }
+    Ok((out, without_trees))
+}
+
+/// The sources whose programs validated, per dataset (the first part of their problems' ids):
+/// (family, source) pairs, for the dataset card's list of where second programs came from.
+pub fn valid_sources(tables: &Path) -> Result<BTreeMap<String, BTreeSet<(String, String)>>> {
+    let mut out: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
+    for file in files(tables) {
+        for batch in read_batches(&file)? {
+            let problem = text_column(&batch, "problem_id", &file)?;
+            let family = text_column(&batch, "family", &file)?;
+            let source = text_column(&batch, "source", &file)?;
+            let status = text_column(&batch, "status", &file)?;
+            for i in 0..batch.num_rows() {
+                let (Some(p), Some(f), Some(s), Some(VALID)) = (
+                    get(&problem, i),
+                    get(&family, i),
+                    get(&source, i),
+                    get(&status, i),
+                ) else {
+                    continue;
+                };
+                let dataset = p.split('/').next().unwrap_or(p);
+                out.entry(dataset.to_string())
+                    .or_default()
+                    .insert((f.to_string(), s.to_string()));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The prefix of an ingest's staging folder under the tables folder (the pid follows). The `=`
@@ -204,6 +320,7 @@ mod tests {
             restoration: None,
             chosen: error.is_none(),
             confirmed_by: None,
+            tree: None,
             error,
         }
     }

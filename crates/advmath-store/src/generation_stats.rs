@@ -50,7 +50,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("unique_valid", "distinct valid number tuples (the original excluded)"),
     ("emitted", "variants written (m when the target was reached, else 0)"),
     ("reached_target", "at least m distinct valid tuples were found"),
-    ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate"),
+    ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate, disagreement (another independent program of the problem computes another answer: see `variants.support`)"),
     ("failure", "null, or why the problem's work failed as a whole (an internal error, with where it happened): its other columns are then 0 and no variant of it is written"),
 ];
 

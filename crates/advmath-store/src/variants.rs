@@ -81,6 +81,7 @@ pub fn schema() -> SchemaRef {
         utf8("answer_exact", false),
         utf8_list("numbers"),
         Field::new("seed", DataType::UInt64, false),
+        Field::new("support", DataType::Int32, false),
     ]))
 }
 
@@ -96,7 +97,22 @@ pub const DOC: &[(&str, &str)] = &[
     ("answer_exact", "the exact answer as a decimal or a fraction `n/d`"),
     ("numbers", "the value of every question slot, exact text, in slot order"),
     ("seed", "the draw seed: the variant can be regenerated from it alone"),
+    ("support", "how many independent programs compute this row's gold answer from its numbers: the problem's own program and every valid program of another source (`candidate_programs`) that reads each number the row changes; a numeric variant any of them answers otherwise is never written (`generation_stats.rejected_disagreement`). 0 when no program backs the gold (the dataset's own answer: noise on a problem without a valid program, RobustMath's rewrites)"),
 ];
+
+/// Rows of a variants batch whose gold two or more independent programs give (`support` of at
+/// least 2); 0 for a batch written before the column.
+pub fn confirmed_rows(batch: &RecordBatch) -> usize {
+    use arrow::array::{Array, AsArray};
+    batch
+        .column_by_name("support")
+        .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int32Type>())
+        .map_or(0, |a| {
+            (0..a.len())
+                .filter(|&i| !a.is_null(i) && a.value(i) >= 2)
+                .count()
+        })
+}
 
 /// One row of the `variants` table (`dataset` and `attack` are its partition).
 pub struct Row {
@@ -109,6 +125,8 @@ pub struct Row {
     pub answer_exact: String,
     pub numbers: Vec<String>,
     pub seed: u64,
+    /// How many independent programs compute `answer` from `numbers`.
+    pub support: i32,
 }
 
 /// One batch of the columns a reader of the variants' numbers needs, typed.
@@ -294,6 +312,7 @@ pub fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
             s(&|r| &r.answer_exact),
             Arc::new(numbers.finish()),
             Arc::new(rows.iter().map(|r| r.seed).collect::<UInt64Array>()),
+            Arc::new(rows.iter().map(|r| r.support).collect::<Int32Array>()),
         ],
     )?)
 }

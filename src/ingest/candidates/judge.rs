@@ -12,10 +12,11 @@ use rayon::prelude::*;
 use super::{Candidates, CandidatesReport, ReadCandidate, SourceCounts, ORIGIN_PREFIX};
 use crate::num::Num;
 use crate::program::align::justify_constant;
+use crate::program::align::validate_published;
 use crate::program::links::UNIT_CONSTANTS;
 use crate::program::readings::agree;
-use crate::program::{validate_program, AlignMode, ErrorKind, Links, ProgramError};
-use crate::program::{ConstKind, Node};
+use crate::program::{ConstKind, Node, Program};
+use crate::program::{ErrorKind, Links, ProgramError};
 use crate::published::Restoration;
 use crate::question::find_slots;
 use crate::store::candidate_programs::CandidateRecord;
@@ -31,7 +32,7 @@ pub fn judge(
     links: Links,
     report: &mut CandidatesReport,
 ) -> Vec<CandidateRecord> {
-    let verdicts: Vec<std::result::Result<crate::program::Program, ProgramError>> = matched
+    let verdicts: Vec<std::result::Result<Vec<Program>, ProgramError>> = matched
         .par_iter()
         .map(|&(pos, c)| {
             let (record, program) = (&records[pos], &candidates.rows[c].candidate.program);
@@ -42,13 +43,13 @@ pub fn judge(
         .collect();
     let confirmations = confirmations(records, matched, candidates, &verdicts);
     let mut rows = Vec::with_capacity(matched.len());
-    for ((&(pos, c), verdict), confirmed_by) in matched.iter().zip(verdicts).zip(confirmations) {
+    for ((&(pos, c), verdict), confirmation) in matched.iter().zip(verdicts).zip(confirmations) {
         let read = &candidates.rows[c];
         let record = &mut records[pos];
         let counts = counts_of(report, read, &candidates.files[read.file].path);
         counts.judged += 1;
-        let error = match verdict {
-            Ok(tree) => {
+        let error = match verdict.and_then(|readings| taken_reading(readings, confirmation)) {
+            Ok((tree, confirmed_by)) => {
                 counts.valid += 1;
                 // Once it took one the problem is valid, so later candidates are not chosen.
                 let chosen = confirmed_by.is_some() && takes_a_candidate(record);
@@ -56,11 +57,12 @@ pub fn judge(
                     counts.chosen += 1;
                     record.program = Some(read.candidate.program.clone());
                     record.program_origin = format!("{ORIGIN_PREFIX}{}", read.source);
-                    record.tree = Some(tree);
+                    record.tree = Some(tree.clone());
                     record.error = None;
                 }
                 let mut verdict = row(record, read, candidates, None, chosen);
                 verdict.confirmed_by = confirmed_by;
+                verdict.tree = Some(tree);
                 rows.push(verdict);
                 continue;
             }
@@ -81,18 +83,58 @@ pub fn judge(
     rows
 }
 
-/// For each matched (problem, candidate) whose program is valid, the source of the first other
-/// valid candidate of the same problem, from another source, that gives the same answer on every
-/// set of distinguishing numbers. One program that reproduces the gold answer may do so by
-/// coincidence on the original numbers alone (a share gone read as the share left at one half;
-/// a 3 that is the question's count and also 2 + 1): a second program written independently
-/// that agrees with it everywhere is the evidence that it reads the question as written.
+/// What the other sources' programs say of one candidate's readings.
+#[derive(Clone, Debug, PartialEq)]
+enum Confirmation {
+    /// No other source's program agrees with any reading.
+    None,
+    /// Reading `reading` is the one another source (`by`, the first in the files' order)
+    /// agrees with.
+    One { reading: usize, by: String },
+    /// Other sources agree with different readings of it.
+    Several,
+}
+
+/// The reading a candidate is taken as, with its confirming source: its only reading (confirmed
+/// or not), or the one reading of several that another source confirms. A program that reads the
+/// question several ways, none or more than one of them confirmed, is refused: which one the
+/// model meant is not written anywhere.
+fn taken_reading(
+    mut readings: Vec<Program>,
+    confirmation: Confirmation,
+) -> std::result::Result<(Program, Option<String>), ProgramError> {
+    let n = readings.len();
+    match confirmation {
+        Confirmation::One { reading, by } => Ok((readings.swap_remove(reading), Some(by))),
+        _ if n == 1 => Ok((readings.swap_remove(0), None)),
+        Confirmation::None => Err(ProgramError::new(
+            ErrorKind::NumberMisalignment,
+            format!(
+                "writes a number of the question more often than the question does, which reads {n} ways; no other source's program confirms one"
+            ),
+        )),
+        Confirmation::Several => Err(ProgramError::new(
+            ErrorKind::NumberMisalignment,
+            format!(
+                "writes a number of the question more often than the question does, which reads {n} ways; other sources confirm more than one"
+            ),
+        )),
+    }
+}
+
+/// For each matched (problem, candidate) with readings, which of them the valid candidates of
+/// the same problem from other sources confirm: a reading is confirmed by a program of another
+/// source that gives the same answer on every set of distinguishing numbers. One program that
+/// reproduces the gold answer may do so by coincidence on the original numbers alone (a share
+/// gone read as the share left at one half; a 3 that is the question's count and also 2 + 1): a
+/// second program written independently that agrees with it everywhere is the evidence that it
+/// reads the question as written.
 fn confirmations(
     records: &[ProblemRecord],
     matched: &[(usize, usize)],
     candidates: &Candidates,
-    verdicts: &[std::result::Result<crate::program::Program, ProgramError>],
-) -> Vec<Option<String>> {
+    verdicts: &[std::result::Result<Vec<Program>, ProgramError>],
+) -> Vec<Confirmation> {
     let mut by_problem: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, (&(pos, _), verdict)) in matched.iter().zip(verdicts).enumerate() {
         if verdict.is_ok() {
@@ -103,20 +145,50 @@ fn confirmations(
         .into_par_iter()
         .map(|i| {
             let (pos, c) = matched[i];
-            let Ok(tree) = &verdicts[i] else {
-                return None;
+            let Ok(readings) = &verdicts[i] else {
+                return Confirmation::None;
             };
             let originals = records[pos].slot_nums();
             let source = &candidates.rows[c].source;
-            by_problem[&pos].iter().find_map(|&j| {
-                let other = &candidates.rows[matched[j].1].source;
-                let Ok(other_tree) = &verdicts[j] else {
-                    return None;
+            // Per reading, its first confirming source: among the programs with one reading
+            // (which the paper's counting rule links), then among those with several.
+            let mut decided = Confirmation::None;
+            for several in [false, true] {
+                let mut confirmed: Vec<Option<&String>> = vec![None; readings.len()];
+                for &j in &by_problem[&pos] {
+                    let other = &candidates.rows[matched[j].1].source;
+                    let Ok(others) = &verdicts[j] else { continue };
+                    if other == source || (others.len() > 1) != several {
+                        continue;
+                    }
+                    for (r, by) in readings.iter().zip(confirmed.iter_mut()) {
+                        if by.is_some() {
+                            continue;
+                        }
+                        // A bug while comparing is no confirmation.
+                        let same = others
+                            .iter()
+                            .any(|o| crate::contain::run(|| agree(r, o, &originals)) == Ok(true));
+                        if same {
+                            *by = Some(other);
+                        }
+                    }
+                }
+                let mut hits = confirmed
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, b)| Some((k, (*b)?)));
+                decided = match (hits.next(), hits.next()) {
+                    (None, _) => continue,
+                    (Some((reading, by)), None) => Confirmation::One {
+                        reading,
+                        by: by.clone(),
+                    },
+                    (Some(_), Some(_)) => Confirmation::Several,
                 };
-                // A bug while comparing is no confirmation.
-                let same = crate::contain::run(|| agree(tree, other_tree, &originals));
-                (other != source && same == Ok(true)).then(|| other.clone())
-            })
+                break;
+            }
+            decided
         })
         .collect()
 }
@@ -131,12 +203,14 @@ fn takes_a_candidate(record: &ProblemRecord) -> bool {
             .is_none_or(|e| !matches!(e.kind, ErrorKind::BadInput | ErrorKind::Internal))
 }
 
-/// A candidate program validated against a problem exactly as a given program is.
+/// A candidate program validated against a problem as a given program is, with the readings a
+/// published program may have besides (see [`validate_published`]); each reading is held to
+/// what a published program must show.
 fn verdict(
     record: &ProblemRecord,
     program: &str,
     links: Links,
-) -> std::result::Result<crate::program::Program, ProgramError> {
+) -> std::result::Result<Vec<Program>, ProgramError> {
     let Some(gold) = record
         .answer
         .as_deref()
@@ -148,14 +222,57 @@ fn verdict(
         ));
     };
     let slots = find_slots(&record.question);
-    let tree = validate_program(
-        program,
-        &record.question,
-        &slots,
-        Some(gold),
-        AlignMode::Given,
-        links,
-    )?;
+    let readings = validate_published(program, &record.question, &slots, Some(gold), links)?;
+    let mut kept = Vec::with_capacity(readings.len());
+    let mut first_error = None;
+    for tree in readings {
+        match explained(&tree, record, &slots) {
+            Ok(()) => kept.push(tree),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) if kept.is_empty() => Err(e),
+        _ => Ok(kept),
+    }
+}
+
+/// A small count a solution writes for things the text names without a number ("Saturday and
+/// Sunday" are 2 days, "Betsy and Donovan" split a meal in 2): an integer from 2 to 12 that no
+/// one operation on the question's numbers gives (a sum, difference, product or quotient of two
+/// of them, or one of them plus or minus 1). The constants the blind audit found wrong were
+/// such results (`/ 5` for "4 times as much" and the one share); a count of named things does
+/// not move when a variant changes the numbers.
+fn structural_constant(value: Num, slots: &[crate::question::Slot]) -> bool {
+    let Some(n) = value.as_integer() else {
+        return false;
+    };
+    if !(2..=12).contains(&n) {
+        return false;
+    }
+    let numbers: Vec<Num> = slots.iter().map(|s| s.value).collect();
+    let one = Num::ONE;
+    let derived = numbers.iter().any(|&a| {
+        [a.add(one), a.sub(one)]
+            .into_iter()
+            .any(|r| r.is_ok_and(|r| r.eq_num(value)))
+            || numbers.iter().any(|&b| {
+                [a.add(b), a.sub(b), a.mul(b), a.div(b)]
+                    .into_iter()
+                    .any(|r| r.is_ok_and(|r| r.eq_num(value)))
+            })
+    });
+    !derived
+}
+
+/// What a published program must show besides a given program's checks.
+fn explained(
+    tree: &Program,
+    record: &ProblemRecord,
+    slots: &[crate::question::Slot],
+) -> std::result::Result<(), ProgramError> {
     // A model's constant that nothing in the question explains may be derived from the question's
     // numbers (`/ 5` for "4 times as much" plus the one share): right on the original numbers,
     // wrong on every variant that changes the 4, and every model that wrote it agrees with the
@@ -166,7 +283,9 @@ fn verdict(
             kind: ConstKind::Literal,
         } = node
         {
-            if justify_constant(*value, &record.question, &slots).is_none() {
+            if justify_constant(*value, &record.question, slots).is_none()
+                && !structural_constant(*value, slots)
+            {
                 return Err(ProgramError::new(
                     ErrorKind::UnresolvedConstant,
                     format!(
@@ -202,7 +321,7 @@ fn verdict(
             ));
         }
     }
-    Ok(tree)
+    Ok(())
 }
 
 fn row(
@@ -226,6 +345,7 @@ fn row(
         error,
         chosen,
         confirmed_by: None,
+        tree: None,
     }
 }
 

@@ -65,6 +65,7 @@ pub fn guided_attack(
                     seed,
                     slots: scratch.slots().to_vec(),
                     answer: attacker.answer(scratch),
+                    support: scratch.support(),
                 },
             },
         );

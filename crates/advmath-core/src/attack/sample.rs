@@ -23,9 +23,6 @@
 //! own seed, derived from (run seed, problem id, attack, attempt index), so results do not depend
 //! on thread count, and the hot loop allocates nothing.
 
-use std::collections::HashSet;
-
-use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Poisson};
 use rand_pcg::Pcg64Mcg;
@@ -34,7 +31,7 @@ use crate::num::wide::{Value, Wide};
 use crate::num::{pow10, EvalError, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::question::shown::TextConstraint;
-use crate::seed::{draw_seed, mix};
+use crate::seed::mix;
 
 pub use crate::vocab::{Method, Reject, REJECT_NAMES};
 
@@ -269,6 +266,9 @@ pub struct Attacker<'p> {
     /// The question's own constraints that involve a variable slot (plural counts are in the
     /// draws instead).
     text: Vec<TextConstraint>,
+    /// Other programs of the problem, written independently, that read every number a variant
+    /// changes: each must compute the same answer (see [`Attacker::with_supporters`]).
+    supporters: Vec<&'p Program>,
 }
 
 /// Per-attempt scratch space, reused across attempts.
@@ -277,12 +277,19 @@ pub struct Scratch {
     values: Vec<Num>,
     /// The answer of the last attempt when its values left the 128-bit range.
     wide_answer: Option<Wide>,
+    /// How many programs gave the last valid attempt's answer (this one and its supporters).
+    support: u32,
 }
 
 impl Scratch {
     /// The slot values of the last attempt (every slot, variable or not).
     pub fn slots(&self) -> &[Num] {
         &self.slots
+    }
+
+    /// How many independent programs computed the last valid attempt's answer.
+    pub fn support(&self) -> u32 {
+        self.support
     }
 }
 
@@ -318,7 +325,45 @@ impl<'p> Attacker<'p> {
             draws,
             node_flags,
             text: Vec::new(),
+            supporters: Vec::new(),
         })
+    }
+
+    /// Hold every attempt to the other independent programs of the problem: an attempt on which
+    /// one of them computes another answer (or none) is rejected as a disagreement, since two
+    /// readings of its question differ there and the text does not say which is meant. Only a
+    /// program that reads every number a variant changes can vouch for it; the others are left
+    /// out. Each program is evaluated on the numbers as the variant writes them (its own ties
+    /// are not applied: a number it ties that this program does not is written unchanged).
+    pub fn with_supporters(mut self, programs: impl IntoIterator<Item = &'p Program>) -> Self {
+        let changed = self.changed_slots();
+        self.supporters = programs
+            .into_iter()
+            .filter(|p| {
+                let reads = p.variable_slots();
+                changed.iter().all(|s| reads.binary_search(s).is_ok())
+            })
+            .collect();
+        self
+    }
+
+    /// The slots a variant may change: the drawn ones and those tied to them.
+    fn changed_slots(&self) -> Vec<u32> {
+        let mut s: Vec<u32> = self.draws.iter().map(|(s, _)| *s).collect();
+        s.extend(
+            self.program
+                .ties
+                .iter()
+                .filter(|t| s.contains(&t.follows))
+                .map(|t| t.slot)
+                .collect::<Vec<_>>(),
+        );
+        s
+    }
+
+    /// How many programs compute the original numbers' answer: this one and every supporter.
+    pub fn support_count(&self) -> u32 {
+        1 + self.supporters.len() as u32
     }
 
     /// Also keep the constraints the question's text puts on its numbers (see
@@ -355,6 +400,7 @@ impl<'p> Attacker<'p> {
             slots: self.originals.clone(),
             values: vec![Num::ZERO; self.program.nodes.len()],
             wide_answer: None,
+            support: 0,
         }
     }
 
@@ -379,9 +425,32 @@ impl<'p> Attacker<'p> {
         self.check(scratch)
     }
 
-    /// Evaluate the tree on `scratch.slots` and check each node's constraints.
+    /// Evaluate the tree on `scratch.slots`, check each node's constraints, then hold the answer
+    /// to every supporter.
     #[inline]
     pub fn check(&self, scratch: &mut Scratch) -> Result<(), Reject> {
+        self.check_nodes(scratch)?;
+        self.check_supporters(scratch)
+    }
+
+    /// Every supporter computes the attempt's answer.
+    fn check_supporters(&self, scratch: &mut Scratch) -> Result<(), Reject> {
+        scratch.support = 1;
+        if self.supporters.is_empty() {
+            return Ok(());
+        }
+        let answer = self.answer(scratch);
+        for p in &self.supporters {
+            match p.eval_value(&scratch.slots) {
+                Ok(v) if v == answer => scratch.support += 1,
+                _ => return Err(Reject::Disagreement),
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn check_nodes(&self, scratch: &mut Scratch) -> Result<(), Reject> {
         scratch.wide_answer = None;
         if !self.text.iter().all(|c| c.holds(&scratch.slots)) {
             return Err(Reject::NotProperFraction);
@@ -466,99 +535,9 @@ fn divisor_slots(program: &Program) -> Vec<u32> {
         .collect()
 }
 
-/// One kept variant: the attempt it came from and the numbers of every slot.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Drawn {
-    pub attempt: u64,
-    pub seed: u64,
-    pub slots: Vec<Num>,
-    pub answer: Value,
-}
+mod kept;
 
-/// Outcome of attacking one problem with one method.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AttackStats {
-    pub attempts: u64,
-    /// Attempts that passed every constraint (duplicates included).
-    pub valid: u64,
-    /// Distinct valid tuples.
-    pub unique: u64,
-    pub rejections: [u64; 7],
-}
-
-/// Run `attempts` attempts and keep a uniform sample of at most `keep` distinct valid tuples
-/// (reservoir sampling, so memory does not grow with the attempt count).
-/// Run `attempts` attempts from `stream` and show `visit` each distinct valid tuple once, in
-/// attempt order, with its attempt index, seed and the scratch holding it; the statistics of
-/// every attempt are returned. Every numeric attack draws through this one loop.
-#[inline]
-pub fn each_unique(
-    attacker: &Attacker,
-    stream: u64,
-    attempts: u64,
-    mut visit: impl FnMut(u64, u64, &Scratch, &AttackStats),
-) -> AttackStats {
-    let mut stats = AttackStats::default();
-    let mut scratch = attacker.scratch();
-    let mut seen: HashSet<u128> = HashSet::with_capacity((attempts as usize).min(1 << 16));
-    for j in 0..attempts {
-        stats.attempts += 1;
-        let seed = draw_seed(stream, j);
-        if let Err(r) = attacker.attempt(seed, &mut scratch) {
-            stats.rejections[r.index()] += 1;
-            continue;
-        }
-        stats.valid += 1;
-        if !seen.insert(attacker.tuple_key(&scratch)) {
-            stats.rejections[Reject::Duplicate.index()] += 1;
-            continue;
-        }
-        stats.unique += 1;
-        visit(j, seed, &scratch, &stats);
-    }
-    stats
-}
-
-pub fn attack(
-    attacker: &Attacker,
-    stream: u64,
-    attempts: u64,
-    keep: usize,
-) -> (Vec<Drawn>, AttackStats) {
-    let mut reservoir: Vec<Drawn> = Vec::with_capacity(keep);
-    let mut pick = Pcg64Mcg::seed_from_u64(mix(stream ^ 0x5e1e_c7ed));
-    let stats = each_unique(attacker, stream, attempts, |j, seed, scratch, stats| {
-        let slot = if reservoir.len() < keep {
-            reservoir.push(Drawn {
-                attempt: j,
-                seed,
-                slots: Vec::new(),
-                answer: Value::Num(Num::ZERO),
-            });
-            reservoir.len() - 1
-        } else {
-            let r = pick.random_range(0..stats.unique) as usize;
-            if r >= keep {
-                return;
-            }
-            r
-        };
-        let d = &mut reservoir[slot];
-        d.attempt = j;
-        d.seed = seed;
-        d.slots.clear();
-        d.slots.extend_from_slice(&scratch.slots);
-        d.answer = attacker.answer(scratch);
-    });
-    // The kept tuples are numbered in a seeded random order, as the authors' `random.sample`
-    // returns them: the first k of them are then a uniform k-subset, which Figure 7 (attacks vs
-    // k) relies on. Attempt order would not do: under M3's Poisson draws the tuples found first
-    // are the likeliest ones, closest to the original numbers. Sorting first makes the shuffle's
-    // input independent of the reservoir's replacement history.
-    reservoir.sort_by_key(|d| d.attempt);
-    reservoir.shuffle(&mut pick);
-    (reservoir, stats)
-}
+pub use kept::{attack, each_unique, AttackStats, Drawn};
 
 #[cfg(test)]
 mod tests;

@@ -93,6 +93,12 @@ pub fn justify_constant(value: Num, question: &str, slots: &[Slot]) -> Option<Co
     if let Some(s) = percent {
         return Some(ConstKind::Stated(format!("{}%", s.written_in(question))));
     }
+    named_constant(value, question)
+}
+
+/// A constant the question names without writing its digits: a number word ("half", "twice",
+/// "dozen") or a unit constant whose unit it mentions (60 for an hour in minutes).
+pub fn named_constant(value: Num, question: &str) -> Option<ConstKind> {
     if let Some((w, _)) = word_numbers(question)
         .into_iter()
         .find(|(_, v)| v.eq_num(value))
@@ -156,18 +162,43 @@ impl LiteralResolver for ApplyRoles<'_> {
     }
 }
 
+/// A value whose count of literals in the program differs from its count of digit occurrences
+/// in the question.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Mismatch {
+    pub key: String,
+    /// The question's digit occurrences of it.
+    pub positions: Vec<u32>,
+    /// How many literals of the program have it.
+    pub literals: usize,
+}
+
+impl Mismatch {
+    fn error(&self) -> ProgramError {
+        ProgramError::new(
+            ErrorKind::NumberMisalignment,
+            format!(
+                "{} appears {} time(s) in the question and {} time(s) in the program",
+                self.key,
+                self.positions.len(),
+                self.literals
+            ),
+        )
+    }
+}
+
 /// Which linkable slots each literal value links to, by the paper's counting rule: when a value
 /// occurs q times in the question and c > 0 times in the program, c must equal q. Number words
 /// (linkable only with [`Links::number_words`]) are softer: if counting them breaks the equality
 /// but the digit occurrences alone match, only those link; a value that occurs only as words and
-/// does not match is left to be a constant.
+/// does not match is left to be a constant. The values whose digit counts differ are returned
+/// apart, in the order the question first writes them (so that the misalignment reported is the
+/// same on every run; a hash map's order is not).
 fn linked_positions(
     slots: &[Slot],
     linkable: &[bool],
     literal_count: &HashMap<String, usize>,
-) -> Res<HashMap<String, Vec<u32>>> {
-    // In the order the question first writes each value, so that the misalignment reported is
-    // the same on every run (a hash map's order is not).
+) -> (HashMap<String, Vec<u32>>, Vec<Mismatch>) {
     let mut all: Vec<(String, Vec<u32>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (i, s) in slots.iter().enumerate() {
@@ -182,6 +213,7 @@ fn linked_positions(
         all[at].1.push(i as u32);
     }
     let mut linked = HashMap::new();
+    let mut mismatched = Vec::new();
     for (k, positions) in all {
         let Some(&c) = literal_count.get(&k) else {
             continue;
@@ -196,16 +228,14 @@ fn linked_positions(
         } else if !digits.is_empty() && c == digits.len() {
             linked.insert(k, digits);
         } else if !digits.is_empty() {
-            return Err(ProgramError::new(
-                ErrorKind::NumberMisalignment,
-                format!(
-                    "{k} appears {} time(s) in the question and {c} time(s) in the program",
-                    digits.len()
-                ),
-            ));
+            mismatched.push(Mismatch {
+                key: k,
+                positions: digits,
+                literals: c,
+            });
         }
     }
-    Ok(linked)
+    (linked, mismatched)
 }
 
 /// Decide each literal's role with the paper's counting rule over the linkable slots.
@@ -216,13 +246,39 @@ pub fn assign_roles(
     mode: AlignMode,
     links: Links,
 ) -> Res<Vec<Role>> {
-    let key = |v: &Num| num_text::to_text(v);
+    let (linked, mismatched) = link_counts(literals, question, slots, mode, links);
+    if let Some(m) = mismatched.first() {
+        return Err(m.error());
+    }
+    roles_with(literals, question, slots, mode, links, &linked)
+}
+
+fn link_counts(
+    literals: &[Num],
+    question: &str,
+    slots: &[Slot],
+    mode: AlignMode,
+    links: Links,
+) -> (HashMap<String, Vec<u32>>, Vec<Mismatch>) {
     let mut literal_count: HashMap<String, usize> = HashMap::new();
     for v in literals {
-        *literal_count.entry(key(v)).or_default() += 1;
+        *literal_count.entry(num_text::to_text(v)).or_default() += 1;
     }
     let linkable = linkable_slots(question, slots, mode, links);
-    let slot_positions = linked_positions(slots, &linkable, &literal_count)?;
+    linked_positions(slots, &linkable, &literal_count)
+}
+
+/// Each literal's role given the values that link (a literal of any other value is a percentage
+/// or a constant).
+fn roles_with(
+    literals: &[Num],
+    question: &str,
+    slots: &[Slot],
+    mode: AlignMode,
+    links: Links,
+    slot_positions: &HashMap<String, Vec<u32>>,
+) -> Res<Vec<Role>> {
+    let key = |v: &Num| num_text::to_text(v);
     let is_percent = percent_slots(question, slots);
     let mut used: HashMap<String, usize> = HashMap::new();
     literals
@@ -327,6 +383,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
     }
 }
 
+#[derive(Clone, Copy)]
 enum AnswerPick {
     /// The `entry`-th value printed, or the `inside`-th value shown inside it (both lowerings
     /// show the same values in the same order).
@@ -395,30 +452,47 @@ pub fn validate_program(
     mode: AlignMode,
     links: Links,
 ) -> Res<Program> {
+    let (body, literals, pick) = parse_and_pick(source, gold.as_ref())?;
+    let roles = assign_roles(&literals, question, slots, mode, links)?;
+    let (builder, answer) = lower_with(source, &body, &roles, pick)?;
+    finish_checked(builder, answer, slots, question, links)
+}
+
+/// A program parsed, its literals (in source order) recorded, and the value that is its answer
+/// picked: where every alignment of it starts.
+fn parse_and_pick(
+    source: &str,
+    gold: Option<&Value>,
+) -> Res<(Vec<rustpython_parser::ast::Stmt>, Vec<Num>, AnswerPick)> {
     let body = parse_module(source)?;
     let mut first = Lowerer::new(source, RecordLiterals::default());
     first.module(&body)?;
     let (lowered, recorded) = first.into_parts();
     let values = eval_all(&lowered.builder.nodes)?;
-    let pick = choose_answer(
-        &lowered.printed,
-        lowered.last_assigned,
-        &values,
-        gold.as_ref(),
-    )?;
+    let pick = choose_answer(&lowered.printed, lowered.last_assigned, &values, gold)?;
+    Ok((body, recorded.values, pick))
+}
 
-    let roles = assign_roles(&recorded.values, question, slots, mode, links)?;
-    let mut second = Lowerer::new(source, ApplyRoles { roles: &roles });
-    second.module(&body)?;
+/// The program lowered with each literal taking its role, and its answer node.
+fn lower_with(
+    source: &str,
+    body: &[rustpython_parser::ast::Stmt],
+    roles: &[Role],
+    pick: AnswerPick,
+) -> Res<(Builder, NodeId)> {
+    let mut second = Lowerer::new(source, ApplyRoles { roles });
+    second.module(body)?;
     let (lowered, _) = second.into_parts();
     let answer = match pick {
         AnswerPick::Printed { entry, inside } => {
             let shown = &lowered.printed[entry];
             inside.map_or(shown.node, |i| shown.inside[i])
         }
-        AnswerPick::LastAssigned => lowered.last_assigned.expect("checked in the first pass"),
+        AnswerPick::LastAssigned => lowered
+            .last_assigned
+            .ok_or_else(|| ProgramError::new(ErrorKind::Unsupported, "program computes nothing"))?,
     };
-    finish_checked(lowered.builder, answer, slots, question, links)
+    Ok((lowered.builder, answer))
 }
 
 /// Prune, then require that the answer depends on the question and evaluates on the originals.
@@ -531,6 +605,10 @@ fn with_unit_fractions(
     let answer = remap[answer as usize];
     (out, answer)
 }
+
+mod published;
+
+pub use published::validate_published;
 
 #[cfg(test)]
 mod tests;

@@ -229,3 +229,89 @@ fn an_answer_without_an_exact_value_is_rejected() {
         );
     }
 }
+
+/// Programs of one question: 4 + 2, and a second reading of it.
+fn with_second(second: &str) -> (Program, Program, Vec<Num>) {
+    let q = "Ann has 4 apples and buys 2 more. How many apples does she have?";
+    let (first, orig) = program(q, "print(4 + 2)", "6");
+    let (second, _) = program(q, second, "6");
+    (first, second, orig)
+}
+
+#[test]
+fn a_second_program_that_agrees_raises_each_variants_support() {
+    let (first, second, orig) = with_second("x = 2 + 4\nprint(x)");
+    let at = Attacker::new(&first, orig, Method::M2, 6)
+        .unwrap()
+        .with_supporters([&second]);
+    let (drawn, stats) = attack(&at, 7, 300, 20);
+    assert_eq!(drawn.len(), 20);
+    assert!(drawn.iter().all(|d| d.support == 2), "{drawn:?}");
+    assert_eq!(stats.rejections[Reject::Disagreement.index()], 0);
+}
+
+#[test]
+fn a_second_program_that_reads_the_question_otherwise_rejects_where_they_differ() {
+    // 4 + 2 and 4 + 2 * 2 - 2 both give 6, but only while the 2 is 2: the second program is built
+    // from the first by hand, since no aligned program reads the 2 twice.
+    let (first, _, orig) = with_second("x = 2 + 4\nprint(x)");
+    let mut second = first.clone();
+    let (four, two) = (0, 1);
+    let n = second.nodes.len() as u32;
+    second.nodes.extend([
+        Node::Leaf { slot: four },
+        Node::Leaf { slot: two },
+        Node::Bin {
+            op: BinOp::Mul,
+            lhs: n + 1,
+            rhs: n + 1,
+        },
+        Node::Bin {
+            op: BinOp::Sub,
+            lhs: n + 2,
+            rhs: n + 1,
+        },
+        Node::Bin {
+            op: BinOp::Add,
+            lhs: n,
+            rhs: n + 3,
+        },
+    ]);
+    second.answer = n + 4;
+    let at = Attacker::new(&first, orig, Method::M2, 6)
+        .unwrap()
+        .with_supporters([&second]);
+    let (drawn, stats) = attack(&at, 7, 2000, 20);
+    assert!(
+        stats.rejections[Reject::Disagreement.index()] > 0,
+        "{stats:?}"
+    );
+    assert!(!drawn.is_empty(), "M2 may keep the 2 and change the 4");
+    for d in &drawn {
+        assert_eq!(d.support, 2);
+        assert!(d.slots[1].eq_num(Num::int(2)), "{d:?}");
+    }
+}
+
+#[test]
+fn a_program_that_keeps_a_changed_number_cannot_vouch_for_a_variant() {
+    let (first, mut second, orig) = with_second("x = 2 + 4\nprint(x)");
+    for node in &mut second.nodes {
+        if let Node::Leaf { slot: 1 } = node {
+            *node = Node::Const {
+                value: Num::int(2),
+                kind: crate::program::ConstKind::Literal,
+            };
+        }
+    }
+    let at = Attacker::new(&first, orig, Method::M2, 6)
+        .unwrap()
+        .with_supporters([&second]);
+    assert_eq!(
+        at.support_count(),
+        1,
+        "it does not read the 2 a variant changes"
+    );
+    let (drawn, _) = attack(&at, 7, 300, 20);
+    assert!(drawn.iter().all(|d| d.support == 1));
+}

@@ -1,0 +1,64 @@
+//! What a generation run reports: rows written per dataset and attack (and how many of them two
+//! or more independent programs confirm), the problems left out, and the failed ones.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use super::select;
+use crate::error::{Error, Result};
+use crate::output::tsv_row;
+
+/// Totals of a generation run, per dataset and attack.
+#[derive(Clone, Debug, Default)]
+pub struct GenerateSummary {
+    /// (dataset, attack) -> (problems with variants, rows, rows whose gold two or more
+    /// independent programs give).
+    pub rows: BTreeMap<(String, String), (usize, usize, usize)>,
+    pub attempts: u64,
+    /// Problems no requested attack could use (no valid program, and no punctuation noise or no
+    /// usable gold answer).
+    pub skipped_invalid: usize,
+    /// Problems without a valid program that got punctuation noise only.
+    pub noise_only: usize,
+    /// How each dataset's problem sample was drawn (with `--sample-problems`).
+    pub samples: Vec<select::SampleReport>,
+    /// Problems whose work failed as a whole (an internal error), with the reason; every other
+    /// problem's rows are written.
+    pub failed: Vec<(String, String)>,
+}
+
+impl GenerateSummary {
+    /// The problems whose work failed, as the error that ends the run with exit 1 (after every
+    /// other problem's rows were written); `Ok` when none did.
+    pub fn failures(&self) -> Result<()> {
+        if self.failed.is_empty() {
+            return Ok(());
+        }
+        Err(Error::UnitsFailed {
+            stage: "generate",
+            unit: "problem",
+            failed: self.failed.clone(),
+        })
+    }
+
+    /// One line per (dataset, attack), tab-separated, for stdout.
+    pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        tsv_row(
+            out,
+            ["dataset", "attack", "problems", "variants", "confirmed"],
+        )?;
+        for ((dataset, attack), (problems, rows, confirmed)) in &self.rows {
+            tsv_row(
+                out,
+                [
+                    dataset.clone(),
+                    attack.clone(),
+                    problems.to_string(),
+                    rows.to_string(),
+                    confirmed.to_string(),
+                ],
+            )?;
+        }
+        Ok(())
+    }
+}
