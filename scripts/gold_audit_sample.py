@@ -9,7 +9,8 @@ order) and OUT_DIR/key.jsonl ({"key", "problem_id", "variant_id", "attack", "gol
 MultiArith) and 30 MultiArith problems, drawn by a seeded hash among the problems that have
 numeric variants; with it, the listed problems (one id a line), so that two tables folders (before
 and after a change) are audited on the same problems. The variant of each problem is drawn by
-the same seeded hash among its m1/m2/m3 variants.
+the same seeded hash among its m1/m2/m3 variants; --per-problem K draws K of them (one per
+attack first), for a set of problems too small to give 100 variants one each.
 """
 import argparse
 import hashlib
@@ -31,6 +32,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--problems")
+    ap.add_argument("--per-problem", type=int, default=1)
     a = ap.parse_args()
     con = duckdb.connect()
     rows = con.execute(
@@ -55,10 +57,24 @@ def main():
             sample.append({"problem_id": pid, "variant_id": None, "attack": None, "question": None, "gold": None})
             continue
         _, variants = by_problem[pid]
-        vid, attack, q, ans = min(variants, key=lambda v: rank(a.seed, v[0]))
-        sample.append({"problem_id": pid, "variant_id": vid, "attack": attack, "question": q, "gold": ans})
+        # One per attack in turn, each attack's variants in seeded-hash order (one variant alone
+        # is the first in that order over all attacks, as earlier audits drew it).
+        if a.per_problem == 1:
+            vid, attack, q, ans = min(variants, key=lambda v: rank(a.seed, v[0]))
+            sample.append({"problem_id": pid, "variant_id": vid, "attack": attack, "question": q, "gold": ans})
+            continue
+        by_attack = {}
+        for v in sorted(variants, key=lambda v: rank(a.seed, v[0])):
+            by_attack.setdefault(v[1], []).append(v)
+        order = []
+        while any(by_attack.values()):
+            for attack in sorted(by_attack):
+                if by_attack[attack]:
+                    order.append(by_attack[attack].pop(0))
+        for vid, attack, q, ans in order[: a.per_problem]:
+            sample.append({"problem_id": pid, "variant_id": vid, "attack": attack, "question": q, "gold": ans})
     with open(os.path.join(a.out, "problems.txt"), "w") as f:
-        f.writelines(s["problem_id"] + "\n" for s in sample)
+        f.writelines(pid + "\n" for pid in dict.fromkeys(s["problem_id"] for s in sample))
     blind = sorted((s for s in sample if s["question"]), key=lambda s: rank(a.seed, "order:" + s["variant_id"]))
     with open(os.path.join(a.out, "questions.jsonl"), "w") as f, open(os.path.join(a.out, "key.jsonl"), "w") as k:
         for i, s in enumerate(blind):
