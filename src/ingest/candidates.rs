@@ -235,27 +235,39 @@ pub fn match_candidates(
             MatchKey::Index(i) => {
                 let at = i64::try_from(*i).ok().and_then(|i| by_index.get(&i));
                 let wanted = normalise_question(&read.candidate.question);
-                match at {
-                    None => Err(format!(
-                        "index {i}: no GSM8K source being ingested has a row {i}"
-                    )),
-                    Some(rows) => {
-                        let same: Vec<(usize, usize)> = rows
-                            .iter()
-                            .copied()
-                            .filter(|&(s, pos)| {
-                                normalise_question(&sources[s].rows[pos].question) == wanted
-                            })
-                            .collect();
-                        if same.is_empty() {
-                            Err(format!(
-                                "index {i}: row {i} of {} has another question",
-                                sources[rows[0].0].path.display()
-                            ))
-                        } else {
-                            Ok(same)
+                // A row whose index names no row of a GSM8K file with its question (another
+                // release of the same problems, such as Xie et al.'s) is matched by its question.
+                let by_text = by_question.get(&wanted).filter(|_| {
+                    at.is_none_or(|rows| {
+                        rows.iter().all(|&(s, pos)| {
+                            normalise_question(&sources[s].rows[pos].question) != wanted
+                        })
+                    })
+                });
+                match (by_text, at) {
+                    (Some(rows), _) => Ok(rows.clone()),
+                    (None, at) => match at {
+                        None => Err(format!(
+                            "index {i}: no GSM8K source being ingested has a row {i}"
+                        )),
+                        Some(rows) => {
+                            let same: Vec<(usize, usize)> = rows
+                                .iter()
+                                .copied()
+                                .filter(|&(s, pos)| {
+                                    normalise_question(&sources[s].rows[pos].question) == wanted
+                                })
+                                .collect();
+                            if same.is_empty() {
+                                Err(format!(
+                                    "index {i}: row {i} of {} has another question",
+                                    sources[rows[0].0].path.display()
+                                ))
+                            } else {
+                                Ok(same)
+                            }
                         }
-                    }
+                    },
                 }
             }
         };

@@ -165,6 +165,43 @@ fn bad_candidate_lines_are_named_and_the_rest_are_read() {
     );
 }
 
+/// A ToRA row names its GSM8K test line; another release of the same question (a file that is
+/// not GSM8K's, as Xie et al.'s is) is matched by the question instead.
+#[test]
+fn an_indexed_row_matches_another_release_of_its_question_by_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("release.jsonl");
+    fs::write(
+        &input,
+        format!(
+            "{}\n",
+            json!({"question": APPLES, "answer": "12", "program": "print(5 + 7)"})
+        ),
+    )
+    .unwrap();
+    let tora_file = dir.path().join("tora-small.gsm8k_test.jsonl");
+    let program = "def solution():\n    apples = 5\n    bought = 7\n    return apples + bought\n\nprint(solution())";
+    // Line 7 of GSM8K test in ToRA's file: the release has no line 7, but has the question.
+    fs::write(&tora_file, format!("{}\n", tora(7, APPLES, program))).unwrap();
+    let tables = dir.path().join("tables");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg(&input)
+        .arg("--candidates")
+        .arg(&tora_file)
+        .assert()
+        .success();
+    let rows = sql_csv(
+        &tables,
+        "SELECT source, line, status FROM candidate_programs",
+    );
+    assert_eq!(
+        rows,
+        "source,line,status\ntora:tora-small.gsm8k_test,1,valid\n"
+    );
+}
+
 #[test]
 fn a_problem_keeps_its_own_valid_program_and_one_without_takes_the_first_valid_candidate() {
     let dir = tempfile::tempdir().unwrap();
