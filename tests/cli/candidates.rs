@@ -443,10 +443,13 @@ fn shared_gsm8k_test_with_the_published_programs() {
         .success();
     let dropped = sql_csv(
         &tables,
-        "SELECT problem_id, valid, rejected_disagreement > 0 AS dropped FROM generation_stats \
-         WHERE problem_id = 'gsm8k/test/75'",
+        "SELECT problem_id, unique_valid, rejected_disagreement > 0 AS dropped, valid > 0 AS drawn \
+         FROM generation_stats WHERE problem_id = 'gsm8k/test/75'",
     );
-    assert_eq!(dropped, "problem_id,valid,dropped\ngsm8k/test/75,0,true\n");
+    assert_eq!(
+        dropped,
+        "problem_id,unique_valid,dropped,drawn\ngsm8k/test/75,0,true,true\n"
+    );
     let shares = sql_csv(
         &tables,
         "SELECT attack, round(avg(CASE WHEN support >= 2 THEN 1.0 ELSE 0.0 END), 2) >= 0.8 AS most, \

@@ -47,10 +47,10 @@ pub const DOC: &[(&str, &str)] = &[
     ("attack", "`m1`, `m2` or `m3`"),
     ("attempts", "attempts made (N)"),
     ("valid", "attempts whose every node kept its constraints (duplicates included)"),
-    ("unique_valid", "distinct valid number tuples (the original excluded)"),
+    ("unique_valid", "distinct valid number tuples (the original excluded) that every second program agrees on"),
     ("emitted", "variants written (m when the target was reached, else 0)"),
     ("reached_target", "at least m distinct valid tuples were found"),
-    ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate, disagreement (another independent program of the problem computes another answer: see `variants.support`)"),
+    ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate, disagreement (a distinct valid tuple on which another independent program of the problem computes another answer: see `variants.support`)"),
     ("failure", "null, or why the problem's work failed as a whole (an internal error, with where it happened): its other columns are then 0 and no variant of it is written"),
 ];
 

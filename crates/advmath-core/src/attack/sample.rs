@@ -267,8 +267,11 @@ pub struct Attacker<'p> {
     /// draws instead).
     text: Vec<TextConstraint>,
     /// Other programs of the problem, written independently, that read every number a variant
-    /// changes: each must compute the same answer (see [`Attacker::with_supporters`]).
-    supporters: Vec<&'p Program>,
+    /// changes: each must compute the same answer (see [`Attacker::with_supporters`]). One entry
+    /// per distinct tree, with how many sources wrote it.
+    supporters: Vec<(&'p Program, u32)>,
+    /// Sources whose tree is this program's own: they agree on every draw.
+    same_as_own: u32,
 }
 
 /// Per-attempt scratch space, reused across attempts.
@@ -279,6 +282,8 @@ pub struct Scratch {
     wide_answer: Option<Wide>,
     /// How many programs gave the last valid attempt's answer (this one and its supporters).
     support: u32,
+    /// Node values of a supporter, reused by each (sized for the largest).
+    supporter_values: Vec<Num>,
 }
 
 impl Scratch {
@@ -326,6 +331,7 @@ impl<'p> Attacker<'p> {
             node_flags,
             text: Vec::new(),
             supporters: Vec::new(),
+            same_as_own: 0,
         })
     }
 
@@ -337,13 +343,20 @@ impl<'p> Attacker<'p> {
     /// are not applied: a number it ties that this program does not is written unchanged).
     pub fn with_supporters(mut self, programs: impl IntoIterator<Item = &'p Program>) -> Self {
         let changed = self.changed_slots();
-        self.supporters = programs
-            .into_iter()
-            .filter(|p| {
-                let reads = p.variable_slots();
-                changed.iter().all(|s| reads.binary_search(s).is_ok())
-            })
-            .collect();
+        for p in programs {
+            let reads = p.variable_slots();
+            if !changed.iter().all(|s| reads.binary_search(s).is_ok()) {
+                continue;
+            }
+            // Sources often write the same tree: each distinct one is evaluated once per draw.
+            if p == self.program {
+                self.same_as_own += 1;
+            } else if let Some((_, n)) = self.supporters.iter_mut().find(|(q, _)| *q == p) {
+                *n += 1;
+            } else {
+                self.supporters.push((p, 1));
+            }
+        }
         self
     }
 
@@ -363,7 +376,7 @@ impl<'p> Attacker<'p> {
 
     /// How many programs compute the original numbers' answer: this one and every supporter.
     pub fn support_count(&self) -> u32 {
-        1 + self.supporters.len() as u32
+        1 + self.same_as_own + self.supporters.iter().map(|(_, n)| n).sum::<u32>()
     }
 
     /// Also keep the constraints the question's text puts on its numbers (see
@@ -401,6 +414,14 @@ impl<'p> Attacker<'p> {
             values: vec![Num::ZERO; self.program.nodes.len()],
             wide_answer: None,
             support: 0,
+            supporter_values: vec![
+                Num::ZERO;
+                self.supporters
+                    .iter()
+                    .map(|(p, _)| p.nodes.len())
+                    .max()
+                    .unwrap_or(0)
+            ],
         }
     }
 
@@ -408,7 +429,8 @@ impl<'p> Attacker<'p> {
         self.draws.iter().map(|(s, _)| *s)
     }
 
-    /// One attempt: draw the numbers from `seed` into `scratch.slots` and check every node.
+    /// One attempt: draw the numbers from `seed` into `scratch.slots` and check every node (the
+    /// supporters are asked apart, see [`Attacker::check_supporters`]).
     #[inline]
     pub fn attempt(&self, seed: u64, scratch: &mut Scratch) -> Result<(), Reject> {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
@@ -422,7 +444,7 @@ impl<'p> Attacker<'p> {
             return Err(Reject::Original);
         }
         self.program.apply_ties(&mut scratch.slots);
-        self.check(scratch)
+        self.check_nodes(scratch)
     }
 
     /// Evaluate the tree on `scratch.slots`, check each node's constraints, then hold the answer
@@ -433,18 +455,28 @@ impl<'p> Attacker<'p> {
         self.check_supporters(scratch)
     }
 
-    /// Every supporter computes the attempt's answer.
-    fn check_supporters(&self, scratch: &mut Scratch) -> Result<(), Reject> {
-        scratch.support = 1;
+    /// Every supporter computes the answer of the attempt that passed [`Attacker::attempt`]
+    /// (the drawing loop asks once per distinct tuple).
+    pub fn check_supporters(&self, scratch: &mut Scratch) -> Result<(), Reject> {
+        scratch.support = 1 + self.same_as_own;
         if self.supporters.is_empty() {
             return Ok(());
         }
         let answer = self.answer(scratch);
-        for p in &self.supporters {
-            match p.eval_value(&scratch.slots) {
-                Ok(v) if v == answer => scratch.support += 1,
-                _ => return Err(Reject::Disagreement),
+        for &(p, sources) in &self.supporters {
+            let values = &mut scratch.supporter_values[..p.nodes.len()];
+            let same = match p.eval_into(&scratch.slots, values) {
+                Ok(()) => same_value(&answer, &Value::Num(values[p.answer as usize])),
+                // Past the 128-bit range, as the attempt itself is checked (rare, and allocates).
+                Err(EvalError::Overflow) => p
+                    .eval_value(&scratch.slots)
+                    .is_ok_and(|v| same_value(&answer, &v)),
+                Err(_) => false,
+            };
+            if !same {
+                return Err(Reject::Disagreement);
             }
+            scratch.support += sources;
         }
         Ok(())
     }
@@ -513,6 +545,15 @@ impl<'p> Attacker<'p> {
             h2 = mix(h2 ^ y.rotate_left(32)).wrapping_add(x);
         }
         ((h1 as u128) << 64) | h2 as u128
+    }
+}
+
+/// Two exact answers are the same number, whatever width each was computed in (a value checked
+/// with big integers is wide even where it fits the narrow form).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Num(x), Value::Num(y)) => x == y,
+        _ => a.exact_text() == b.exact_text(),
     }
 }
 

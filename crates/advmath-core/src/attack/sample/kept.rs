@@ -27,9 +27,9 @@ pub struct Drawn {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AttackStats {
     pub attempts: u64,
-    /// Attempts that passed every constraint (duplicates included).
+    /// Attempts that passed every node constraint (duplicates included).
     pub valid: u64,
-    /// Distinct valid tuples.
+    /// Distinct valid tuples every second program agrees on.
     pub unique: u64,
     pub rejections: [u64; REJECT_NAMES.len()],
 }
@@ -59,6 +59,12 @@ pub fn each_unique(
         stats.valid += 1;
         if !seen.insert(attacker.tuple_key(&scratch)) {
             stats.rejections[Reject::Duplicate.index()] += 1;
+            continue;
+        }
+        // Once per distinct tuple (draws repeat, M3's most of all); a repeat of a tuple a second
+        // program answers otherwise is counted as a duplicate.
+        if let Err(r) = attacker.check_supporters(&mut scratch) {
+            stats.rejections[r.index()] += 1;
             continue;
         }
         stats.unique += 1;
