@@ -5,9 +5,63 @@
 //! made plural only when the question itself writes that plural elsewhere, or the word is a unit
 //! or an irregular noun listed here. Anything else (an adjective, "each", a fraction's
 //! denominator) is left as written: the number is what a variant changes.
+//!
+//! The article right before a number agrees with how the number is read: "a 5 hour day" that
+//! becomes an 8 hour day is "an 8 hour day", and "an 11" that becomes 12 is "a 12".
 
 use crate::cut;
 use crate::question::rendering::render_with;
+
+/// Whether a number written in digits is read with a vowel sound first ("eight", "eleven",
+/// "eighteen", "eighty", "eight hundred", "eleven thousand"), and so takes "an". The leading
+/// group of three digits is what is read first: 18,000 is "eighteen thousand", 180 "a hundred
+/// and eighty".
+pub fn reads_with_vowel(number: &str) -> bool {
+    let digits: String = number
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    if digits.is_empty() || digits.starts_with('0') {
+        return false;
+    }
+    let lead = match digits.len() % 3 {
+        0 => 3,
+        n => n,
+    };
+    let (group, _) = cut::split(&digits, lead);
+    group.starts_with('8') || group == "11" || group == "18"
+}
+
+/// Make the article right before the number just written at the end of `out` ("a", "an", at
+/// the start of the text or after a non-letter) agree with how the number is read.
+fn agree_article(out: &mut String, number: &str) {
+    let Some(before) = out.strip_suffix(number) else {
+        return;
+    };
+    let want_an = reads_with_vowel(number);
+    for (article, is_an) in [("a ", false), ("an ", true), ("A ", false), ("An ", true)] {
+        let Some(head) = before.strip_suffix(article) else {
+            continue;
+        };
+        if head.chars().last().is_some_and(char::is_alphanumeric) {
+            continue;
+        }
+        if is_an != want_an {
+            let capital = article.starts_with('A');
+            let agreeing = match (want_an, capital) {
+                (true, false) => "an ",
+                (true, true) => "An ",
+                (false, false) => "a ",
+                (false, true) => "A ",
+            };
+            out.truncate(head.len());
+            out.push_str(agreeing);
+            out.push_str(number);
+        }
+        return;
+    }
+}
 
 /// Whether a rendered count reads as one ("1", "one", "One"), which takes a singular noun.
 pub fn is_one(text: &str) -> bool {
@@ -25,6 +79,7 @@ pub fn render_agreeing(
 ) -> String {
     render_with(template, texts, |idx, rest, out| {
         let text = &texts[idx];
+        agree_article(out, text);
         let changed = was_one.get(idx).is_some_and(|&w| w != is_one(text));
         let after_slash = out
             .strip_suffix(text.as_str())
@@ -270,6 +325,51 @@ mod tests {
     fn agree(template: &str, texts: &[&str], was_one: &[bool], question: &str) -> String {
         let texts: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
         render_agreeing(template, &texts, was_one, question)
+    }
+
+    #[test]
+    fn the_article_before_a_number_agrees_with_how_it_is_read() {
+        let q = "He works a 5 hour day and an 11 hour night. A 3 day trip costs $6.";
+        let t = "He works a {0} hour day and an {1} hour night. A {2} day trip costs ${3}.";
+        assert_eq!(
+            agree(t, &["8", "12", "18", "80"], &[false; 4], q),
+            "He works an 8 hour day and a 12 hour night. An 18 day trip costs $80."
+        );
+        assert_eq!(
+            agree(t, &["5", "11", "3", "6"], &[false; 4], q),
+            q,
+            "unchanged numbers keep their articles"
+        );
+        // Only an article on its own: "Ina 8" and "a $8" are left as they are.
+        assert_eq!(
+            agree(
+                "Ina {0} and a ${1}.",
+                &["8", "8"],
+                &[false; 2],
+                "Ina 5 and a $5."
+            ),
+            "Ina 8 and a $8."
+        );
+        for (n, an) in [
+            ("8", true),
+            ("11", true),
+            ("18", true),
+            ("80", true),
+            ("800", true),
+            ("8,500", true),
+            ("11000", true),
+            ("18000", true),
+            ("8.5", true),
+            ("1", false),
+            ("110", false),
+            ("180", false),
+            ("1800", false),
+            ("0.8", false),
+            ("12", false),
+            ("81000", true),
+        ] {
+            assert_eq!(reads_with_vowel(n), an, "{n}");
+        }
     }
 
     #[test]
