@@ -68,8 +68,8 @@ pub struct GenerateConfig {
     pub noise_variants: usize,
     pub noise_count: NoiseCount,
     /// Make the noun after a count that becomes one, or stops being one, agree with it
-    /// ("1 notebook", "5 hours"; see [`crate::agreement`]); `false` changes only the
-    /// numbers, as the paper's text does.
+    /// ("1 notebook", "5 hours"), and the article before a number with it ("an 8"; see
+    /// [`crate::agreement`]); `false` changes only the numbers, as the paper's text does.
     pub noun_agreement: bool,
     pub seed: u64,
     pub threads: Option<usize>,

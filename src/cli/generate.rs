@@ -66,7 +66,8 @@ pub struct GenerationArgs {
     pub noise_count: NoiseCount,
     /// Change only the numbers, as the paper's text does: "3 notebooks" becomes "1 notebooks".
     /// By default the noun right after a count that becomes one (or stops being one) agrees
-    /// with it, where the rule is sure ("1 notebook", "5 hours").
+    /// with it, where the rule is sure ("1 notebook", "5 hours"), and so does an article right
+    /// before a number ("an 8 hour day").
     #[arg(long)]
     pub keep_noun_forms: bool,
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
