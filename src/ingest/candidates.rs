@@ -235,15 +235,11 @@ pub fn match_candidates(
             MatchKey::Index(i) => {
                 let at = i64::try_from(*i).ok().and_then(|i| by_index.get(&i));
                 let wanted = normalise_question(&read.candidate.question);
-                // A row whose index names no row of a GSM8K file with its question (another
-                // release of the same problems, such as Xie et al.'s) is matched by its question.
-                let by_text = by_question.get(&wanted).filter(|_| {
-                    at.is_none_or(|rows| {
-                        rows.iter().all(|&(s, pos)| {
-                            normalise_question(&sources[s].rows[pos].question) != wanted
-                        })
-                    })
-                });
+                // The index names a line of GSM8K's own file. When no such file is being
+                // ingested (another release of the same problems, such as Xie et al.'s), the row
+                // is matched by its question; beside a GSM8K file, an index that names another
+                // question there is a row of another version, and is not matched at all.
+                let by_text = by_question.get(&wanted).filter(|_| by_index.is_empty());
                 match (by_text, at) {
                     (Some(rows), _) => Ok(rows.clone()),
                     (None, at) => match at {
