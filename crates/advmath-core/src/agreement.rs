@@ -34,8 +34,9 @@ pub fn reads_with_vowel(number: &str) -> bool {
 }
 
 /// Make the article right before the number just written at the end of `out` ("a", "an", at
-/// the start of the text or after a non-letter) agree with how the number is read.
-fn agree_article(out: &mut String, number: &str) {
+/// the start of the text or after a non-letter) agree with how the number is read, if the
+/// number `changed` from the question's.
+fn agree_article(out: &mut String, number: &str, changed: impl FnOnce() -> bool) {
     let Some(before) = out.strip_suffix(number) else {
         return;
     };
@@ -47,7 +48,7 @@ fn agree_article(out: &mut String, number: &str) {
         if head.chars().last().is_some_and(char::is_alphanumeric) {
             continue;
         }
-        if is_an != want_an {
+        if is_an != want_an && changed() {
             let capital = article.starts_with('A');
             let agreeing = match (want_an, capital) {
                 (true, false) => "an ",
@@ -77,9 +78,20 @@ pub fn render_agreeing(
     was_one: &[bool],
     question: &str,
 ) -> String {
+    // The question's own slot texts, read only when an article disagrees with a number: a
+    // number the variant did not change keeps the article the question gives it ("a 825").
+    let mut originals: Option<Vec<String>> = None;
     render_with(template, texts, |idx, rest, out| {
         let text = &texts[idx];
-        agree_article(out, text);
+        agree_article(out, text, || {
+            let originals = originals.get_or_insert_with(|| {
+                crate::question::find_slots(question)
+                    .iter()
+                    .map(|s| s.written_in(question).to_string())
+                    .collect()
+            });
+            originals.get(idx).is_none_or(|o| o != text)
+        });
         let changed = was_one.get(idx).is_some_and(|&w| w != is_one(text));
         let after_slash = out
             .strip_suffix(text.as_str())
@@ -339,6 +351,13 @@ mod tests {
             agree(t, &["5", "11", "3", "6"], &[false; 4], q),
             q,
             "unchanged numbers keep their articles"
+        );
+        // A number the variant did not change keeps the question's article, right or not.
+        let q = "They ordered a 825 kg load and a 5 kg box.";
+        let t = "They ordered a {0} kg load and a {1} kg box.";
+        assert_eq!(
+            agree(t, &["825", "8"], &[false; 2], q),
+            "They ordered a 825 kg load and an 8 kg box."
         );
         // Only an article on its own: "Ina 8" and "a $8" are left as they are.
         assert_eq!(
