@@ -156,8 +156,43 @@ fn files(tables: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn get(a: &StringArray, i: usize) -> Option<&str> {
-    (!a.is_null(i)).then(|| a.value(i))
+/// Each valid row of the table, in file and row order: its file, its row (from 1) and the texts
+/// of `problem_id`, `source` and then the `more` columns (a row with any of them null is
+/// skipped). A file without one of `more` (written by an older advmath) goes to `missing`
+/// instead, once.
+fn each_valid_row(
+    tables: &Path,
+    more: &[&str],
+    mut missing: impl FnMut(&Path),
+    mut row: impl FnMut(&Path, usize, &[&str]) -> Result<()>,
+) -> Result<()> {
+    for file in files(tables) {
+        for batch in read_batches(&file)? {
+            if more.iter().any(|c| batch.column_by_name(c).is_none()) {
+                missing(&file);
+                break;
+            }
+            let status = text_column(&batch, "status", &file)?;
+            let columns = ["problem_id", "source"]
+                .iter()
+                .chain(more)
+                .map(|c| text_column(&batch, c, &file))
+                .collect::<Result<Vec<StringArray>>>()?;
+            for i in 0..batch.num_rows() {
+                if status.is_null(i) || status.value(i) != VALID {
+                    continue;
+                }
+                let texts: Option<Vec<&str>> = columns
+                    .iter()
+                    .map(|c| (!c.is_null(i)).then(|| c.value(i)))
+                    .collect();
+                if let Some(texts) = texts {
+                    row(&file, i + 1, &texts)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One valid candidate's tree, as [`supporters`] reads it back.
@@ -177,41 +212,30 @@ pub type SupportersByProblem = BTreeMap<String, Vec<Supporter>>;
 pub fn supporters(tables: &Path) -> Result<(SupportersByProblem, Vec<PathBuf>)> {
     let mut out = SupportersByProblem::new();
     let mut without_trees = Vec::new();
-    for file in files(tables) {
-        for batch in read_batches(&file)? {
-            if batch.column_by_name("tree").is_none() {
-                without_trees.push(file.clone());
-                break;
+    each_valid_row(
+        tables,
+        &["tree"],
+        |file| without_trees.push(file.to_path_buf()),
+        |file, row, texts| {
+            let [problem, source, tree] = texts else {
+                return Ok(());
+            };
+            let tree = Program::from_json(tree).map_err(|e| {
+                crate::error::Error::invalid(
+                    format!("{} row {row}", file.display()),
+                    format!("the tree does not read back: {e}"),
+                )
+            })?;
+            let of_problem = out.entry(problem.to_string()).or_default();
+            if !of_problem.iter().any(|x| x.source == *source) {
+                of_problem.push(Supporter {
+                    source: source.to_string(),
+                    tree,
+                });
             }
-            let problem = text_column(&batch, "problem_id", &file)?;
-            let source = text_column(&batch, "source", &file)?;
-            let status = text_column(&batch, "status", &file)?;
-            let tree = text_column(&batch, "tree", &file)?;
-            for i in 0..batch.num_rows() {
-                let (Some(p), Some(s), Some(VALID), Some(t)) = (
-                    get(&problem, i),
-                    get(&source, i),
-                    get(&status, i),
-                    get(&tree, i),
-                ) else {
-                    continue;
-                };
-                let tree = Program::from_json(t).map_err(|e| {
-                    crate::error::Error::invalid(
-                        format!("{} row {}", file.display(), i + 1),
-                        format!("the tree does not read back: {e}"),
-                    )
-                })?;
-                let of_problem = out.entry(p.to_string()).or_default();
-                if !of_problem.iter().any(|x| x.source == s) {
-                    of_problem.push(Supporter {
-                        source: s.to_string(),
-                        tree,
-                    });
-                }
-            }
-        }
-    }
+            Ok(())
+        },
+    )?;
     Ok((out, without_trees))
 }
 
@@ -219,28 +243,20 @@ pub fn supporters(tables: &Path) -> Result<(SupportersByProblem, Vec<PathBuf>)> 
 /// (family, source) pairs, for the dataset card's list of where second programs came from.
 pub fn valid_sources(tables: &Path) -> Result<BTreeMap<String, BTreeSet<(String, String)>>> {
     let mut out: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
-    for file in files(tables) {
-        for batch in read_batches(&file)? {
-            let problem = text_column(&batch, "problem_id", &file)?;
-            let family = text_column(&batch, "family", &file)?;
-            let source = text_column(&batch, "source", &file)?;
-            let status = text_column(&batch, "status", &file)?;
-            for i in 0..batch.num_rows() {
-                let (Some(p), Some(f), Some(s), Some(VALID)) = (
-                    get(&problem, i),
-                    get(&family, i),
-                    get(&source, i),
-                    get(&status, i),
-                ) else {
-                    continue;
-                };
-                let dataset = p.split('/').next().unwrap_or(p);
+    each_valid_row(
+        tables,
+        &["family"],
+        |_| {},
+        |_, _, texts| {
+            if let [problem, source, family] = texts {
+                let dataset = problem.split('/').next().unwrap_or(problem);
                 out.entry(dataset.to_string())
                     .or_default()
-                    .insert((f.to_string(), s.to_string()));
+                    .insert((family.to_string(), source.to_string()));
             }
-        }
-    }
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 

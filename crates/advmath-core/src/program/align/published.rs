@@ -28,7 +28,7 @@ use crate::program::links::UNIT_CONSTANTS;
 use crate::program::links::{AlignMode, Links};
 use crate::program::readings::agree;
 use crate::program::tree::{ConstKind, Program};
-use crate::program::{validate_program, ErrorKind};
+
 use crate::question::Slot;
 
 /// The most correspondences enumerated for one program; past it the program stays refused.
@@ -44,25 +44,18 @@ pub fn validate_published(
     gold: Option<Value>,
     links: Links,
 ) -> Res<Vec<Program>> {
-    let strict = match validate_program(
-        source,
-        question,
-        slots,
-        gold.clone(),
-        AlignMode::Given,
-        links,
-    ) {
-        Ok(p) => return Ok(vec![p]),
-        Err(e) => e,
-    };
-    if strict.kind != ErrorKind::NumberMisalignment {
-        return Err(strict);
-    }
+    // Parsed once: the paper's counting rule first, the readings only where it alone refuses.
     let (body, literals, pick) = parse_and_pick(source, gold.as_ref())?;
     let literals = &literals;
     let (linked, mismatched) = link_counts(literals, question, slots, AlignMode::Given, links);
+    let Some(first) = mismatched.first() else {
+        let roles = roles_with(literals, question, slots, AlignMode::Given, links, &linked)?;
+        let (builder, answer) = lower_with(source, &body, &roles, pick)?;
+        return finish_checked(builder, answer, slots, question, links).map(|p| vec![p]);
+    };
+    let strict = first.error();
     // Only values written more often than the question writes them have readings.
-    if mismatched.is_empty() || mismatched.iter().any(|m| m.literals < m.positions.len()) {
+    if mismatched.iter().any(|m| m.literals < m.positions.len()) {
         return Err(strict);
     }
     let base = roles_with(literals, question, slots, AlignMode::Given, links, &linked)?;
@@ -211,6 +204,7 @@ fn assignments(choices: &[(usize, Vec<Role>)], mismatched: &[Mismatch]) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::ErrorKind;
     use crate::question::find_slots;
 
     fn readings(question: &str, program: &str, gold: &str) -> Res<Vec<Program>> {
