@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use crate::progress::Progress;
 use rayon::prelude::*;
 
-use crate::agreement::{is_one, render_agreeing};
+use crate::agreement::{is_one, render_agreeing_as};
 use crate::attack::noise::NoiseCount;
 use crate::attack::sample;
 use crate::error::{Error, Result};
@@ -35,6 +35,7 @@ use crate::num::wide::Value;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
+use crate::question::coherence::{reader_rules, Constraints, ReaderRule};
 use crate::question::rendering::{format_like, render};
 use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, Slot};
@@ -71,6 +72,10 @@ pub struct GenerateConfig {
     /// ("1 notebook", "5 hours"), and the article before a number with it ("an 8"; see
     /// [`crate::agreement`]); `false` changes only the numbers, as the paper's text does.
     pub noun_agreement: bool,
+    /// The paper's node constraints alone, or a reader's rules too (see
+    /// [`crate::question::coherence`]); the paper's also renders the noun right after a count
+    /// only, as versions before the reader's rules did.
+    pub constraints: Constraints,
     pub seed: u64,
     pub threads: Option<usize>,
     /// Attack only this slice of each dataset's problems, into the shard's own folder (see
@@ -106,6 +111,7 @@ impl Default for GenerateConfig {
             noise_variants: 1,
             noise_count: NoiseCount::Floor,
             noun_agreement: true,
+            constraints: Constraints::Reader,
             seed: 42,
             threads: None,
             shard: None,
@@ -200,12 +206,17 @@ struct Prepared<'a> {
     was_one: Vec<bool>,
     /// The problem's valid programs of other sources (see [`support`]).
     supporters: Vec<&'a Program>,
+    /// A reader's rules for its numbers (none under the paper's constraints).
+    rules: Vec<ReaderRule>,
+    /// The rules described for `generation_stats.reader_rules` (`None` under the paper's).
+    rules_text: Option<String>,
 }
 
 impl<'a> Prepared<'a> {
     fn new(
         record: &'a ProblemRecord,
         supporters: &'a Supporters,
+        constraints: Constraints,
     ) -> std::result::Result<Self, String> {
         let slots = find_slots(&record.question);
         let values = record.slot_nums();
@@ -219,8 +230,28 @@ impl<'a> Prepared<'a> {
             .iter()
             .map(|s| is_one(s.written_in(&record.question)))
             .collect();
+        let (rules, rules_text) = match (&record.tree, constraints) {
+            (Some(program), Constraints::Reader) if record.is_valid() => {
+                let mut nodes = vec![Num::ZERO; program.nodes.len()];
+                // A program the original numbers overflow gets the paper's constraints only.
+                let rules = match program.eval_into(&values, &mut nodes) {
+                    Ok(()) => reader_rules(&record.question, &slots, program, &nodes),
+                    Err(_) => Vec::new(),
+                };
+                let text = rules
+                    .iter()
+                    .map(|r| r.describe(&record.question, &slots, &nodes))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                (rules, Some(text))
+            }
+            (_, Constraints::Reader) => (Vec::new(), Some(String::new())),
+            (_, Constraints::Paper) => (Vec::new(), None),
+        };
         Ok(Prepared {
             record,
+            rules,
+            rules_text,
             supporters: supporters.of(record),
             was_one,
             text: text_constraints(&record.question, &slots),
@@ -229,15 +260,17 @@ impl<'a> Prepared<'a> {
         })
     }
 
-    /// The question with these slot values, its nouns agreeing with changed counts if asked.
-    fn question_with(&self, values: &[Num], noun_agreement: bool) -> String {
+    /// The question with these slot values, its nouns agreeing with changed counts if asked
+    /// (and, for a reader, its articles and nouns past adjectives).
+    fn question_with(&self, values: &[Num], config: &GenerateConfig) -> String {
         let texts = self.slot_texts(values);
-        if noun_agreement {
-            render_agreeing(
+        if config.noun_agreement {
+            render_agreeing_as(
                 &self.record.question_template,
                 &texts,
                 &self.was_one,
                 &self.record.question,
+                config.constraints == Constraints::Reader,
             )
         } else {
             render(&self.record.question_template, &texts)
@@ -333,6 +366,7 @@ fn attack_problem(
             Ok(a) => {
                 let attacker = a
                     .with_text_constraints(&p.text)
+                    .with_reader_rules(&p.rules)
                     .with_supporters(p.supporters.iter().copied());
                 let stream = stream_key(config.seed, &p.record.problem_id, Attack::GUIDED);
                 let mut score = guide.scorer(program);
@@ -352,6 +386,7 @@ fn attack_problem(
         let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
             Ok(a) => a
                 .with_text_constraints(&p.text)
+                .with_reader_rules(&p.rules)
                 .with_supporters(p.supporters.iter().copied()),
             Err(e) => {
                 out.error = Some(format!("{}: {e}", p.record.problem_id));
@@ -528,7 +563,7 @@ fn generate_records(
                     // A panic in one problem is that problem's failure: the chunk goes on.
                     crate::contain::run(|| {
                         crate::contain::planted_panic(|| format!("generate:{}", r.problem_id));
-                        match Prepared::new(r, supporters) {
+                        match Prepared::new(r, supporters, config.constraints) {
                             Ok(p) => {
                                 let fitted = guide.as_ref().map(|(f, _)| *f);
                                 let output = attack_problem(&p, config, &methods, fitted);

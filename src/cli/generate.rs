@@ -70,6 +70,16 @@ pub struct GenerationArgs {
     /// before a number ("an 8 hour day").
     #[arg(long)]
     pub keep_noun_forms: bool,
+    /// Which constraints a variant keeps. `reader` (the default) adds to the paper's node
+    /// constraints what a reader takes for granted: a part stays within its whole, numbers that
+    /// count the same noun keep their order, counts of bounded units stay inside them (days in
+    /// a week, hours in a month, a person's age), bills and coins exist; the article and a noun
+    /// past adjectives agree with a changed number. `paper` keeps the paper's constraints only,
+    /// and the noun right after a count agreeing: the variants of versions before the reader's
+    /// rules, byte for byte. Rejections per rule are `generation_stats.rejected_order`,
+    /// `rejected_unit_bound` and `rejected_denomination`.
+    #[arg(long, value_enum, default_value_t = GenerateConfig::default().constraints)]
+    pub constraints: advmath::question::coherence::Constraints,
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
     #[arg(long, default_value_t = GenerateConfig::default().seed)]
     pub seed: u64,
@@ -92,6 +102,7 @@ impl GenerationArgs {
             noise_variants: self.noise_variants as usize,
             noise_count: self.noise_count,
             noun_agreement: !self.keep_noun_forms,
+            constraints: self.constraints,
             seed: self.seed,
             threads: self.threads.map(|t| t as usize),
             shard: None,

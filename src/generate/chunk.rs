@@ -138,6 +138,7 @@ impl<'a> ChunkWriter<'a> {
                 emitted: 0,
                 reached: false,
                 failure: Some(reason.to_string()),
+                reader_rules: None,
             });
         }
         summary
@@ -246,7 +247,7 @@ impl<'a> ChunkWriter<'a> {
                         continue;
                     }
                     for (i, d) in drawn.iter().enumerate() {
-                        let question = p.question_with(&d.slots, config.noun_agreement);
+                        let question = p.question_with(&d.slots, config);
                         let row = p.row(
                             Attack::GUIDED,
                             i,
@@ -268,7 +269,7 @@ impl<'a> ChunkWriter<'a> {
                         continue;
                     }
                     for (i, d) in drawn.iter().enumerate() {
-                        let question = p.question_with(&d.slots, config.noun_agreement);
+                        let question = p.question_with(&d.slots, config);
                         if let AttackSpec::NumericPunct(_) = attack {
                             for &level in &config.noise_levels {
                                 let name = Attack::NumericPunct(m, level).to_string();
@@ -312,6 +313,7 @@ impl<'a> ChunkWriter<'a> {
                 emitted,
                 reached,
                 failure: None,
+                reader_rules: p.rules_text.clone(),
             });
         }
         if let Some((drawn, stats)) = &out.guided {
@@ -324,6 +326,7 @@ impl<'a> ChunkWriter<'a> {
                 emitted: if reached { drawn.len() } else { 0 },
                 reached,
                 failure: None,
+                reader_rules: p.rules_text.clone(),
             });
         }
         Some(made)

@@ -27,6 +27,7 @@ fn run_record(
         noise_levels: config.noise_levels.clone(),
         noise_variants: config.noise_variants,
         noun_agreement: Some(config.noun_agreement),
+        constraints: Some(config.constraints.name().to_string()),
         problems: config.problems,
         sample_problems: config.sample_problems,
         seed: config.seed,

@@ -157,7 +157,7 @@ fn short_attacks(
     methods: &[super::Method],
     supporters: &super::Supporters,
 ) -> Vec<String> {
-    let Ok(p) = super::Prepared::new(record, supporters) else {
+    let Ok(p) = super::Prepared::new(record, supporters, config.constraints) else {
         return methods.iter().map(|m| m.name().to_string()).collect();
     };
     let out = super::attack_problem(&p, config, methods, None);

@@ -15,13 +15,13 @@ use advmath::store::problems::records_to_batch;
 use crate::util::{advmath, ingest_xie_release, problems_in, shared_data};
 
 /// A variant as the tables hold it.
-struct Variant {
-    problem_id: String,
-    question: String,
-    answer_exact: String,
+pub(crate) struct Variant {
+    pub(crate) problem_id: String,
+    pub(crate) question: String,
+    pub(crate) answer_exact: String,
 }
 
-fn variants(tables: &Path, dataset: &str, attack: &str) -> Vec<Variant> {
+pub(crate) fn variants(tables: &Path, dataset: &str, attack: &str) -> Vec<Variant> {
     let dir = tables.join(format!("variants/dataset={dataset}/attack={attack}"));
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else {

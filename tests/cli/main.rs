@@ -32,6 +32,7 @@ mod noise;
 mod offline;
 mod outside;
 mod publish;
+mod reader;
 mod real_data;
 mod replies;
 mod report;

@@ -78,20 +78,35 @@ pub fn render_agreeing(
     was_one: &[bool],
     question: &str,
 ) -> String {
+    render_agreeing_as(template, texts, was_one, question, true)
+}
+
+/// [`render_agreeing`], for a `reader` (the article before a changed number agrees, and a noun
+/// past up to two adjectives or noun modifiers: "1 different album", "1 photograph frame") or
+/// not (the noun right after the number only, as versions before a reader's rules did).
+pub fn render_agreeing_as(
+    template: &str,
+    texts: &[String],
+    was_one: &[bool],
+    question: &str,
+    reader: bool,
+) -> String {
     // The question's own slot texts, read only when an article disagrees with a number: a
     // number the variant did not change keeps the article the question gives it ("a 825").
     let mut originals: Option<Vec<String>> = None;
     render_with(template, texts, |idx, rest, out| {
         let text = &texts[idx];
-        agree_article(out, text, || {
-            let originals = originals.get_or_insert_with(|| {
-                crate::question::find_slots(question)
-                    .iter()
-                    .map(|s| s.written_in(question).to_string())
-                    .collect()
+        if reader {
+            agree_article(out, text, || {
+                let originals = originals.get_or_insert_with(|| {
+                    crate::question::find_slots(question)
+                        .iter()
+                        .map(|s| s.written_in(question).to_string())
+                        .collect()
+                });
+                originals.get(idx).is_none_or(|o| o != text)
             });
-            originals.get(idx).is_none_or(|o| o != text)
-        });
+        }
         let changed = was_one.get(idx).is_some_and(|&w| w != is_one(text));
         let after_slash = out
             .strip_suffix(text.as_str())
@@ -122,9 +137,59 @@ pub fn render_agreeing(
                 out.push_str(&w);
                 1 + word_len
             }
+            None if reader => match past_modifiers(rest, is_one(text), question) {
+                Some((w, used)) => {
+                    out.push(' ');
+                    out.push_str(&w);
+                    1 + used
+                }
+                None => 0,
+            },
             None => 0,
         }
     })
+}
+
+/// The noun after one or two modifiers ("different albums", "photograph frames") made to agree
+/// with a count that is now `one` or not, with the modifiers before it; and how many bytes of
+/// `rest` that replaces. A modifier is a lower-case word that is neither a unit ("12 inch
+/// pizzas" counts inches, not pizzas) nor a plural, nor a word that is no noun's ("other",
+/// "more").
+fn past_modifiers(rest: &str, one: bool, question: &str) -> Option<(String, usize)> {
+    let mut at = 0;
+    for k in 0..3 {
+        let tail = cut::after(rest, at);
+        let len = tail.bytes().take_while(|b| b.is_ascii_lowercase()).count();
+        let (word, after) = cut::split(tail, len);
+        let boundary = after
+            .chars()
+            .next()
+            .is_none_or(|b| !b.is_alphanumeric() && b != '-' && b != '\'');
+        if word.is_empty() || !boundary {
+            return None;
+        }
+        if k > 0 {
+            let agreeing = if one {
+                singular(word)
+            } else {
+                plural(word, question)
+            };
+            if let Some(noun) = agreeing {
+                let mut out = cut::before(rest, at).to_string();
+                out.push_str(&noun);
+                return Some((out, at + len));
+            }
+        }
+        let modifier = !NOT_A_NOUN.contains(&word)
+            && !UNITS.contains(&word)
+            && !word.ends_with('s')
+            && singular(word).is_none();
+        if k == 2 || !modifier || !after.starts_with(' ') {
+            return None;
+        }
+        at += len + 1;
+    }
+    None
 }
 
 /// Plurals whose singular the regular rules would get wrong.
@@ -163,7 +228,7 @@ const IE_NOUNS: &[&str] = &[
 ];
 
 /// Words after a number that are not its noun, or whose form does not follow it.
-const NOT_A_NOUN: &[&str] = &[
+pub(crate) const NOT_A_NOUN: &[&str] = &[
     "a",
     "an",
     "the",
@@ -270,7 +335,7 @@ const UNITS: &[&str] = &[
 ];
 
 /// The singular of a plural noun, when the rules are sure of it.
-fn singular(word: &str) -> Option<String> {
+pub(crate) fn singular(word: &str) -> Option<String> {
     if NOT_A_NOUN.contains(&word) || word.len() < 3 {
         return None;
     }
@@ -392,6 +457,49 @@ mod tests {
     }
 
     #[test]
+    fn the_paper_s_rendering_leaves_articles_and_nouns_past_adjectives_alone() {
+        let q = "She works a 5 hour day and bought 3 photograph frames.";
+        let t = "She works a {0} hour day and bought {1} photograph frames.";
+        let texts = ["8".to_string(), "1".to_string()];
+        assert_eq!(
+            render_agreeing_as(t, &texts, &[false, false], q, false),
+            "She works a 8 hour day and bought 1 photograph frames."
+        );
+        assert_eq!(
+            render_agreeing_as(t, &texts, &[false, false], q, true),
+            "She works an 8 hour day and bought 1 photograph frame."
+        );
+    }
+
+    #[test]
+    fn the_noun_agrees_past_adjectives_and_noun_modifiers() {
+        let q = "He has 3 different albums, 2 large pizza slices and 1 red apple; apples.";
+        let t = "He has {0} different albums, {1} large pizza slices and {2} red apple; apples.";
+        assert_eq!(
+            agree(t, &["1", "1", "4"], &[false, false, true], q),
+            "He has 1 different album, 1 large pizza slice and 4 red apples; apples."
+        );
+        // A unit before the noun counts the unit ("two 12 inch pizzas"); "more" and "other" are
+        // no modifiers; a verb after a noun is left alone; a plural that the question never
+        // writes is not guessed.
+        for (q, t, texts, was_one) in [
+            ("two 12 inch pizzas", "two {0} inch pizzas", ["1"], [false]),
+            ("3 more apples", "{0} more apples", ["1"], [false]),
+            ("3 other kids", "{0} other kids", ["1"], [false]),
+            (
+                "1 baker makes bread",
+                "{0} baker makes bread",
+                ["4"],
+                [true],
+            ),
+            ("1 green kite", "{0} green kite", ["4"], [true]),
+        ] {
+            let want = t.replace("{0}", texts[0]);
+            assert_eq!(agree(t, &texts, &was_one, q), want, "{q}");
+        }
+    }
+
+    #[test]
     fn a_count_of_one_takes_the_singular_and_more_the_plural() {
         let q = "Maya buys 3 notebooks and 4 pens.";
         let t = "Maya buys {0} notebooks and {1} pens.";
@@ -443,8 +551,8 @@ mod tests {
                     .replace("{1}", texts.get(1).copied().unwrap_or(""))
             );
         };
-        // Adjectives, function words, glued forms and fractions.
-        same("He buys {0} red pens.", &["1"], &[false]);
+        // Function words, glued forms and fractions (an adjective is passed over: see
+        // the_noun_agrees_past_adjectives_and_noun_modifiers).
         same("It costs ${0} each.", &["1"], &[false]);
         same("She has {0} more apples.", &["1"], &[false]);
         same("A {0}-hour drive.", &["1"], &[false]);

@@ -184,9 +184,16 @@ pub enum Reject {
     /// Another independent program of the problem computes a different answer from these
     /// numbers: one of the two reads the question otherwise, and which one is not known.
     Disagreement,
+    /// A part grew larger than its whole, or numbers of the same noun changed their order (a
+    /// reader's rule, see [`crate::question::coherence`]).
+    Order,
+    /// A count of a bounded unit left its bound (an 8 day week, a person 300 years old).
+    UnitBound,
+    /// A bill or coin that does not exist ("a $31 bill").
+    Denomination,
 }
 
-pub const REJECT_NAMES: [&str; 8] = [
+pub const REJECT_NAMES: [&str; 11] = [
     "division_by_zero",
     "domain",
     "not_integer",
@@ -195,6 +202,9 @@ pub const REJECT_NAMES: [&str; 8] = [
     "original",
     "duplicate",
     "disagreement",
+    "order",
+    "unit_bound",
+    "denomination",
 ];
 
 impl Reject {

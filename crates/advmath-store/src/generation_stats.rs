@@ -38,6 +38,7 @@ pub fn schema() -> SchemaRef {
         ));
     }
     fields.push(utf8("failure", true));
+    fields.push(utf8("reader_rules", true));
     Arc::new(Schema::new(fields))
 }
 
@@ -50,8 +51,9 @@ pub const DOC: &[(&str, &str)] = &[
     ("unique_valid", "distinct valid number tuples (the original excluded) that every second program agrees on"),
     ("emitted", "variants written (m when the target was reached, else 0)"),
     ("reached_target", "at least m distinct valid tuples were found"),
-    ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate, disagreement (a distinct valid tuple on which another independent program of the problem computes another answer: see `variants.support`)"),
+    ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate, disagreement (a distinct valid tuple on which another independent program of the problem computes another answer: see `variants.support`), and the reader's rules of `reader_rules`: order (a part larger than its whole, or numbers of one noun out of the question's order), unit_bound (a count outside its unit, such as an 8 day week or a person 300 years old), denomination (a bill or coin that does not exist)"),
     ("failure", "null, or why the problem's work failed as a whole (an internal error, with where it happened): its other columns are then 0 and no variant of it is written"),
+    ("reader_rules", "the reader's rules the problem's numbers keep (`generate --constraints reader`, the default), `; `-separated, each with why it was inferred: `22 < 25 (both count 'man': the question's order)`, `3 <= [5] ('came up with': a part is at most its whole)` (a bracketed value is one the program computes, shown on the original numbers); empty when none applies, null under `--constraints paper`"),
 ];
 
 /// One row of the `generation_stats` table.
@@ -63,6 +65,8 @@ pub struct StatRow {
     pub reached: bool,
     /// Why the problem's work failed as a whole (nothing of it is written), if it did.
     pub failure: Option<String>,
+    /// The reader's rules the problem keeps, described (`None` under the paper's constraints).
+    pub reader_rules: Option<String>,
 }
 
 /// Rows as a batch in the table's schema.
@@ -114,6 +118,11 @@ pub fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
     cols.push(Arc::new(
         rows.iter()
             .map(|r| r.failure.as_deref())
+            .collect::<StringArray>(),
+    ));
+    cols.push(Arc::new(
+        rows.iter()
+            .map(|r| r.reader_rules.as_deref())
             .collect::<StringArray>(),
     ));
     Ok(RecordBatch::try_new(schema(), cols)?)

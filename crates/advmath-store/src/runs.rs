@@ -38,6 +38,10 @@ pub struct RunRecord {
     /// had no such rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noun_agreement: Option<bool>,
+    /// `paper` (the paper's node constraints alone) or `reader` (a reader's rules too); absent
+    /// from records of versions that had the paper's only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<String>,
     pub problems: Option<usize>,
     #[serde(default)]
     pub sample_problems: Option<usize>,

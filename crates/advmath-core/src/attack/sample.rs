@@ -30,6 +30,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::num::wide::{Value, Wide};
 use crate::num::{pow10, EvalError, Num};
 use crate::program::{BinOp, Node, Program};
+use crate::question::coherence::ReaderRule;
 use crate::question::shown::TextConstraint;
 use crate::seed::mix;
 
@@ -272,6 +273,8 @@ pub struct Attacker<'p> {
     supporters: Vec<(&'p Program, u32)>,
     /// Sources whose tree is this program's own: they agree on every draw.
     same_as_own: u32,
+    /// A reader's rules that involve a changed number (see [`Attacker::with_reader_rules`]).
+    rules: Vec<ReaderRule>,
 }
 
 /// Per-attempt scratch space, reused across attempts.
@@ -332,6 +335,7 @@ impl<'p> Attacker<'p> {
             text: Vec::new(),
             supporters: Vec::new(),
             same_as_own: 0,
+            rules: Vec::new(),
         })
     }
 
@@ -405,6 +409,19 @@ impl<'p> Attacker<'p> {
                 _ => self.text.push(c),
             }
         }
+        self
+    }
+
+    /// Also keep a reader's rules (see [`crate::question::coherence::reader_rules`]), checked
+    /// after the paper's node constraints; those that read no changed number always hold and
+    /// are dropped.
+    pub fn with_reader_rules(mut self, rules: &[ReaderRule]) -> Self {
+        let changed = self.changed_slots();
+        self.rules = rules
+            .iter()
+            .filter(|r| r.slots(self.program).iter().any(|s| changed.contains(s)))
+            .cloned()
+            .collect();
         self
     }
 
@@ -503,6 +520,13 @@ impl<'p> Attacker<'p> {
         if !scratch.values[self.program.answer as usize].is_exact() {
             return Err(Reject::Domain);
         }
+        if let Some(r) = self
+            .rules
+            .iter()
+            .find(|r| !r.holds(&scratch.slots, &scratch.values))
+        {
+            return Err(r.reject());
+        }
         Ok(())
     }
 
@@ -511,6 +535,13 @@ impl<'p> Attacker<'p> {
         let mut values = self.program.eval_wide(&scratch.slots).map_err(reject_of)?;
         for (v, &f) in values.iter().zip(&self.node_flags) {
             broken(f, wide_flags_of(v))?;
+        }
+        if let Some(r) = self
+            .rules
+            .iter()
+            .find(|r| !r.holds_wide(&scratch.slots, &values))
+        {
+            return Err(r.reject());
         }
         scratch.wide_answer = Some(values.swap_remove(self.program.answer as usize));
         Ok(())

@@ -170,11 +170,40 @@ const MEASURES: &[Measure] = &[
     ),
 ];
 
+/// Measures a reader also bounds (see [`reader_bounds`]), beyond the paper mode's.
+const READER_MEASURES: &[Measure] = &[
+    Measure {
+        what: "hours per month",
+        small: &["hour", "hours"],
+        large: &["month"],
+        lengths: &[744],
+        bounds_parts: true,
+    },
+    Measure {
+        what: "hours per year",
+        small: &["hour", "hours"],
+        large: &["year"],
+        lengths: &[8784],
+        bounds_parts: true,
+    },
+    Measure {
+        what: "minutes per week",
+        small: &["minute", "minutes"],
+        large: &["week"],
+        lengths: &[10080],
+        bounds_parts: true,
+    },
+];
+
 /// Words before a larger unit that make the phrase a rate or a measure ("a week", "per week",
 /// "each week", "in the month").
 const RATE_WORDS: &[&str] = &[
     "a", "an", "per", "each", "every", "the", "this", "one", "normal",
 ];
+
+/// Words that name a kind of the larger unit and so stand where a rate word would ("a 5 day
+/// work week", "a school day that lasts 6 hours"): a reader bounds these too.
+const KIND_WORDS: &[&str] = &["work", "working", "school", "business"];
 
 /// What the text makes of a number in digits that counts a smaller unit within a larger one.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -221,36 +250,7 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
             out.push((i as u32, UnitUse::Defines("a time of day")));
             continue;
         }
-        // The smaller unit follows the number at once ("7 days", "30-day").
-        if !rest.starts_with([' ', '-']) {
-            continue;
-        }
-        // The unit the number measures is named in its own sentence: "1000 minutes per month.
-        // Every day …" counts no minutes of a day.
-        let after = words(cut::before(rest, sentence_end(rest)));
-        let Some(small) = after.first() else {
-            continue;
-        };
-        let head = cut::before(text, s.start);
-        let before = words(cut::after(head, sentence_start(head)));
-        let counts = |m: &&Measure| m.small.contains(&small.as_str());
-        // The larger unit right after the number decides ("4 weeks in a month"); else the nearest
-        // rate before it in its sentence ("every day he has a 15-minute call").
-        let measure = MEASURES
-            .iter()
-            .filter(counts)
-            .find(|m| {
-                after.get(1).is_some_and(|w| is_large(m, w))
-                    || rated(m, &after[1..after.len().min(5)])
-            })
-            .or_else(|| {
-                before
-                    .windows(2)
-                    .rev()
-                    .filter_map(rated_unit)
-                    .find_map(|large| MEASURES.iter().filter(counts).find(|m| is_large(m, large)))
-            });
-        let Some(m) = measure else {
+        let Some(m) = measure_of(text, s, false) else {
             continue;
         };
         let max = *m.lengths.iter().max().expect("every measure has a length");
@@ -263,23 +263,107 @@ pub fn unit_uses(text: &str, slots: &[Slot]) -> Vec<(u32, UnitUse)> {
     out
 }
 
+/// The bounds a reader puts on counts of a unit that [`unit_uses`] leaves free: a kind of the
+/// larger unit ("a 98 day work week"), and the measures of [`READER_MEASURES`] ("1,644 hours per
+/// month"). A number that is the unit's length keeps to it as an upper bound only; what the
+/// program makes constant was decided when the problem was read.
+pub fn reader_bounds(text: &str, slots: &[Slot]) -> Vec<(u32, Num, &'static str)> {
+    let paper: Vec<u32> = unit_uses(text, slots).iter().map(|(s, _)| *s).collect();
+    let mut out = Vec::new();
+    for (i, s) in slots.iter().enumerate() {
+        if s.word || paper.contains(&(i as u32)) {
+            continue;
+        }
+        let Some(value) = s.value.as_integer().filter(|_| s.value.is_integer()) else {
+            continue;
+        };
+        let Some(m) = measure_of(text, s, true).filter(|m| m.bounds_parts) else {
+            continue;
+        };
+        let max = *m.lengths.iter().max().expect("every measure has a length");
+        if value > 0 && value <= max {
+            out.push((i as u32, Num::int(max), m.what));
+        }
+    }
+    out
+}
+
+/// The largest a rate a question asks for can be ("how many hours per month", "how many days
+/// a week"): the length of its larger unit, with the measure's name. `asked` are the words of
+/// the question's last sentence.
+pub fn asked_rate(asked: &[String]) -> Option<(Num, &'static str)> {
+    let at = asked
+        .windows(2)
+        .position(|w| w[0] == "how" && w[1] == "many")?;
+    let small = asked.get(at + 2)?;
+    let rest = &asked[(at + 3).min(asked.len())..];
+    MEASURES
+        .iter()
+        .chain(READER_MEASURES)
+        .filter(|m| m.bounds_parts && m.small.contains(&small.as_str()))
+        .find(|m| {
+            rest.windows(2).any(|w| {
+                (RATE_WORDS.contains(&w[0].as_str()) || w[0] == "in") && is_large(m, &w[1])
+            })
+        })
+        .map(|m| {
+            let max = *m.lengths.iter().max().expect("every measure has a length");
+            (Num::int(max), m.what)
+        })
+}
+
+/// The measure a number in digits counts the smaller unit of, if its sentence names one: the
+/// larger unit right after the number decides ("4 weeks in a month"); else the nearest rate
+/// before it in its sentence ("every day he has a 15-minute call"). A `reader` also takes a kind
+/// of the larger unit for a rate ("a 5 day work week") and the measures of [`READER_MEASURES`].
+fn measure_of(text: &str, s: &Slot, reader: bool) -> Option<&'static Measure> {
+    let rest = cut::after(text, s.end);
+    // The smaller unit follows the number at once ("7 days", "30-day").
+    if !rest.starts_with([' ', '-']) {
+        return None;
+    }
+    // The unit the number measures is named in its own sentence: "1000 minutes per month.
+    // Every day …" counts no minutes of a day.
+    let after = words(cut::before(rest, sentence_end(rest)));
+    let small = after.first()?;
+    let head = cut::before(text, s.start);
+    let before = words(cut::after(head, sentence_start(head)));
+    let extra: &[Measure] = if reader { READER_MEASURES } else { &[] };
+    let measures = || {
+        MEASURES
+            .iter()
+            .chain(extra)
+            .filter(|m| m.small.contains(&small.as_str()))
+    };
+    fn rate(reader: bool) -> impl Fn(&[String]) -> Option<&str> {
+        move |pair| rated_unit(pair, reader)
+    }
+    measures()
+        .find(|m| {
+            after.get(1).is_some_and(|w| is_large(m, w))
+                || after[1..after.len().min(5)]
+                    .windows(2)
+                    .filter_map(rate(reader))
+                    .any(|large| is_large(m, large))
+        })
+        .or_else(|| {
+            before
+                .windows(2)
+                .rev()
+                .filter_map(rate(reader))
+                .find_map(|large| measures().find(|m| is_large(m, large)))
+        })
+}
+
 fn is_large(m: &Measure, word: &str) -> bool {
     m.large.contains(&word)
 }
 
-/// A larger unit of `m` in `window`, right after a rate word ("a week", "in the month").
-fn rated(m: &Measure, window: &[String]) -> bool {
-    window
-        .windows(2)
-        .filter_map(rated_unit)
-        .any(|large| is_large(m, large))
-}
-
-/// The unit a rate word names in a pair of words ("a week", "per hour"), if the pair is one.
-fn rated_unit(pair: &[String]) -> Option<&str> {
-    RATE_WORDS
-        .contains(&pair[0].as_str())
-        .then(|| pair[1].as_str())
+/// The unit a rate word names in a pair of words ("a week", "per hour"), if the pair is one;
+/// for a `reader`, a kind word too ("work week").
+fn rated_unit(pair: &[String], reader: bool) -> Option<&str> {
+    let w = pair[0].as_str();
+    (RATE_WORDS.contains(&w) || (reader && KIND_WORDS.contains(&w))).then(|| pair[1].as_str())
 }
 
 /// Whether byte `i` of `b` ends a sentence: a ";", or a ".", "?" or "!" before a space, or at the
