@@ -28,6 +28,7 @@ use crate::progress::Progress;
 use rayon::prelude::*;
 
 use crate::agreement::{is_one, render_agreeing_as};
+use crate::attack::coherence::{reader_rules, Constraints, ReaderRule};
 use crate::attack::noise::NoiseCount;
 use crate::attack::sample;
 use crate::error::{Error, Result};
@@ -35,7 +36,6 @@ use crate::num::wide::Value;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
-use crate::question::coherence::{reader_rules, Constraints, ReaderRule};
 use crate::question::rendering::{format_like, render};
 use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, Slot};
@@ -73,7 +73,7 @@ pub struct GenerateConfig {
     /// [`crate::agreement`]); `false` changes only the numbers, as the paper's text does.
     pub noun_agreement: bool,
     /// The paper's node constraints alone, or a reader's rules too (see
-    /// [`crate::question::coherence`]); the paper's also renders the noun right after a count
+    /// [`crate::attack::coherence`]); the paper's also renders the noun right after a count
     /// only, as versions before the reader's rules did.
     pub constraints: Constraints,
     pub seed: u64,

@@ -79,7 +79,7 @@ pub struct GenerationArgs {
     /// rules, byte for byte. Rejections per rule are `generation_stats.rejected_order`,
     /// `rejected_unit_bound` and `rejected_denomination`.
     #[arg(long, value_enum, default_value_t = GenerateConfig::default().constraints)]
-    pub constraints: advmath::question::coherence::Constraints,
+    pub constraints: advmath::attack::coherence::Constraints,
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.
     #[arg(long, default_value_t = GenerateConfig::default().seed)]
     pub seed: u64,

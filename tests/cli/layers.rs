@@ -102,7 +102,18 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("feature_sets", &["num", "program"]),
     ("synth", &["cut", "num", "program", "question"]),
     ("published", &["num", "program", "question"]),
-    ("attack", &["num", "program", "question", "seed", "vocab"]),
+    (
+        "attack",
+        &[
+            "agreement",
+            "cut",
+            "num",
+            "program",
+            "question",
+            "seed",
+            "vocab",
+        ],
+    ),
     (
         "fuzz_checks",
         &[

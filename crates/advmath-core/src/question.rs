@@ -455,7 +455,6 @@ pub fn word_numbers(text: &str) -> Vec<(String, Num)> {
     out
 }
 
-pub mod coherence;
 pub mod rendering;
 pub mod shown;
 pub mod units;

@@ -185,7 +185,7 @@ pub enum Reject {
     /// numbers: one of the two reads the question otherwise, and which one is not known.
     Disagreement,
     /// A part grew larger than its whole, or numbers of the same noun changed their order (a
-    /// reader's rule, see [`crate::question::coherence`]).
+    /// reader's rule: the attack module's coherence rules).
     Order,
     /// A count of a bounded unit left its bound (an 8 day week, a person 300 years old).
     UnitBound,

@@ -27,10 +27,10 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Poisson};
 use rand_pcg::Pcg64Mcg;
 
+use crate::attack::coherence::{ReaderRule, RuleKind, Side};
 use crate::num::wide::{Value, Wide};
 use crate::num::{pow10, EvalError, Num};
 use crate::program::{BinOp, Node, Program};
-use crate::question::coherence::ReaderRule;
 use crate::question::shown::TextConstraint;
 use crate::seed::mix;
 
@@ -127,6 +127,8 @@ enum Draw {
     },
     /// The value cannot be decomposed (a non-terminating fraction); it is left as is.
     Keep(Num),
+    /// One of these values, each as likely (a bill's denominations within the method's range).
+    Choice(Vec<Num>),
 }
 
 fn scaled(a: i64, exp: i32) -> Num {
@@ -224,6 +226,62 @@ impl Draw {
         }
     }
 
+    /// The same draw conditioned on a value of at most `max` (a count of a bounded unit): a
+    /// uniform draw's range is cut there, so that the bound does not cost M1 its attempts. A
+    /// range the bound leaves empty, and other draws, are kept (the rule then rejects).
+    fn at_most(self, max: Num) -> Draw {
+        let Draw::Uniform {
+            lo,
+            hi,
+            exp,
+            no_trailing_zero,
+        } = self
+        else {
+            return self;
+        };
+        // The largest a with a·10^exp at most max.
+        let top = max
+            .div(scaled(1, exp))
+            .ok()
+            .and_then(|q| q.floor().as_integer())
+            .map_or(hi, |t| t.clamp(i128::from(i64::MIN), i128::from(hi)) as i64);
+        Draw::Uniform {
+            lo,
+            hi: if top >= lo { top } else { hi },
+            exp,
+            no_trailing_zero,
+        }
+    }
+
+    /// The same draw restricted to `values` (the bills or coins that exist): those the uniform
+    /// range can give, each as likely. A range that gives none, and other draws, are kept (the
+    /// rule then rejects).
+    fn one_of(self, values: &[i128]) -> Draw {
+        let Draw::Uniform {
+            lo,
+            hi,
+            exp,
+            no_trailing_zero,
+        } = self
+        else {
+            return self;
+        };
+        let within: Vec<Num> = values
+            .iter()
+            .filter_map(|&v| {
+                let a = Num::int(v).div(scaled(1, exp)).ok()?;
+                let a = a.as_integer().filter(|_| a.is_integer())?;
+                let fits = a >= i128::from(lo) && a <= i128::from(hi);
+                (fits && !(no_trailing_zero && a % 10 == 0)).then(|| Num::int(v))
+            })
+            .collect();
+        if within.is_empty() {
+            self
+        } else {
+            Draw::Choice(within)
+        }
+    }
+
     #[inline]
     fn sample(&self, rng: &mut Pcg64Mcg) -> Num {
         match self {
@@ -252,6 +310,7 @@ impl Draw {
                 scaled(a.max(*min), *exp)
             }
             Draw::Keep(v) => *v,
+            Draw::Choice(values) => values[rng.random_range(0..values.len())],
         }
     }
 }
@@ -412,7 +471,7 @@ impl<'p> Attacker<'p> {
         self
     }
 
-    /// Also keep a reader's rules (see [`crate::question::coherence::reader_rules`]), checked
+    /// Also keep a reader's rules (see [`crate::attack::coherence::reader_rules`]), checked
     /// after the paper's node constraints; those that read no changed number always hold and
     /// are dropped.
     pub fn with_reader_rules(mut self, rules: &[ReaderRule]) -> Self {
@@ -422,6 +481,21 @@ impl<'p> Attacker<'p> {
             .filter(|r| r.slots(self.program).iter().any(|s| changed.contains(s)))
             .cloned()
             .collect();
+        // A bound on a drawn number itself narrows its draw (M1's range of a million would
+        // otherwise spend its attempts on ages of 300,000); the rule stays, and holds.
+        for r in &self.rules {
+            let (slot, narrow): (u32, &dyn Fn(Draw) -> Draw) = match r.kind {
+                RuleKind::AtMost {
+                    of: Side::Slot(s),
+                    max,
+                } => (s, &move |d: Draw| d.at_most(max)),
+                RuleKind::OneOf { slot, values } => (slot, &move |d: Draw| d.one_of(values)),
+                _ => continue,
+            };
+            if let Some((_, d)) = self.draws.iter_mut().find(|(s, _)| *s == slot) {
+                *d = narrow(std::mem::replace(d, Draw::Keep(Num::ZERO)));
+            }
+        }
         self
     }
 

@@ -315,3 +315,30 @@ fn a_program_that_keeps_a_changed_number_cannot_vouch_for_a_variant() {
     let (drawn, _) = attack(&at, 7, 300, 20);
     assert!(drawn.iter().all(|d| d.support == 1));
 }
+
+/// A bound on a drawn number narrows its draw: M1 keeps its range up to the bound instead of
+/// spending its attempts above it, and a bill is drawn among the bills that exist.
+#[test]
+fn a_reader_s_bound_narrows_the_draw() {
+    use crate::attack::coherence::reader_rules;
+    let q = "Sally bought 3 frames at $3 each. She paid with a $20 bill. Ann is 44 years old. \
+             How much did Sally hand over and spend?";
+    let src = "a = 44\nprint(20 + 3 * 3 + a - a)";
+    let (p, orig) = program(q, src, "29");
+    let slots = find_slots(q);
+    let mut nodes = vec![Num::ZERO; p.nodes.len()];
+    p.eval_into(&orig, &mut nodes).unwrap();
+    let rules = reader_rules(q, &slots, &p, &nodes);
+    let at = Attacker::new(&p, orig.clone(), Method::M1, 6)
+        .unwrap()
+        .with_reader_rules(&rules);
+    let (drawn, stats) = attack(&at, 7, 3000, 100);
+    assert_eq!(drawn.len(), 100, "{stats:?}");
+    for d in &drawn {
+        let bill = d.slots[2].as_integer().unwrap();
+        assert!([1, 2, 5, 10, 20, 50, 100].contains(&bill), "{bill}");
+        assert!(d.slots[3].cmp_num(Num::int(120)) != std::cmp::Ordering::Greater);
+    }
+    assert_eq!(stats.rejections[Reject::Denomination.index()], 0);
+    assert_eq!(stats.rejections[Reject::UnitBound.index()], 0);
+}

@@ -1,7 +1,7 @@
 //! What a reader takes for granted about a question's numbers, beyond the paper's node
 //! constraints ([`ReaderRule`]): a part stays no larger than its whole ("ate 17 of the 33
-//! pieces"), quantities that count the same thing keep the order the question gives them (the
-//! biggest slide stays longer than the second biggest), a count of a bounded unit stays inside
+//! pieces", "25 men … 22 men stayed"), quantities of one noun that the question ranks keep its
+//! order (the biggest slide stays longer than the second biggest), a count of a bounded unit stays inside
 //! its bound (a 5 day work week, hours per month, a person's age), and a bill is one that
 //! exists. Each rule is inferred from the question's text and its program together, is kept only
 //! when the original numbers satisfy it, and carries the reason it was inferred, so a rejected
@@ -10,12 +10,12 @@
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
-use super::{is_percentage, units, Slot};
 use crate::agreement::{singular, NOT_A_NOUN};
 use crate::cut;
 use crate::num::wide::Wide;
 use crate::num::Num;
 use crate::program::tree::{BinOp, Node, Program};
+use crate::question::{is_percentage, units, Slot};
 use crate::vocab::Reject;
 
 /// Which constraints a variant keeps: the paper's node constraints alone, or a reader's rules
@@ -230,9 +230,20 @@ pub fn reader_rules(
         .iter()
         .map(|s| is_count(text, s) && s.value.cmp_num(Num::ZERO) == Ordering::Greater)
         .collect();
+    let nouns: Vec<Option<String>> = slots
+        .iter()
+        .zip(&counts)
+        .map(|(s, &c)| {
+            if c && !s.word {
+                counted_noun(text, s)
+            } else {
+                None
+            }
+        })
+        .collect();
     let mut out = Vec::new();
-    same_noun_order(text, slots, &counts, &mut out);
-    parts_of_wholes(text, slots, &counts, program, node_values, &mut out);
+    ranked_order(text, slots, &nouns, &mut out);
+    parts_of_wholes(text, slots, &counts, &nouns, program, node_values, &mut out);
     bounded_units(text, slots, program, node_values, &mut out);
     denominations(text, slots, &mut out);
     out.retain(|r| r.holds(&values, node_values));
@@ -276,19 +287,25 @@ fn counted_noun(text: &str, s: &Slot) -> Option<String> {
     Some(noun)
 }
 
-/// Numbers that count the same noun keep the order the question gives them: the question's
-/// story ("the biggest slide is 300 feet long, the second biggest 240 feet", "25 men … 22 men
-/// stayed") is told about that order.
-fn same_noun_order(text: &str, slots: &[Slot], counts: &[bool], out: &mut Vec<ReaderRule>) {
-    let nouns: Vec<Option<String>> = slots
+/// Superlatives that rank the things a question compares ("the biggest waterslide … the second
+/// biggest").
+const RANKS: &[&str] = &[
+    "biggest", "largest", "longest", "tallest", "highest", "heaviest", "oldest", "fastest",
+    "smallest", "shortest", "lowest", "lightest", "youngest", "slowest", "cheapest", "best",
+    "worst", "most", "least",
+];
+
+/// Numbers that count the same noun in sentences that rank what they count ("the biggest
+/// waterslide is 300 feet long … the second biggest waterslide is 240 feet long") keep the
+/// order the question gives them: the ranking is told about that order. Elsewhere two counts
+/// of one noun ("20 minutes to mix, 30 minutes to bake") are free, as the paper has them.
+fn ranked_order(text: &str, slots: &[Slot], nouns: &[Option<String>], out: &mut Vec<ReaderRule>) {
+    let ranked: Vec<bool> = slots
         .iter()
-        .zip(counts)
-        .map(|(s, &c)| {
-            if c && !s.word {
-                counted_noun(text, s)
-            } else {
-                None
-            }
+        .map(|s| {
+            words(sentence_of(text, s))
+                .iter()
+                .any(|w| RANKS.contains(&w.as_str()))
         })
         .collect();
     for i in 0..slots.len() {
@@ -296,7 +313,7 @@ fn same_noun_order(text: &str, slots: &[Slot], counts: &[bool], out: &mut Vec<Re
             let (Some(a), Some(b)) = (&nouns[i], &nouns[j]) else {
                 continue;
             };
-            if a != b {
+            if a != b || !ranked[i] || !ranked[j] {
                 continue;
             }
             let (less, more) = match slots[i].value.cmp_num(slots[j].value) {
@@ -310,10 +327,29 @@ fn same_noun_order(text: &str, slots: &[Slot], counts: &[bool], out: &mut Vec<Re
                     more: Side::Slot(more as u32),
                     strict: true,
                 },
-                why: format!("both count '{a}': the question's order"),
+                why: format!("both count '{a}' in sentences that rank them"),
             });
         }
     }
+}
+
+/// The sentence a number is written in.
+fn sentence_of<'t>(text: &'t str, s: &Slot) -> &'t str {
+    let head = cut::before(text, s.start);
+    let start = head.rfind(['.', '!', '?', ';']).map_or(0, |i| i + 1);
+    let tail = cut::after(text, s.end);
+    // A decimal point is no sentence's end: only a mark before a space or the end of the text.
+    let end = tail
+        .char_indices()
+        .find(|&(i, c)| {
+            matches!(c, '.' | '!' | '?' | ';')
+                && cut::after(tail, i + 1)
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map_or(tail.len(), |(i, _)| i);
+    cut::between(text, start, s.end + end)
 }
 
 /// The lower-cased words of `text`, in order.
@@ -340,6 +376,7 @@ fn parts_of_wholes(
     text: &str,
     slots: &[Slot],
     counts: &[bool],
+    nouns: &[Option<String>],
     program: &Program,
     node_values: &[Num],
     out: &mut Vec<ReaderRule>,
@@ -405,6 +442,25 @@ fn parts_of_wholes(
         let Some(cue) = cue else {
             continue;
         };
+        // The nearest earlier count of the same noun, if not smaller ("25 men … 22 men stayed").
+        let same = nouns[p].as_ref().and_then(|noun| {
+            (0..p).rev().find(|&j| {
+                nouns[j].as_ref() == Some(noun) && slots[j].value.cmp_num(s.value) != Ordering::Less
+            })
+        });
+        if let Some(j) = same {
+            out.push(ReaderRule {
+                kind: RuleKind::Order {
+                    less: Side::Slot(p as u32),
+                    more: Side::Slot(j as u32),
+                    strict: false,
+                },
+                why: format!(
+                    "'{cue}': a part is at most its whole of '{}'",
+                    nouns[p].as_deref().unwrap_or_default()
+                ),
+            });
+        }
         if let Some(whole) = nearest_whole(text, slots, counts, program, node_values, p) {
             out.push(ReaderRule {
                 kind: RuleKind::Order {
@@ -502,20 +558,33 @@ fn bounded_units(
             why: "a person's age".into(),
         });
     }
-    // An age plus some years, or times a number, is an age again ("three times the age his
-    // father was"); the sum of two ages is not.
+    // An age plus some years ("in 7 years"), or times a constant ("three times the age his
+    // father was"), is an age again; the sum of two ages is not, nor an age plus a price.
     let mut is_age_node = vec![false; program.nodes.len()];
     for (n, node) in program.nodes.iter().enumerate() {
-        let age = |i: &u32| match program.nodes[*i as usize] {
+        let age = |i: u32| match program.nodes[i as usize] {
             Node::Leaf { slot } => ages.contains(&slot),
-            _ => is_age_node[*i as usize],
+            _ => is_age_node[i as usize],
         };
-        is_age_node[n] = match node {
+        let years = |i: u32| match program.nodes[i as usize] {
+            Node::Leaf { slot } => {
+                counted_noun(text, &slots[slot as usize]).as_deref() == Some("year")
+            }
+            Node::Const { .. } => true,
+            _ => false,
+        };
+        let times = |i: u32| matches!(program.nodes[i as usize], Node::Const { .. });
+        is_age_node[n] = match *node {
             Node::Bin {
-                op: BinOp::Add | BinOp::Mul,
+                op: BinOp::Add,
                 lhs,
                 rhs,
-            } => age(lhs) != age(rhs),
+            } => (age(lhs) && years(rhs)) || (age(rhs) && years(lhs)),
+            Node::Bin {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            } => (age(lhs) && times(rhs)) || (age(rhs) && times(lhs)),
             _ => false,
         };
         if is_age_node[n] {
