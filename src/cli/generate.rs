@@ -66,18 +66,20 @@ pub struct GenerationArgs {
     pub noise_count: NoiseCount,
     /// Change only the numbers, as the paper's text does: "3 notebooks" becomes "1 notebooks".
     /// By default the noun right after a count that becomes one (or stops being one) agrees
-    /// with it, where the rule is sure ("1 notebook", "5 hours"), and so does an article right
-    /// before a number ("an 8 hour day").
+    /// with it, where the rule is sure ("1 notebook", "5 hours"), and with `--constraints
+    /// reader` (the default) so do a noun past adjectives ("1 photograph frame") and an article
+    /// right before a number ("an 8 hour day").
     #[arg(long)]
     pub keep_noun_forms: bool,
     /// Which constraints a variant keeps. `reader` (the default) adds to the paper's node
-    /// constraints what a reader takes for granted: a part stays within its whole, numbers that
-    /// count the same noun keep their order, counts of bounded units stay inside them (days in
-    /// a week, hours in a month, a person's age), bills and coins exist; the article and a noun
-    /// past adjectives agree with a changed number. `paper` keeps the paper's constraints only,
-    /// and the noun right after a count agreeing: the variants of versions before the reader's
-    /// rules, byte for byte. Rejections per rule are `generation_stats.rejected_order`,
-    /// `rejected_unit_bound` and `rejected_denomination`.
+    /// constraints what a reader takes for granted: a part stays within its whole ("ate 17 of
+    /// 33"), numbers of one noun that the question ranks keep their order, counts of bounded
+    /// units stay inside them (days in a week, hours in a month, a person's age), bills and coins
+    /// exist; the article and a noun past adjectives agree with a changed number. `paper` keeps
+    /// the paper's constraints only, and the noun right after a count agreeing: the variants of
+    /// versions before the reader's rules, byte for byte. Each problem's rules, with why they
+    /// were inferred, are `generation_stats.reader_rules`; rejections per rule are
+    /// `rejected_order`, `rejected_unit_bound` and `rejected_denomination`.
     #[arg(long, value_enum, default_value_t = GenerateConfig::default().constraints)]
     pub constraints: advmath::attack::coherence::Constraints,
     /// Run seed; every variant's own seed derives from it, the problem id, the attack and the index.

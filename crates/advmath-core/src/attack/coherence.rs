@@ -27,8 +27,8 @@ pub enum Constraints {
     /// them), with the noun right after a count agreeing: the variants of versions before the
     /// reader's rules, byte for byte.
     Paper,
-    /// The paper's, and a reader's rules: parts within wholes, the order of numbers of one noun,
-    /// bounded units, real bills and coins; an article and a noun past adjectives agree too.
+    /// The paper's, and a reader's rules: parts within wholes, the order of ranked numbers of one
+    /// noun, bounded units, real bills and coins; an article and a noun past adjectives agree too.
     #[default]
     Reader,
 }
