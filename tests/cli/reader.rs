@@ -107,8 +107,7 @@ fn flagged(v: &Variant) -> Option<&'static str> {
         }
     } else if q.starts_with("A custodian") {
         // "If they work an 8 hour day": the article before the hours.
-        let at = q.find("If they work a").expect("the hours' sentence");
-        let rest = &q[at + "If they work a".len()..];
+        let (_, rest) = q.split_once("If they work a").expect("the hours' sentence");
         let hours = rest.trim_start_matches('n').trim_start();
         (rest.starts_with('n') != reads_with_vowel(hours)).then_some("a/an disagrees")
     } else {

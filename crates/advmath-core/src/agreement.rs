@@ -117,15 +117,10 @@ pub fn render_agreeing_as(
         let Some(rest) = rest.strip_prefix(' ') else {
             return 0;
         };
-        let word_len = rest.bytes().take_while(|b| b.is_ascii_lowercase()).count();
-        let (word, after) = cut::split(rest, word_len);
-        let boundary = after
-            .chars()
-            .next()
-            .is_none_or(|b| !b.is_alphanumeric() && b != '-' && b != '\'');
-        if word.is_empty() || !boundary {
+        let Some((word, _)) = next_word(rest) else {
             return 0;
-        }
+        };
+        let word_len = word.len();
         let agreeing = if is_one(text) {
             singular(word)
         } else {
@@ -150,6 +145,18 @@ pub fn render_agreeing_as(
     })
 }
 
+/// The lower-case word `text` starts with, and what follows it, if it is a whole word (not
+/// glued to a digit, a hyphen or an apostrophe: "miles2", "4-hour", "men's").
+fn next_word(text: &str) -> Option<(&str, &str)> {
+    let len = text.bytes().take_while(|b| b.is_ascii_lowercase()).count();
+    let (word, after) = cut::split(text, len);
+    let boundary = after
+        .chars()
+        .next()
+        .is_none_or(|b| !b.is_alphanumeric() && b != '-' && b != '\'');
+    (!word.is_empty() && boundary).then_some((word, after))
+}
+
 /// The noun after one or two modifiers ("different albums", "photograph frames") made to agree
 /// with a count that is now `one` or not, with the modifiers before it; and how many bytes of
 /// `rest` that replaces. A modifier is a lower-case word that is neither a unit ("12 inch
@@ -158,16 +165,8 @@ pub fn render_agreeing_as(
 fn past_modifiers(rest: &str, one: bool, question: &str) -> Option<(String, usize)> {
     let mut at = 0;
     for k in 0..3 {
-        let tail = cut::after(rest, at);
-        let len = tail.bytes().take_while(|b| b.is_ascii_lowercase()).count();
-        let (word, after) = cut::split(tail, len);
-        let boundary = after
-            .chars()
-            .next()
-            .is_none_or(|b| !b.is_alphanumeric() && b != '-' && b != '\'');
-        if word.is_empty() || !boundary {
-            return None;
-        }
+        let (word, after) = next_word(cut::after(rest, at))?;
+        let len = word.len();
         if k > 0 {
             let agreeing = if one {
                 singular(word)
@@ -280,6 +279,11 @@ pub(crate) const NOT_A_NOUN: &[&str] = &[
     "lbs",
     "pounds-worth",
 ];
+
+/// Whether a noun, singular or plural, is a unit of measure (which agrees with any count).
+pub(crate) fn is_unit(word: &str) -> bool {
+    UNITS.contains(&word) || singular(word).is_some_and(|one| UNITS.contains(&one.as_str()))
+}
 
 /// Units of measure, which always agree with their count.
 const UNITS: &[&str] = &[

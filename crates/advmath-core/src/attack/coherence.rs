@@ -59,8 +59,11 @@ pub enum RuleKind {
     },
     /// The quantity stays at most `max`.
     AtMost { of: Side, max: Num },
-    /// The number is one of `values` (a bill's or a coin's denominations).
+    /// The number is one of `values` (a bill's or a coin's denominations, or the one value a
+    /// fact of the world gives it: a spider's 8 legs).
     OneOf { slot: u32, values: &'static [i128] },
+    /// The number stays at least `min` (a plural count stays plural).
+    AtLeast { slot: u32, min: Num },
 }
 
 /// One rule a reader's question keeps, with why it was inferred.
@@ -68,6 +71,8 @@ pub enum RuleKind {
 pub struct ReaderRule {
     pub kind: RuleKind,
     pub why: String,
+    /// The reason a draw that breaks it is rejected, counted in `generation_stats`.
+    pub reject: Reject,
 }
 
 /// Denominations of US bills and coins, the only ones GSM8K's dollars are paid in.
@@ -107,13 +112,22 @@ const IS_PART: &[&[&str]] = &[
 const ADDED: &[&str] = &["more", "extra", "additional", "times", "new"];
 
 impl ReaderRule {
+    fn new(kind: RuleKind, why: impl Into<String>) -> ReaderRule {
+        let reject = match kind {
+            RuleKind::Order { .. } => Reject::Order,
+            RuleKind::AtMost { .. } | RuleKind::AtLeast { .. } => Reject::UnitBound,
+            RuleKind::OneOf { .. } => Reject::Denomination,
+        };
+        ReaderRule {
+            kind,
+            why: why.into(),
+            reject,
+        }
+    }
+
     /// The reason a draw that breaks it is rejected, counted in `generation_stats`.
     pub fn reject(&self) -> Reject {
-        match self.kind {
-            RuleKind::Order { .. } => Reject::Order,
-            RuleKind::AtMost { .. } => Reject::UnitBound,
-            RuleKind::OneOf { .. } => Reject::Denomination,
-        }
+        self.reject
     }
 
     /// The question slots the rule reads (a computed side reads its leaves).
@@ -129,7 +143,7 @@ impl ReaderRule {
                 side(more);
             }
             RuleKind::AtMost { of, .. } => side(of),
-            RuleKind::OneOf { slot, .. } => side(Side::Slot(slot)),
+            RuleKind::OneOf { slot, .. } | RuleKind::AtLeast { slot, .. } => side(Side::Slot(slot)),
         }
         out
     }
@@ -148,6 +162,7 @@ impl ReaderRule {
                 let v = slots[slot as usize];
                 v.is_integer() && v.as_integer().is_some_and(|i| values.contains(&i))
             }
+            RuleKind::AtLeast { slot, min } => slots[slot as usize].cmp_num(min) != Ordering::Less,
         }
     }
 
@@ -166,7 +181,7 @@ impl ReaderRule {
                 (Some(a), Some(m)) => a <= m,
                 _ => false,
             },
-            RuleKind::OneOf { .. } => self.holds(slots, &[]),
+            RuleKind::OneOf { .. } | RuleKind::AtLeast { .. } => self.holds(slots, &[]),
         }
     }
 
@@ -187,6 +202,7 @@ impl ReaderRule {
             RuleKind::OneOf { slot, values } => {
                 write!(out, "{} in {values:?}", name(Side::Slot(slot)))
             }
+            RuleKind::AtLeast { slot, min } => write!(out, "{} >= {min}", name(Side::Slot(slot))),
         };
         let _ = write!(out, " ({})", self.why);
         out
@@ -246,6 +262,9 @@ pub fn reader_rules(
     parts_of_wholes(text, slots, &counts, &nouns, program, node_values, &mut out);
     bounded_units(text, slots, program, node_values, &mut out);
     denominations(text, slots, &mut out);
+    facts(text, slots, &mut out);
+    only_less(text, slots, &counts, &mut out);
+    plural_counts(text, slots, &mut out);
     out.retain(|r| r.holds(&values, node_values));
     let mut seen = Vec::new();
     out.retain(|r| {
@@ -321,14 +340,14 @@ fn ranked_order(text: &str, slots: &[Slot], nouns: &[Option<String>], out: &mut 
                 Ordering::Greater => (j, i),
                 Ordering::Equal => continue,
             };
-            out.push(ReaderRule {
-                kind: RuleKind::Order {
+            out.push(ReaderRule::new(
+                RuleKind::Order {
                     less: Side::Slot(less as u32),
                     more: Side::Slot(more as u32),
                     strict: true,
                 },
-                why: format!("both count '{a}' in sentences that rank them"),
-            });
+                format!("both count '{a}' in sentences that rank them"),
+            ));
         }
     }
 }
@@ -400,14 +419,14 @@ fn parts_of_wholes(
             if let Some(q) = slots.get(p + 1).filter(|_| counts[p + 1]) {
                 let between = cut::between(text, s.end, q.start);
                 if words(between) == ["out", "of"] {
-                    out.push(ReaderRule {
-                        kind: RuleKind::Order {
+                    out.push(ReaderRule::new(
+                        RuleKind::Order {
                             less: Side::Slot(p as u32),
                             more: Side::Slot(p as u32 + 1),
                             strict: false,
                         },
-                        why: "'out of': a part is at most its whole".into(),
-                    });
+                        "'out of': a part is at most its whole",
+                    ));
                 }
             }
             continue;
@@ -449,27 +468,27 @@ fn parts_of_wholes(
             })
         });
         if let Some(j) = same {
-            out.push(ReaderRule {
-                kind: RuleKind::Order {
+            out.push(ReaderRule::new(
+                RuleKind::Order {
                     less: Side::Slot(p as u32),
                     more: Side::Slot(j as u32),
                     strict: false,
                 },
-                why: format!(
+                format!(
                     "'{cue}': a part is at most its whole of '{}'",
                     nouns[p].as_deref().unwrap_or_default()
                 ),
-            });
+            ));
         }
         if let Some(whole) = nearest_whole(text, slots, counts, program, node_values, p) {
-            out.push(ReaderRule {
-                kind: RuleKind::Order {
+            out.push(ReaderRule::new(
+                RuleKind::Order {
                     less: Side::Slot(p as u32),
                     more: whole,
                     strict: false,
                 },
-                why: format!("'{cue}': a part is at most its whole"),
-            });
+                format!("'{cue}': a part is at most its whole"),
+            ));
         }
     }
 }
@@ -537,26 +556,26 @@ fn bounded_units(
     out: &mut Vec<ReaderRule>,
 ) {
     for (slot, max, what) in units::reader_bounds(text, slots) {
-        out.push(ReaderRule {
-            kind: RuleKind::AtMost {
+        out.push(ReaderRule::new(
+            RuleKind::AtMost {
                 of: Side::Slot(slot),
                 max,
             },
-            why: what.to_string(),
-        });
+            what.to_string(),
+        ));
     }
     let ages: Vec<u32> = (0..slots.len() as u32)
         .filter(|&i| is_age(text, &slots[i as usize]))
         .collect();
     let oldest = Num::int(OLDEST);
     for &a in &ages {
-        out.push(ReaderRule {
-            kind: RuleKind::AtMost {
+        out.push(ReaderRule::new(
+            RuleKind::AtMost {
                 of: Side::Slot(a),
                 max: oldest,
             },
-            why: "a person's age".into(),
-        });
+            "a person's age",
+        ));
     }
     // An age plus some years ("in 7 years"), or times a constant ("three times the age his
     // father was"), is an age again; the sum of two ages is not, nor an age plus a price.
@@ -588,31 +607,31 @@ fn bounded_units(
             _ => false,
         };
         if is_age_node[n] {
-            out.push(ReaderRule {
-                kind: RuleKind::AtMost {
+            out.push(ReaderRule::new(
+                RuleKind::AtMost {
                     of: Side::Node(n as u32),
                     max: oldest,
                 },
-                why: format!("a person's age, computed as {}", node_values[n]),
-            });
+                format!("a person's age, computed as {}", node_values[n]),
+            ));
         }
     }
     let asked = words(last_sentence(text));
     let answer = Side::Node(program.answer);
     if asked.windows(2).any(|w| w == ["how", "old"]) {
-        out.push(ReaderRule {
-            kind: RuleKind::AtMost {
+        out.push(ReaderRule::new(
+            RuleKind::AtMost {
                 of: answer,
                 max: oldest,
             },
-            why: "the answer is a person's age ('how old')".into(),
-        });
+            "the answer is a person's age ('how old')",
+        ));
     }
     if let Some((max, what)) = units::asked_rate(&asked) {
-        out.push(ReaderRule {
-            kind: RuleKind::AtMost { of: answer, max },
-            why: format!("the answer counts {what}"),
-        });
+        out.push(ReaderRule::new(
+            RuleKind::AtMost { of: answer, max },
+            format!("the answer counts {what}"),
+        ));
     }
 }
 
@@ -659,13 +678,255 @@ fn denominations(text: &str, slots: &[Slot], out: &mut Vec<ReaderRule>) {
             }
             _ => continue,
         };
-        out.push(ReaderRule {
-            kind: RuleKind::OneOf {
+        out.push(ReaderRule::new(
+            RuleKind::OneOf {
                 slot: i as u32,
                 values,
             },
-            why: what.into(),
+            what,
+        ));
+    }
+}
+
+/// Facts of the world a number can state ("spiders with 8 legs each"): the thing it belongs to,
+/// what it counts, and its value.
+const FACTS: &[(&[&str], &str, i128)] = &[
+    (&["spider", "spiders"], "legs", 8),
+    (&["octopus", "octopuses", "octopi"], "arms", 8),
+    (&["octopus", "octopuses", "octopi"], "tentacles", 8),
+    (
+        &[
+            "insect",
+            "insects",
+            "ant",
+            "ants",
+            "bee",
+            "bees",
+            "beetle",
+            "beetles",
+            "butterfly",
+            "butterflies",
+            "fly",
+            "flies",
+            "ladybug",
+            "ladybugs",
+            "grasshopper",
+            "grasshoppers",
+            "cockroach",
+            "cockroaches",
+            "cricket",
+            "crickets",
+            "mosquito",
+            "mosquitoes",
+        ],
+        "legs",
+        6,
+    ),
+    (
+        &[
+            "dog",
+            "dogs",
+            "cat",
+            "cats",
+            "cow",
+            "cows",
+            "horse",
+            "horses",
+            "pig",
+            "pigs",
+            "goat",
+            "goats",
+            "sheep",
+            "lion",
+            "lions",
+            "tiger",
+            "tigers",
+            "elephant",
+            "elephants",
+            "puppy",
+            "puppies",
+            "kitten",
+            "kittens",
+            "zebra",
+            "zebras",
+            "giraffe",
+            "giraffes",
+            "bear",
+            "bears",
+            "rabbit",
+            "rabbits",
+            "mouse",
+            "mice",
+            "deer",
+            "camel",
+            "camels",
+            "donkey",
+            "donkeys",
+            "table",
+            "tables",
+            "chair",
+            "chairs",
+        ],
+        "legs",
+        4,
+    ),
+    (
+        &[
+            "chicken",
+            "chickens",
+            "duck",
+            "ducks",
+            "bird",
+            "birds",
+            "goose",
+            "geese",
+            "ostrich",
+            "ostriches",
+            "parrot",
+            "parrots",
+            "penguin",
+            "penguins",
+            "turkey",
+            "turkeys",
+            "hen",
+            "hens",
+            "rooster",
+            "roosters",
+            "person",
+            "people",
+            "man",
+            "men",
+            "woman",
+            "women",
+            "child",
+            "children",
+            "kid",
+            "kids",
+            "boy",
+            "boys",
+            "girl",
+            "girls",
+            "human",
+            "humans",
+        ],
+        "legs",
+        2,
+    ),
+    (&["bicycle", "bicycles", "bike", "bikes"], "wheels", 2),
+    (&["tricycle", "tricycles"], "wheels", 3),
+    (&["car", "cars"], "wheels", 4),
+    (&["triangle", "triangles"], "sides", 3),
+    (
+        &["square", "squares", "rectangle", "rectangles"],
+        "sides",
+        4,
+    ),
+    (&["pentagon", "pentagons"], "sides", 5),
+    (&["hexagon", "hexagons"], "sides", 6),
+    (&["octagon", "octagons"], "sides", 8),
+];
+
+/// A number that states a fact of the world ("43 spiders with 8 legs each", "a car has 4
+/// wheels") keeps it: the nearest thing named before it in its sentence has that many.
+fn facts(text: &str, slots: &[Slot], out: &mut Vec<ReaderRule>) {
+    for (i, s) in slots.iter().enumerate() {
+        let Some(value) = s.value.as_integer().filter(|_| s.value.is_integer()) else {
+            continue;
+        };
+        let after = words(cut::before(
+            cut::after(text, s.end),
+            cut::after(text, s.end).len().min(16),
+        ));
+        let Some(counted) = after.first() else {
+            continue;
+        };
+        let head = cut::before(text, s.start);
+        let sentence = cut::after(head, head.rfind(['.', '!', '?', ';']).map_or(0, |i| i + 1));
+        let named = words(sentence);
+        let Some((thing, fact)) = named.iter().rev().find_map(|w| {
+            FACTS
+                .iter()
+                .find(|(things, what, _)| things.contains(&w.as_str()) && what == counted)
+                .map(|f| (w, f))
+        }) else {
+            continue;
+        };
+        if fact.2 == value {
+            let mut rule = ReaderRule::new(
+                RuleKind::OneOf {
+                    slot: i as u32,
+                    values: std::slice::from_ref(&fact.2),
+                },
+                format!("a fact: {thing} have {} {}", fact.2, fact.1),
+            );
+            rule.reject = Reject::UnitBound;
+            out.push(rule);
+        }
+    }
+}
+
+/// A number written after "only" in a sentence that named another count before it ("Terry
+/// took 8 bushels, while Jerry only took 3") stays below that count.
+fn only_less(text: &str, slots: &[Slot], counts: &[bool], out: &mut Vec<ReaderRule>) {
+    for (p, s) in slots.iter().enumerate() {
+        if !counts[p] {
+            continue;
+        }
+        let before = words(clause_before(text, s.start));
+        if !before.iter().rev().take(3).any(|w| w == "only") {
+            continue;
+        }
+        let sentence_start = {
+            let head = cut::before(text, s.start);
+            head.rfind(['.', '!', '?', ';']).map_or(0, |i| i + 1)
+        };
+        let earlier = (0..p).rev().find(|&j| {
+            counts[j]
+                && slots[j].start >= sentence_start
+                && slots[j].value.cmp_num(s.value) == Ordering::Greater
         });
+        if let Some(j) = earlier {
+            out.push(ReaderRule::new(
+                RuleKind::Order {
+                    less: Side::Slot(p as u32),
+                    more: Side::Slot(j as u32),
+                    strict: true,
+                },
+                "'only': less than the count before it",
+            ));
+        }
+    }
+}
+
+/// A count the question writes as a plural of things ("Hartley has 4 puppies that each weigh 7
+/// kilograms … than the puppies") stays plural: the rest of the text speaks of them in the
+/// plural, which a count of one would contradict. Units are left free ("1 hour" reads well).
+fn plural_counts(text: &str, slots: &[Slot], out: &mut Vec<ReaderRule>) {
+    let two = Num::int(2);
+    for (i, s) in slots.iter().enumerate() {
+        if s.word || !s.value.is_integer() || s.value.cmp_num(two) == Ordering::Less {
+            continue;
+        }
+        let Some(rest) = cut::after(text, s.end).strip_prefix(' ') else {
+            continue;
+        };
+        let len = rest.bytes().take_while(|b| b.is_ascii_lowercase()).count();
+        let (word, after) = cut::split(rest, len);
+        if after.starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '\'') {
+            continue;
+        }
+        let plural_thing = singular(word).is_some_and(|one| one != word)
+            && !NOT_A_NOUN.contains(&word)
+            && !crate::agreement::is_unit(word);
+        if plural_thing {
+            out.push(ReaderRule::new(
+                RuleKind::AtLeast {
+                    slot: i as u32,
+                    min: two,
+                },
+                format!("'{word}': a plural count stays plural"),
+            ));
+        }
     }
 }
 

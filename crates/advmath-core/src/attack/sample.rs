@@ -229,28 +229,18 @@ impl Draw {
     /// The same draw conditioned on a value of at most `max` (a count of a bounded unit): a
     /// uniform draw's range is cut there, so that the bound does not cost M1 its attempts. A
     /// range the bound leaves empty, and other draws, are kept (the rule then rejects).
-    fn at_most(self, max: Num) -> Draw {
-        let Draw::Uniform {
-            lo,
-            hi,
-            exp,
-            no_trailing_zero,
-        } = self
-        else {
-            return self;
-        };
-        // The largest a with a·10^exp at most max.
-        let top = max
-            .div(scaled(1, exp))
-            .ok()
-            .and_then(|q| q.floor().as_integer())
-            .map_or(hi, |t| t.clamp(i128::from(i64::MIN), i128::from(hi)) as i64);
-        Draw::Uniform {
-            lo,
-            hi: if top >= lo { top } else { hi },
-            exp,
-            no_trailing_zero,
+    fn at_most(mut self, max: Num) -> Draw {
+        if let Draw::Uniform { lo, hi, exp, .. } = &mut self {
+            // The largest a with a·10^exp at most max.
+            let top = max
+                .div(scaled(1, *exp))
+                .ok()
+                .and_then(|q| q.floor().as_integer());
+            if let Some(top) = top.filter(|&t| t >= i128::from(*lo) && t < i128::from(*hi)) {
+                *hi = top as i64;
+            }
         }
+        self
     }
 
     /// The same draw restricted to `values` (the bills or coins that exist): those the uniform
@@ -490,6 +480,9 @@ impl<'p> Attacker<'p> {
                     max,
                 } => (s, &move |d: Draw| d.at_most(max)),
                 RuleKind::OneOf { slot, values } => (slot, &move |d: Draw| d.one_of(values)),
+                RuleKind::AtLeast { slot, min } if min.eq_num(Num::int(2)) => {
+                    (slot, &|d: Draw| d.at_least_two())
+                }
                 _ => continue,
             };
             if let Some((_, d)) = self.draws.iter_mut().find(|(s, _)| *s == slot) {

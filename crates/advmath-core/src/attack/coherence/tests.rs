@@ -259,3 +259,38 @@ fn a_rule_the_original_numbers_break_is_not_kept() {
     assert!(c.broken(&[]).is_none(), "{:?}", c.described());
     assert!(c.broken(&[("5", 13)]).is_some(), "{:?}", c.described());
 }
+
+#[test]
+fn what_blind_readers_flagged_next_is_kept_too() {
+    // GSM8K test 171: a spider's legs are a fact; the mutants' are not.
+    let c = case(
+        "Jake sees 80 spiders with 8 legs each, 90 insects with 6 legs each, and 3 rare mutant \
+         invertebrates with 10 legs each. How many legs does Jake see total?",
+        "print(80 * 8 + 90 * 6 + 3 * 10)",
+        "1210",
+    );
+    assert!(c.broken(&[]).is_none());
+    assert!(c.broken(&[("8", 1)]).is_some(), "{:?}", c.described());
+    assert!(c.broken(&[("6", 39)]).is_some(), "{:?}", c.described());
+    assert!(c.broken(&[("10", 22)]).is_none(), "{:?}", c.described());
+    // GSM8K train 4479: "only" puts Jerry's bushels below Terry's.
+    let c = case(
+        "Bob ended up with 50 bushels. His friend Terry took 8 bushels, while Jerry only took 3. \
+         How many bushels are left?",
+        "print(50 - 8 - 3)",
+        "39",
+    );
+    assert!(c.broken(&[("3", 7)]).is_none(), "{:?}", c.described());
+    assert!(c.broken(&[("3", 9)]).is_some(), "{:?}", c.described());
+    // GSM8K train 6051: four puppies that each weigh 7 kilograms stay more than one.
+    let c = case(
+        "Hartley has 4 puppies that each weigh 7 kilograms. The rescue center has 14 cats that \
+         each weigh 2.5 kilograms. How many kilograms more do the cats weigh than the puppies?",
+        "print(14 * 2.5 - 4 * 7)",
+        "7",
+    );
+    assert!(c.broken(&[("4", 2)]).is_none(), "{:?}", c.described());
+    assert!(c.broken(&[("4", 1)]).is_some(), "{:?}", c.described());
+    // A unit may become one: "1 hour" reads well.
+    assert!(c.described().iter().all(|d| !d.contains("kilograms")));
+}
