@@ -75,7 +75,7 @@ pub struct GenerationArgs {
     /// constraints what a reader takes for granted: a part stays within its whole ("ate 17 of
     /// 33"), numbers of one noun that the question ranks keep their order, counts of bounded
     /// units stay inside them (days in a week, hours in a month, a person's age), bills and coins
-    /// exist; the article and a noun past adjectives agree with a changed number. `paper` keeps
+    /// exist, facts of the world (a spider's 8 legs) and plural counts stay; the article and a noun past adjectives agree with a changed number. `paper` keeps
     /// the paper's constraints only, and the noun right after a count agreeing: the variants of
     /// versions before the reader's rules, byte for byte. Each problem's rules, with why they
     /// were inferred, are `generation_stats.reader_rules`; rejections per rule are

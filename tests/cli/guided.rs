@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
+use advmath::attack::coherence::reader_rules;
 use advmath::attack::sample::{attack, Attacker, Method};
 use advmath::program::tree::num_text;
 use advmath::question::find_slots;
@@ -218,9 +219,14 @@ fn a_planted_weakness_is_what_the_guided_attack_exploits() {
         let p = &problems[id];
         let tree = p.tree.as_ref().unwrap();
         let slots = find_slots(&p.question);
+        // The reader's rules, as `generate` holds every candidate to them by default.
+        let mut nodes = vec![advmath::num::Num::ZERO; tree.nodes.len()];
+        tree.eval_into(&p.slot_nums(), &mut nodes).unwrap();
+        let rules = reader_rules(&p.question, &slots, tree, &nodes);
         let attacker = Attacker::new(tree, p.slot_nums(), Method::M3, 6)
             .unwrap()
-            .with_text_constraints(&text_constraints(&p.question, &slots));
+            .with_text_constraints(&text_constraints(&p.question, &slots))
+            .with_reader_rules(&rules);
         let stream = stream_key(42, id, "guided");
         let (all, _) = attack(&attacker, stream, ATTEMPTS.parse().unwrap(), 2000);
         let possible = all

@@ -180,6 +180,8 @@ fn past_modifiers(rest: &str, one: bool, question: &str) -> Option<(String, usiz
             }
         }
         let modifier = !NOT_A_NOUN.contains(&word)
+            && !NOT_MODIFIERS.contains(&word)
+            && !word.ends_with("ly")
             && !UNITS.contains(&word)
             && !word.ends_with('s')
             && singular(word).is_none();
@@ -284,6 +286,15 @@ pub(crate) const NOT_A_NOUN: &[&str] = &[
 pub(crate) fn is_unit(word: &str) -> bool {
     UNITS.contains(&word) || singular(word).is_some_and(|one| UNITS.contains(&one.as_str()))
 }
+
+/// Words that can stand between a count and a noun without modifying the noun ("groups of 3
+/// how many groups"): question words, determiners, adverbs.
+const NOT_MODIFIERS: &[&str] = &[
+    "how", "many", "much", "what", "which", "who", "whose", "why", "when", "where", "some", "any",
+    "all", "both", "few", "several", "every", "no", "not", "only", "just", "very", "so", "too",
+    "also", "then", "that", "this", "these", "those", "there", "here", "if", "but", "into", "onto",
+    "over", "under", "after", "before", "about", "again", "still", "yet",
+];
 
 /// Units of measure, which always agree with their count.
 const UNITS: &[&str] = &[
@@ -490,6 +501,12 @@ mod tests {
             ("two 12 inch pizzas", "two {0} inch pizzas", ["1"], [false]),
             ("3 more apples", "{0} more apples", ["1"], [false]),
             ("3 other kids", "{0} other kids", ["1"], [false]),
+            (
+                "groups of 3 how many groups",
+                "groups of {0} how many groups",
+                ["1"],
+                [false],
+            ),
             (
                 "1 baker makes bread",
                 "{0} baker makes bread",

@@ -265,6 +265,7 @@ pub fn reader_rules(
     facts(text, slots, &mut out);
     only_less(text, slots, &counts, &mut out);
     plural_counts(text, slots, &mut out);
+    named_counts(text, slots, &mut out);
     out.retain(|r| r.holds(&values, node_values));
     let mut seen = Vec::new();
     out.retain(|r| {
@@ -927,6 +928,131 @@ fn plural_counts(text: &str, slots: &[Slot], out: &mut Vec<ReaderRule>) {
                 format!("'{word}': a plural count stays plural"),
             ));
         }
+    }
+}
+
+/// Nouns that count people a question may name one by one.
+const PEOPLE: &[&str] = &[
+    "friend", "person", "child", "kid", "sibling", "sister", "brother", "girl", "boy", "student",
+    "player", "cousin",
+];
+
+/// Capitalised words that start sentences or name no one.
+const NOT_NAMES: &[&str] = &[
+    "If",
+    "And",
+    "What",
+    "How",
+    "The",
+    "A",
+    "An",
+    "In",
+    "On",
+    "At",
+    "After",
+    "Before",
+    "When",
+    "Then",
+    "She",
+    "He",
+    "They",
+    "We",
+    "You",
+    "Each",
+    "Every",
+    "There",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "His",
+    "Her",
+    "Their",
+    "It",
+    "Its",
+    "Of",
+    "For",
+    "But",
+    "So",
+    "Calculate",
+    "Find",
+    "I",
+    "Is",
+    "Are",
+    "Was",
+    "Were",
+    "Together",
+    "All",
+    "Both",
+    "One",
+    "Two",
+    "Three",
+    "Four",
+    "Five",
+    "Six",
+    "Seven",
+    "Eight",
+    "Nine",
+    "Ten",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Dr",
+];
+
+/// Small counts, for a rule that keeps one of them.
+const SMALL: [i128; 13] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+
+/// A count of people that is the number of people the question names ("Mark … Susan … their
+/// friend Bob … the average weight of the 3 friends") keeps it: the names are not changed.
+fn named_counts(text: &str, slots: &[Slot], out: &mut Vec<ReaderRule>) {
+    let mut names: Vec<&str> = text
+        .split(|c: char| !c.is_alphabetic() && c != '\'')
+        .map(|w| w.trim_end_matches("'s").trim_end_matches('\''))
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() > 1)
+        .filter(|w| !NOT_NAMES.contains(w))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for (i, s) in slots.iter().enumerate() {
+        let Some(value) = s.value.as_integer().filter(|_| s.value.is_integer()) else {
+            continue;
+        };
+        let Ok(n) = usize::try_from(value) else {
+            continue;
+        };
+        let people = counted_noun(text, s).is_some_and(|noun| PEOPLE.contains(&noun.as_str()));
+        if !people || n != names.len() || !(2..SMALL.len()).contains(&n) {
+            continue;
+        }
+        let mut rule = ReaderRule::new(
+            RuleKind::OneOf {
+                slot: i as u32,
+                values: std::slice::from_ref(&SMALL[n]),
+            },
+            format!("the question names {n}: {}", names.join(", ")),
+        );
+        rule.reject = Reject::UnitBound;
+        out.push(rule);
     }
 }
 

@@ -294,3 +294,17 @@ fn what_blind_readers_flagged_next_is_kept_too() {
     // A unit may become one: "1 hour" reads well.
     assert!(c.described().iter().all(|d| !d.contains("kilograms")));
 }
+
+#[test]
+fn a_count_of_the_people_the_question_names_stays() {
+    // GSM8K test 561.
+    let c = case(
+        "If Mark weighs 150 pounds and Susan weighs 15 pounds less than Mark.  And their friend \
+         Bob weighs twice as much as Susan.  What is the average weight of the 3 friends?",
+        "m = 150\ns = m - 15\nprint((m + s + 2 * s) / 3)",
+        "185",
+    );
+    assert!(c.broken(&[]).is_none());
+    assert!(c.broken(&[("3", 10)]).is_some(), "{:?}", c.described());
+    assert!(c.described().iter().any(|d| d.contains("Bob, Mark, Susan")));
+}
