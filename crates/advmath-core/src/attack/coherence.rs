@@ -569,6 +569,25 @@ fn bounded_units(
         .filter(|&i| is_age(text, &slots[i as usize]))
         .collect();
     let oldest = Num::int(OLDEST);
+    // The ages the text gives keep their order: a daughter stays younger than her mother.
+    for (x, &a) in ages.iter().enumerate() {
+        for &b in &ages[x + 1..] {
+            let (va, vb) = (slots[a as usize].value, slots[b as usize].value);
+            let (less, more) = match va.cmp_num(vb) {
+                Ordering::Less => (a, b),
+                Ordering::Greater => (b, a),
+                Ordering::Equal => continue,
+            };
+            out.push(ReaderRule::new(
+                RuleKind::Order {
+                    less: Side::Slot(less),
+                    more: Side::Slot(more),
+                    strict: true,
+                },
+                "two ages the question gives: their order",
+            ));
+        }
+    }
     for &a in &ages {
         out.push(ReaderRule::new(
             RuleKind::AtMost {
@@ -619,7 +638,11 @@ fn bounded_units(
     }
     let asked = words(last_sentence(text));
     let answer = Side::Node(program.answer);
-    if asked.windows(2).any(|w| w == ["how", "old"]) {
+    // "How old will they be together" asks for a sum of ages, which no bound holds.
+    let summed = asked
+        .iter()
+        .any(|w| ["together", "combined", "total", "sum", "altogether"].contains(&w.as_str()));
+    if asked.windows(2).any(|w| w == ["how", "old"]) && !summed {
         out.push(ReaderRule::new(
             RuleKind::AtMost {
                 of: answer,

@@ -308,3 +308,22 @@ fn a_count_of_the_people_the_question_names_stays() {
     assert!(c.broken(&[("3", 10)]).is_some(), "{:?}", c.described());
     assert!(c.described().iter().any(|d| d.contains("Bob, Mark, Susan")));
 }
+
+#[test]
+fn the_ages_a_question_gives_keep_their_order() {
+    let c = case(
+        "Jane is 40 years old and her daughter is 12 years old. How old will they be together \
+         in 5 years?",
+        "print(40 + 12 + 5 * 2)",
+        "62",
+    );
+    assert!(
+        c.broken(&[("40", 30), ("12", 20)]).is_none(),
+        "{:?}",
+        c.described()
+    );
+    let why = c
+        .broken(&[("40", 30), ("12", 35)])
+        .expect("a daughter older than her mother");
+    assert!(why.contains("two ages"), "{why}");
+}
