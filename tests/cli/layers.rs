@@ -90,6 +90,7 @@ const ENGINE: &[(&str, &[&str])] = &[
 ];
 
 /// The core crate's modules, in the same form.
+#[rustfmt::skip]
 const CORE_EDGES: &[(&str, &[&str])] = &[
     ("num", &[]),
     ("seed", &[]),
@@ -102,29 +103,8 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("feature_sets", &["num", "program"]),
     ("synth", &["cut", "num", "program", "question"]),
     ("published", &["num", "program", "question"]),
-    (
-        "attack",
-        &[
-            "agreement",
-            "cut",
-            "num",
-            "program",
-            "question",
-            "seed",
-            "vocab",
-        ],
-    ),
-    (
-        "fuzz_checks",
-        &[
-            "agreement",
-            "attack",
-            "extract",
-            "num",
-            "program",
-            "question",
-        ],
-    ),
+    ("attack", &["agreement", "cut", "num", "program", "question", "seed", "vocab"]),
+    ("fuzz_checks", &["agreement", "attack", "extract", "num", "program", "question"]),
 ];
 
 /// The store crate's modules: the names, layouts and durable file steps at the bottom, one
