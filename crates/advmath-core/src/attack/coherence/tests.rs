@@ -327,3 +327,17 @@ fn the_ages_a_question_gives_keep_their_order() {
         .expect("a daughter older than her mother");
     assert!(why.contains("two ages"), "{why}");
 }
+
+#[test]
+fn a_school_day_lasts_at_most_a_day() {
+    // GSM8K test 622 once gave "a school day that lasts 81 hours".
+    let c = case(
+        "Jim chews a piece of gum every 2 hours over a school day that lasts 8 hours. How many \
+         pieces does he chew?",
+        "print(8 / 2)",
+        "4",
+    );
+    assert!(c.broken(&[("8", 24)]).is_none(), "{:?}", c.described());
+    let why = c.broken(&[("8", 81)]).expect("an 81 hour school day");
+    assert!(why.contains("hours per day"), "{why}");
+}
