@@ -50,7 +50,7 @@ use crate::store::variants::{DatasetWriters, Row};
 use chunk::ChunkWriter;
 use guided::{FailureModel, GuidedConfig};
 use made::made_by;
-use sample::{attack, AttackStats, Attacker, Drawn, Method};
+use sample::{attack, AttackStats, Attacker, Drawn, Method, Reject};
 use support::Supporters;
 
 /// A checked generation config.
@@ -344,6 +344,8 @@ enum ProblemWork<'a> {
 #[derive(Default)]
 struct ProblemOutput {
     numeric: BTreeMap<Method, (Vec<Drawn>, AttackStats)>,
+    /// The attacks in which only the reader's rules keep the problem from m variants.
+    lost_to_rules: std::collections::BTreeSet<Method>,
     /// The guided attack's variants, best first, and its attempts.
     guided: Option<(Vec<Drawn>, AttackStats)>,
     error: Option<String>,
@@ -394,10 +396,25 @@ fn attack_problem(
             }
         };
         let stream = stream_key(config.seed, &p.record.problem_id, m.name());
-        out.numeric.insert(
-            m,
-            attack(&attacker, stream, config.attempts, config.variants),
-        );
+        let (drawn, stats) = attack(&attacker, stream, config.attempts, config.variants);
+        // A problem the reader's rules left short is drawn again under the paper's alone: if it
+        // reaches m there, the rules cost it (counted per dataset; rare, so cheap).
+        let ruled = [Reject::Order, Reject::UnitBound, Reject::Denomination]
+            .iter()
+            .any(|r| stats.rejections[r.index()] > 0);
+        if drawn.len() < config.variants && ruled {
+            let paper = Attacker::new(program, p.values.clone(), m, config.digits).map(|a| {
+                a.with_text_constraints(&p.text)
+                    .with_supporters(p.supporters.iter().copied())
+            });
+            if let Ok(paper) = paper {
+                let (again, _) = attack(&paper, stream, config.attempts, config.variants);
+                if again.len() >= config.variants {
+                    out.lost_to_rules.insert(m);
+                }
+            }
+        }
+        out.numeric.insert(m, (drawn, stats));
     }
     out
 }

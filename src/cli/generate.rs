@@ -211,6 +211,13 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
             summary.noise_only
         );
     }
+    for ((dataset, attack), n) in &summary.lost_to_rules {
+        eprintln!(
+            "{dataset} {attack}: {n} problems fall short of {} variants only because of the \
+             reader's rules (they reach it under --constraints paper; see generation_stats)",
+            config.variants
+        );
+    }
     summary.write_table(&mut stdout.lock())?;
     summary.failures()?;
     Ok(())

@@ -139,6 +139,7 @@ impl<'a> ChunkWriter<'a> {
                 reached: false,
                 failure: Some(reason.to_string()),
                 reader_rules: None,
+                lost_to_reader_rules: false,
             });
         }
         summary
@@ -164,6 +165,12 @@ impl<'a> ChunkWriter<'a> {
             *self.emitted.entry(m).or_default() += 1;
         }
         summary.attempts += made.attempts;
+        for row in made.stats.iter().filter(|r| r.lost_to_reader_rules) {
+            *summary
+                .lost_to_rules
+                .entry((self.dataset.to_string(), row.attack.clone()))
+                .or_default() += 1;
+        }
         stat_rows.extend(made.stats);
     }
 
@@ -314,6 +321,7 @@ impl<'a> ChunkWriter<'a> {
                 reached,
                 failure: None,
                 reader_rules: p.rules_text.clone(),
+                lost_to_reader_rules: out.lost_to_rules.contains(&m),
             });
         }
         if let Some((drawn, stats)) = &out.guided {
@@ -327,6 +335,7 @@ impl<'a> ChunkWriter<'a> {
                 reached,
                 failure: None,
                 reader_rules: p.rules_text.clone(),
+                lost_to_reader_rules: false,
             });
         }
         Some(made)

@@ -25,6 +25,9 @@ pub struct GenerateSummary {
     /// Problems whose work failed as a whole (an internal error), with the reason; every other
     /// problem's rows are written.
     pub failed: Vec<(String, String)>,
+    /// (dataset, attack) -> problems that fall short of m variants only because of the reader's
+    /// rules (they reach m under the paper's constraints alone).
+    pub lost_to_rules: BTreeMap<(String, String), usize>,
 }
 
 impl GenerateSummary {

@@ -39,6 +39,7 @@ pub fn schema() -> SchemaRef {
     }
     fields.push(utf8("failure", true));
     fields.push(utf8("reader_rules", true));
+    fields.push(Field::new("lost_to_reader_rules", DataType::Boolean, false));
     Arc::new(Schema::new(fields))
 }
 
@@ -54,6 +55,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate, disagreement (a distinct valid tuple on which another independent program of the problem computes another answer: see `variants.support`), and the reader's rules of `reader_rules`: order (a part larger than its whole, ranked numbers of one noun out of the question's order, a count after \"only\" not below the one before it), unit_bound (a count outside its unit, such as an 8 day week or a person 300 years old; a fact of the world changed, such as a spider's 8 legs; a count of the people the question names changed; a plural count become one), denomination (a bill or coin that does not exist)"),
     ("failure", "null, or why the problem's work failed as a whole (an internal error, with where it happened): its other columns are then 0 and no variant of it is written"),
     ("reader_rules", "the reader's rules the problem's numbers keep (`generate --constraints reader`, the default), `; `-separated, each with why it was inferred: `22 <= 25 ('stayed': a part is at most its whole of 'man')`, `3 <= [5] ('came up with': a part is at most its whole)` (a bracketed value is one the program computes, shown on the original numbers); empty when none applies, null under `--constraints paper`"),
+    ("lost_to_reader_rules", "the problem fell short of m variants in this attack only because of the reader's rules: drawn again with the paper's constraints alone (same stream), it reaches m. `generate` counts these per dataset and attack on stderr"),
 ];
 
 /// One row of the `generation_stats` table.
@@ -67,6 +69,8 @@ pub struct StatRow {
     pub failure: Option<String>,
     /// The reader's rules the problem keeps, described (`None` under the paper's constraints).
     pub reader_rules: Option<String>,
+    /// The problem fell short of m only because of the reader's rules.
+    pub lost_to_reader_rules: bool,
 }
 
 /// Rows as a batch in the table's schema.
@@ -124,6 +128,11 @@ pub fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
         rows.iter()
             .map(|r| r.reader_rules.as_deref())
             .collect::<StringArray>(),
+    ));
+    cols.push(Arc::new(
+        rows.iter()
+            .map(|r| Some(r.lost_to_reader_rules))
+            .collect::<BooleanArray>(),
     ));
     Ok(RecordBatch::try_new(schema(), cols)?)
 }
