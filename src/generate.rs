@@ -50,7 +50,7 @@ use crate::store::variants::{DatasetWriters, Row};
 use chunk::ChunkWriter;
 use guided::{FailureModel, GuidedConfig};
 use made::made_by;
-use sample::{attack, AttackStats, Attacker, Drawn, Method, Reject};
+use sample::{attack, AttackStats, Attacker, Drawn, Method};
 use support::Supporters;
 
 /// A checked generation config.
@@ -397,21 +397,15 @@ fn attack_problem(
         };
         let stream = stream_key(config.seed, &p.record.problem_id, m.name());
         let (drawn, stats) = attack(&attacker, stream, config.attempts, config.variants);
-        // A problem the reader's rules left short is drawn again under the paper's alone: if it
-        // reaches m there, the rules cost it (counted per dataset; rare, so cheap).
-        let ruled = [Reject::Order, Reject::UnitBound, Reject::Denomination]
-            .iter()
-            .any(|r| stats.rejections[r.index()] > 0);
-        if drawn.len() < config.variants && ruled {
+        // A problem the reader's rules may have left short is drawn again under the paper's
+        // alone: if it reaches m there, the rules cost it (counted per dataset).
+        if drawn.len() < config.variants && attacker.rules_may_cost(&stats, config.variants) {
             let paper = Attacker::new(program, p.values.clone(), m, config.digits).map(|a| {
                 a.with_text_constraints(&p.text)
                     .with_supporters(p.supporters.iter().copied())
             });
-            if let Ok(paper) = paper {
-                let (again, _) = attack(&paper, stream, config.attempts, config.variants);
-                if again.len() >= config.variants {
-                    out.lost_to_rules.insert(m);
-                }
+            if paper.is_ok_and(|a| sample::reaches(&a, stream, config.attempts, config.variants)) {
+                out.lost_to_rules.insert(m);
             }
         }
         out.numeric.insert(m, (drawn, stats));

@@ -374,11 +374,14 @@ pub fn write_generation_stats(tables: &Path) {
             rows.iter().map(|r| r.6).collect::<Vec<_>>(),
         )),
     ];
-    // Every rejection count 0; no problem failed (`failure` null).
+    // Every rejection count 0; no problem failed (`failure` null), none lost to the reader's rules.
     while columns.len() < schema.fields().len() {
         columns.push(match schema.field(columns.len()).data_type() {
             arrow::datatypes::DataType::Utf8 => {
                 Arc::new(StringArray::from(vec![None::<&str>; rows.len()]))
+            }
+            arrow::datatypes::DataType::Boolean => {
+                Arc::new(BooleanArray::from(vec![false; rows.len()]))
             }
             _ => ints(&|_| 0),
         });

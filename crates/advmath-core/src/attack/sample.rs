@@ -96,6 +96,8 @@ pub struct Attacker<'p> {
     same_as_own: u32,
     /// A reader's rules that involve a changed number (see [`Attacker::with_reader_rules`]).
     rules: Vec<ReaderRule>,
+    /// Whether a reader's rule narrowed a draw (so it can cost variants without a rejection).
+    narrowed: bool,
 }
 
 /// Per-attempt scratch space, reused across attempts.
@@ -157,6 +159,7 @@ impl<'p> Attacker<'p> {
             supporters: Vec::new(),
             same_as_own: 0,
             rules: Vec::new(),
+            narrowed: false,
         })
     }
 
@@ -259,9 +262,25 @@ impl<'p> Attacker<'p> {
             };
             if let Some((_, d)) = self.draws.iter_mut().find(|(s, _)| *s == slot) {
                 *d = narrow(std::mem::replace(d, Draw::Keep(Num::ZERO)));
+                self.narrowed = true;
             }
         }
         self
+    }
+
+    /// Whether the paper's constraints alone might have found `keep` distinct valid tuples where
+    /// these rules found fewer (`stats`): always when a rule narrowed a draw (the draws differ);
+    /// otherwise the attempts are the same, and the paper's distinct tuples are at most these and
+    /// the attempts the rules rejected.
+    pub fn rules_may_cost(&self, stats: &AttackStats, keep: usize) -> bool {
+        if self.narrowed {
+            return true;
+        }
+        let ruled: u64 = [Reject::Order, Reject::UnitBound, Reject::Denomination]
+            .iter()
+            .map(|r| stats.rejections[r.index()])
+            .sum();
+        ruled > 0 && stats.unique + ruled >= keep as u64
     }
 
     pub fn scratch(&self) -> Scratch {
@@ -452,7 +471,7 @@ mod kept;
 use draw::Draw;
 pub use draw::{at_most_digits, decompose, digit_count};
 
-pub use kept::{attack, each_unique, AttackStats, Drawn};
+pub use kept::{attack, each_unique, reaches, AttackStats, Drawn};
 
 #[cfg(test)]
 mod tests;

@@ -46,6 +46,31 @@ pub fn each_unique(
     attempts: u64,
     mut visit: impl FnMut(u64, u64, &Scratch, &AttackStats),
 ) -> AttackStats {
+    each_unique_until(attacker, stream, attempts, |j, seed, scratch, stats| {
+        visit(j, seed, scratch, stats);
+        true
+    })
+}
+
+/// Whether `attempts` attempts from `stream` find `keep` distinct valid tuples; stops at the
+/// `keep`-th (the attempts are the same as [`attack`]'s, so the answer is its).
+pub fn reaches(attacker: &Attacker, stream: u64, attempts: u64, keep: usize) -> bool {
+    let mut found = 0;
+    each_unique_until(attacker, stream, attempts, |_, _, _, _| {
+        found += 1;
+        found < keep
+    });
+    found >= keep
+}
+
+/// [`each_unique`], stopping after the first tuple `visit` answers `false` to.
+#[inline]
+fn each_unique_until(
+    attacker: &Attacker,
+    stream: u64,
+    attempts: u64,
+    mut visit: impl FnMut(u64, u64, &Scratch, &AttackStats) -> bool,
+) -> AttackStats {
     let mut stats = AttackStats::default();
     let mut scratch = attacker.scratch();
     let mut seen: HashSet<u128> = HashSet::with_capacity((attempts as usize).min(1 << 16));
@@ -68,7 +93,9 @@ pub fn each_unique(
             continue;
         }
         stats.unique += 1;
-        visit(j, seed, &scratch, &stats);
+        if !visit(j, seed, &scratch, &stats) {
+            break;
+        }
     }
     stats
 }
