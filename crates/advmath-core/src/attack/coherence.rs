@@ -273,10 +273,16 @@ fn counted_noun(text: &str, s: &Slot) -> Option<String> {
     Some(noun)
 }
 
+/// Where the sentence that byte `at` of `text` is in starts.
+fn sentence_start(text: &str, at: usize) -> usize {
+    cut::before(text, at)
+        .rfind(['.', '!', '?', ';'])
+        .map_or(0, |i| i + 1)
+}
+
 /// The sentence a number is written in.
 fn sentence_of<'t>(text: &'t str, s: &Slot) -> &'t str {
-    let head = cut::before(text, s.start);
-    let start = head.rfind(['.', '!', '?', ';']).map_or(0, |i| i + 1);
+    let start = sentence_start(text, s.start);
     let tail = cut::after(text, s.end);
     // A decimal point is no sentence's end: only a mark before a space or the end of the text.
     let end = tail

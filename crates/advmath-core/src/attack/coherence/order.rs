@@ -3,7 +3,10 @@
 
 use std::cmp::Ordering;
 
-use super::{clause_before, counted_noun, leaves, sentence_of, words, ReaderRule, RuleKind, Side};
+use super::{
+    clause_before, counted_noun, leaves, sentence_of, sentence_start, words, ReaderRule, RuleKind,
+    Side,
+};
 use crate::cut;
 use crate::num::Num;
 use crate::program::tree::{Node, Program};
@@ -256,10 +259,7 @@ pub(super) fn only_less(text: &str, slots: &[Slot], counts: &[bool], out: &mut V
         if !before.iter().rev().take(3).any(|w| w == "only") {
             continue;
         }
-        let sentence_start = {
-            let head = cut::before(text, s.start);
-            head.rfind(['.', '!', '?', ';']).map_or(0, |i| i + 1)
-        };
+        let sentence_start = sentence_start(text, s.start);
         let earlier = (0..p).rev().find(|&j| {
             counts[j]
                 && slots[j].start >= sentence_start

@@ -3,7 +3,9 @@
 
 use std::cmp::Ordering;
 
-use super::{clause_before, counted_noun, last_sentence, words, ReaderRule, RuleKind, Side};
+use super::{
+    clause_before, counted_noun, last_sentence, sentence_start, words, ReaderRule, RuleKind, Side,
+};
 use crate::agreement::{singular, NOT_A_NOUN};
 use crate::cut;
 use crate::num::Num;
@@ -330,8 +332,7 @@ pub(super) fn facts(text: &str, slots: &[Slot], out: &mut Vec<ReaderRule>) {
         let Some(counted) = after.first() else {
             continue;
         };
-        let head = cut::before(text, s.start);
-        let sentence = cut::after(head, head.rfind(['.', '!', '?', ';']).map_or(0, |i| i + 1));
+        let sentence = cut::between(text, sentence_start(text, s.start), s.start);
         let named = words(sentence);
         let Some((thing, fact)) = named.iter().rev().find_map(|w| {
             FACTS
