@@ -452,7 +452,9 @@ fn generate_with(config: &GenerateConfig, guide: Option<&FailureModel>) -> Resul
         })?
     };
     let supporters = Supporters::load(&config.tables)?;
-    pool.install(|| generate_records(&records, &supporters, config, guide))
+    let summary = pool.install(|| generate_records(&records, &supporters, config, guide))?;
+    crate::progress::note!("{}", summary.tally().line());
+    Ok(summary)
 }
 
 fn generate_records(
@@ -461,7 +463,10 @@ fn generate_records(
     config: &GenerateConfig,
     guide: Option<&FailureModel>,
 ) -> Result<GenerateSummary> {
-    let mut summary = GenerateSummary::default();
+    let mut summary = GenerateSummary {
+        read: records.len(),
+        ..Default::default()
+    };
     let mut by_dataset: BTreeMap<&str, Vec<&ProblemRecord>> = BTreeMap::new();
     // A sample is drawn from the problems every attack can use, so program-less problems (usable
     // by punctuation noise alone) join only unsampled runs.

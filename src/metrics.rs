@@ -37,7 +37,9 @@ pub use query::{run_sql, run_sql_config, OutputFormat, QuerySource, SqlConfig, S
 pub use registry::{Metric, METRICS};
 use report::report_markdown;
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
-pub use sources::{embedded_metrics, metrics_from_dir, MetricSql, EMBEDDED_VIEWS};
+pub use sources::{
+    embedded_metrics, metrics_from_dir, views_markdown, MetricSql, EMBEDDED_VIEWS, VIEWS_MARKER,
+};
 pub use stats::{
     arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED,
@@ -130,6 +132,19 @@ pub struct MetricsSummary {
 impl MetricsSummary {
     /// One line per metric: name, rows, seconds, CSV path (tab-separated); a line for the shared
     /// views computed once (`shared_views`, how many, seconds, their names); then the reports.
+    /// The stage's closing line: metrics read, skipped (a table they read is missing or
+    /// empty), and the result rows written.
+    pub fn tally(&self) -> crate::output::Tally {
+        crate::output::Tally {
+            stage: "metrics",
+            unit: "metrics",
+            read: self.metrics.len() + self.skipped.len(),
+            skipped: self.skipped.len(),
+            written: self.metrics.iter().map(|m| m.rows).sum(),
+            ..Default::default()
+        }
+    }
+
     pub fn write_table(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         for m in &self.metrics {
             tsv_row(
@@ -222,6 +237,7 @@ pub fn run_metrics_with(config: &MetricsConfig) -> Result<MetricsSummary> {
         *p = folder.final_path(p);
     }
     folder.commit()?;
+    crate::progress::note!("{}", summary.tally().line());
     Ok(summary)
 }
 

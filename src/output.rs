@@ -123,3 +123,54 @@ mod tests {
         assert_eq!(out, b"a\tb\n1\n");
     }
 }
+
+/// The line each stage ends with on stderr, in the one vocabulary of counts every stage shares:
+/// of the units it `read`, each was `used`, `refused` (the data cannot serve: an invalid
+/// program, no gold answer, a fit with no variation), `skipped` (nothing to do this run: already
+/// done by an earlier one, or past a budget) or `failed` (an internal error or a request that
+/// failed for good: a rerun retries it); and the rows it `written`, of which `reused` came from
+/// an earlier answer to an identical question. The four parts always add up to `read`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub stage: &'static str,
+    /// What a unit is: problems, variants, fits, metrics.
+    pub unit: &'static str,
+    pub read: usize,
+    pub refused: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub written: usize,
+    pub reused: usize,
+    /// A word on the units counted, if one helps (e.g. what the refused ones still got).
+    pub detail: Option<String>,
+}
+
+impl Tally {
+    /// The units used: those neither refused, skipped nor failed.
+    pub fn used(&self) -> usize {
+        self.read
+            .saturating_sub(self.refused + self.skipped + self.failed)
+    }
+
+    /// `generate done: 36 problems read = 27 used + 9 refused + 0 skipped + 0 failed; 9800 rows
+    /// written (0 reused)`, with the detail after a semicolon.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "{} done: {} {} read = {} used + {} refused + {} skipped + {} failed; {} rows written ({} reused)",
+            self.stage,
+            self.read,
+            self.unit,
+            self.used(),
+            self.refused,
+            self.skipped,
+            self.failed,
+            self.written,
+            self.reused
+        );
+        if let Some(d) = &self.detail {
+            line.push_str("; ");
+            line.push_str(d);
+        }
+        line
+    }
+}

@@ -200,8 +200,13 @@ impl Progress {
         } else {
             "?".to_string()
         };
+        // A rate over less than a second is the clock's noise, not a speed.
+        let rate = match elapsed >= 1.0 {
+            true => format!("{rate:.1}"),
+            false => "-".to_string(),
+        };
         format!(
-            "{}: {done}/{} {} ({pct:.1}%), {rate:.1}/s, elapsed {}, ETA {eta}, {failed} failed",
+            "{}: {done}/{} {} ({pct:.1}%), {rate}/s, elapsed {}, ETA {eta}, {failed} failed",
             inner.what,
             inner.total,
             inner.unit,

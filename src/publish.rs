@@ -276,6 +276,15 @@ pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
     // Publishing into a clone of a Hub repository: its `.git/`, `.gitattributes` and anything
     // else publish does not write stay as they are.
     folder.commit_keeping(hub::OWNED)?;
+    let configs: usize = summary.configs.values().map(|s| s.len()).sum();
+    let tally = crate::output::Tally {
+        stage: "publish",
+        unit: "config splits",
+        read: configs,
+        written: summary.configs.values().flat_map(|s| s.values()).sum(),
+        ..Default::default()
+    };
+    crate::progress::note!("{}", tally.line());
     Ok(summary)
 }
 
@@ -325,6 +334,7 @@ fn write_folder(
     }
     let progress = crate::progress::Progress::new("publish", "variant parts", files);
     let mut tasks = Vec::new();
+    let mut config_problems: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (dataset, ddir) in &datasets {
         sources.insert(dataset.clone());
         for (attack, adir) in variants::attacks(ddir)? {
@@ -354,6 +364,12 @@ fn write_folder(
                         let entry = confirmed_by_dataset.entry(dataset.to_string()).or_default();
                         entry.0 += n;
                         entry.1 += confirmed;
+                    }
+                    let held = config_problems.entry(name.clone()).or_default();
+                    for i in 0..n {
+                        if !held.contains(pids.value(i)) {
+                            held.insert(pids.value(i).to_string());
+                        }
                     }
                     let splits: Vec<String> = (0..n)
                         .map(|i| split_for_problem(split_of, pids.value(i)))
@@ -389,7 +405,10 @@ fn write_folder(
     }
     let runs = read_runs(&config.tables, &sources)?;
     let programs = crate::store::candidate_programs::valid_sources(&config.tables)?;
-    let card = dataset_card(config, &summary, &schemas, &sources, &runs, &programs);
+    let facts = card::CardFacts::read(&config.tables, config_problems)?;
+    let card = dataset_card(
+        config, &summary, &schemas, &sources, &runs, &programs, &facts,
+    );
     crate::store::write_text(&hub::card(staging), &card)?;
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
     if licences.len() > 1 {

@@ -54,7 +54,7 @@ impl RegressMethod {
     }
 }
 pub use plots::AnswerLength;
-pub use report::extremes;
+pub use report::{extreme_terms, extremes, not_informative, MIN_ANSWERS_EACH_WAY, NAMING_LEVEL};
 
 /// One fitted term.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,6 +120,21 @@ pub struct RegressSummary {
     pub fits: Vec<ModelFit>,
     /// (model, template) pairs that could not be fitted, with the reason.
     pub skipped: Vec<(String, String, String)>,
+}
+
+impl RegressSummary {
+    /// The stage's closing line: (model, template) fits read, refused (nothing to estimate),
+    /// and the coefficient rows written.
+    pub fn tally(&self) -> crate::output::Tally {
+        crate::output::Tally {
+            stage: "regress",
+            unit: "fits",
+            read: self.fits.len() + self.skipped.len(),
+            refused: self.skipped.len(),
+            written: self.fits.iter().map(|f| f.terms.len()).sum(),
+            ..Default::default()
+        }
+    }
 }
 
 /// A fitted unit: responses of one model under one prompt template.
@@ -245,14 +260,9 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
                 terms,
             }),
             Err(reason) => {
-                // The oracle answers from the tree, so it is always right by construction: not
-                // worth a warning on every default run.
-                let level = if model == crate::vocab::ORACLE {
-                    "note"
-                } else {
-                    "warning"
-                };
-                crate::progress::note!("{level}: {model} ({template}): {reason}");
+                // Data that cannot be fitted is a finding about the data, the same for every
+                // model: a note, counted as refused in the stage's tally.
+                crate::progress::note!("note: {model} ({template}): {reason}");
                 summary
                     .skipped
                     .push((model.clone(), template.clone(), reason));
@@ -292,6 +302,7 @@ pub fn regress(config: &RegressConfig) -> Result<RegressSummary> {
     )?;
     let md = report::report(config, &summary, &simulated, &figure);
     crate::store::write_text(&config.report_dir.join("regression.md"), &md)?;
+    crate::progress::note!("{}", summary.tally().line());
     Ok(summary)
 }
 

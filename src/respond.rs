@@ -12,6 +12,7 @@
 
 mod ask;
 mod config;
+pub mod cost;
 pub mod efficient;
 pub mod grade;
 mod items;
@@ -19,6 +20,7 @@ mod log;
 mod offline;
 pub mod outside;
 mod rows;
+pub mod sample;
 pub mod sim;
 
 use std::collections::{HashMap, HashSet};
@@ -28,7 +30,6 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::store::lock::WriterLock;
 use crate::store::responses::RowId;
-use crate::vocab::Attack;
 
 use self::ask::respond_endpoint;
 use self::log::recover_logs;
@@ -46,8 +47,11 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
     // Two runs for one model would ask every question twice and store every row twice.
     let _lock = WriterLock::acquire(&config.tables, "respond", &config.model)?;
     // A wrong endpoint is found before the first question, not after a run of retries.
-    if let Backend::Endpoint(endpoint) = &config.backend {
+    if let (Backend::Endpoint(endpoint), false) = (&config.backend, config.dry_run) {
         crate::llm::preflight::check_endpoint(endpoint)?;
+    }
+    if config.dry_run {
+        return respond_all(config);
     }
     // Parts half-written by a dead run of this model (the log keeps their rows).
     crate::store::remove_leftovers(&model_dir(&config.tables, &config.model), None)?;
@@ -61,6 +65,7 @@ pub fn respond(config: &RespondConfig) -> Result<RespondSummary> {
             model_dir(&config.tables, &config.model),
         ),
     };
+    crate::progress::note!("{}", summary.stage_tally(&config.model).line());
     // The run's parts, and those of killed runs before it, folded into few large ones.
     if folder.is_dir() {
         let c = crate::store::compact::compact_folder(&config.tables, &folder, config.part_size)?;
@@ -85,12 +90,19 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
         .iter()
         .filter_map(|it| Some((it.variant_id.clone()?, it.question.clone())))
         .collect();
-    let (merged, stored) = crate::store::reply_merge::merge_model_rows(
-        &config.tables,
-        &config.model,
-        Vec::new(),
-        &current,
-    )?;
+    // A dry run reads what is stored and writes nothing.
+    let (merged, stored) = match config.dry_run {
+        true => (
+            Default::default(),
+            crate::store::reply_merge::read_model_rows(&config.tables, &config.model)?,
+        ),
+        false => crate::store::reply_merge::merge_model_rows(
+            &config.tables,
+            &config.model,
+            Vec::new(),
+            &current,
+        )?,
+    };
     if merged.superseded > 0 {
         crate::progress::note!(
             "{}: {} stored replies answer questions the variants no longer ask; superseded",
@@ -98,18 +110,24 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
             merged.superseded
         );
     }
-    if let Some(k) = config.per_problem {
-        items.retain(|it| {
-            it.attack.as_deref().is_some_and(Attack::is_original) || (it.variant_index as usize) < k
-        });
+    let mut summary = RespondSummary::default();
+    if let Some(n) = config.problems {
+        let report = sample::draw_problems(&mut items, n, config.sample_seed);
+        for line in report.shortfalls(n) {
+            crate::progress::note!("note: {line}");
+        }
+        summary.sample = Some(report);
     }
-    if let Some(n) = config.limit {
-        items.truncate(n);
+    if let Some(k) = config.per_problem {
+        sample::first_per_problem(&mut items, k);
     }
     let dir = model_dir(&config.tables, &config.model);
     let run = config.run();
     let mut done: HashSet<RowId> = stored.iter().map(|r| r.row_id()).collect();
-    let recovered: Vec<ResponseRow> = recover_logs(&dir, &mut done)?;
+    let recovered: Vec<ResponseRow> = match config.dry_run {
+        true => self::log::logged_rows(&dir, &mut done)?.0,
+        false => recover_logs(&dir, &mut done)?,
+    };
     if !recovered.is_empty() {
         crate::progress::note!(
             "recovered {} responses logged by an interrupted run",
@@ -123,11 +141,11 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
             replies.entry(r.response_key.clone()).or_insert(r);
         }
     }
-    let mut summary = RespondSummary::default();
     let mut reused = Vec::new();
     // Questions in first-seen order; each key is held once, by `slot`, until the end.
     let mut groups: Vec<Vec<Item>> = Vec::new();
     let mut slot: HashMap<String, usize> = HashMap::new();
+    summary.read = items.len();
     let hasher = ResponseKeys::new(&config.model, &config.template, &config.decoding);
     let keys: Vec<String> = items.par_iter().map(|it| hasher.key(it)).collect();
     for (it, key) in items.into_iter().zip(keys) {
@@ -141,6 +159,8 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
         }
         match slot.get(&key) {
             Some(&i) => groups[i].push(it),
+            // A budget counts requests: the questions past it wait for the next run.
+            None if config.limit.is_some_and(|n| groups.len() >= n) => summary.deferred += 1,
             None => {
                 slot.insert(key, groups.len());
                 groups.push(vec![it]);
@@ -152,9 +172,26 @@ fn respond_all(config: &RespondConfig) -> Result<RespondSummary> {
         keys_by_slot[i] = key;
     }
     let todo: Vec<(String, Vec<Item>)> = keys_by_slot.into_iter().zip(groups).collect();
+    summary.cost = cost::Cost::of(
+        todo.iter().map(|(_, its)| &its[0]),
+        &config.template,
+        config.decoding.max_tokens,
+    );
+    if config.dry_run {
+        summary.planned = todo
+            .into_iter()
+            .map(|(_, mut its)| its.swap_remove(0))
+            .collect();
+        summary.reused = reused.len();
+        return Ok(summary);
+    }
     summary.asked = todo.len();
+    summary.shared = todo.iter().map(|(_, its)| its.len() - 1).sum();
     if todo.is_empty() && reused.is_empty() {
         return Ok(summary);
+    }
+    if let Backend::Endpoint(_) = &config.backend {
+        crate::progress::note!("{}", summary.cost.line(&config.model));
     }
     match &config.backend {
         Backend::Offline => respond_offline(config, todo, reused, &dir, &mut summary)?,

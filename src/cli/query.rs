@@ -97,7 +97,8 @@ pub struct SqlArgs {
     /// Folder of the Parquet tables to query.
     #[arg(long, default_value_os_t = default_tables())]
     pub tables: PathBuf,
-    /// Output: table, csv, json (one object per line) or parquet (needs --output).
+    /// Output: table, csv, json (one array of row objects), jsonl (one object per line) or
+    /// parquet (needs --output).
     #[arg(long, default_value = "table")]
     pub format: String,
     /// File for --format parquet.

@@ -80,22 +80,46 @@ pub fn run(args: RegressArgs) -> anyhow::Result<()> {
             "model",
             "template",
             "n",
+            "right",
+            "wrong",
             "accuracy",
+            "informative",
             "most_positive",
             "most_negative",
         ],
     )?;
+    // A named feature with its coefficient and Wald (or t) p-value.
+    let named = |terms: Vec<&advmath::regress::Term>| {
+        terms
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} ({:+.3}, p={:.2e})",
+                    t.feature,
+                    t.coefficient.unwrap_or(f64::NAN),
+                    t.p_value.unwrap_or(f64::NAN)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     for f in &s.fits {
-        let (top, bottom) = advmath::regress::extremes(f);
+        let right = (f.accuracy * f.n as f64).round() as usize;
+        let (top, bottom) = advmath::regress::extreme_terms(f);
         tsv_row(
             &mut out,
             [
                 f.model.clone(),
                 f.template.clone(),
                 f.n.to_string(),
+                right.to_string(),
+                (f.n - right.min(f.n)).to_string(),
                 format!("{:.4}", f.accuracy),
-                top.join(","),
-                bottom.join(","),
+                advmath::regress::not_informative(f)
+                    .map(|why| format!("no: {why}"))
+                    .unwrap_or_else(|| "yes".into()),
+                named(top),
+                named(bottom),
             ],
         )?;
     }

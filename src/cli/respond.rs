@@ -71,6 +71,51 @@ pub(crate) fn api_key_from(var: &Option<String>) -> anyhow::Result<Option<String
     }
 }
 
+/// What a run asks and how hard it presses the server: the sample, the budget, and the
+/// connection settings (`respond` and `run` share them).
+#[derive(Args, Debug, Clone)]
+pub struct RequestArgs {
+    /// Ask at most K variants per problem of every attack, the first K in variant_index order
+    /// (a uniform sample of the variants generated); originals always (efficient attack: at most
+    /// K candidates per problem).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub per_problem: Option<u32>,
+    /// A budget: at most N requests this run (questions already answered, and replies reused
+    /// for identical questions, do not count; the rest wait for the next run). Not a sample:
+    /// for a fair small one use --problems and --per-problem. With --efficient-from, N problems.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Requests in flight at once, per server.
+    #[arg(long, default_value_t = RespondConfig::default().concurrency as u32,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// Per-request timeout, seconds.
+    #[arg(long, default_value_t = endpoint_defaults().timeout.as_secs_f64())]
+    pub timeout: f64,
+}
+
+impl RequestArgs {
+    /// The endpoint with these connection settings.
+    pub fn endpoint(&self, urls: &[String], model: &str, api_key: Option<String>) -> Endpoint {
+        Endpoint {
+            urls: urls.to_vec(),
+            api_key,
+            timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
+            ..Endpoint::new("", model)
+        }
+    }
+
+    /// `config` with this sample (`problems` per dataset drawn with `seed`), budget and
+    /// concurrency.
+    pub fn apply(&self, config: &mut RespondConfig, problems: Option<u32>, seed: u64) {
+        config.problems = problems.map(|n| n as usize);
+        config.sample_seed = seed;
+        config.per_problem = self.per_problem.map(|k| k as usize);
+        config.limit = self.limit;
+        config.concurrency = self.concurrency as usize;
+    }
+}
+
 /// Every default is [`RespondConfig::default`]'s, [`Endpoint::new`]'s or
 /// [`EfficientConfig::new`]'s, which `run` uses too.
 #[derive(Args, Debug)]
@@ -97,13 +142,8 @@ pub struct RespondArgs {
     pub api_key_env: Option<String>,
     #[command(flatten)]
     pub prompt: PromptArgs,
-    /// Requests in flight at once, per server.
-    #[arg(long, default_value_t = RespondConfig::default().concurrency as u32,
-          value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: u32,
-    /// Per-request timeout, seconds.
-    #[arg(long, default_value_t = endpoint_defaults().timeout.as_secs_f64())]
-    pub timeout: f64,
+    #[command(flatten)]
+    pub requests: RequestArgs,
     /// Attempts per request (429, 5xx, timeouts and dropped connections are retried with
     /// exponential backoff and jitter, honouring Retry-After).
     #[arg(long, default_value_t = endpoint_defaults().max_attempts,
@@ -112,6 +152,18 @@ pub struct RespondArgs {
     /// First backoff step, seconds.
     #[arg(long, default_value_t = endpoint_defaults().backoff_base.as_secs_f64())]
     pub backoff: f64,
+    /// Ask about N problems per dataset, drawn with --seed among the problems that have a
+    /// question of every attack asked (the same problems for every attack, as one problem set P
+    /// stands under Xie et al.'s Table 1); their originals are always asked.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub problems: Option<u32>,
+    /// Seed of the --problems draw (the same seed draws the same problems for every model).
+    #[arg(long, default_value_t = 0, requires = "problems")]
+    pub seed: u64,
+    /// Print the requests this run would make (one TSV row each: dataset, attack, problem,
+    /// variant, question) and their estimated tokens, and ask nothing.
+    #[arg(long, conflicts_with = "efficient_from")]
+    pub dry_run: bool,
     /// Only these attacks (originals are always included), comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub attack: Vec<String>,
@@ -138,17 +190,11 @@ pub struct RespondArgs {
     /// `temperature=0.3`; see the responses table's `run`), when it has several.
     #[arg(long, requires = "efficient_from")]
     pub cheap_run: Option<String>,
-    /// At most k variants per problem (efficient attack: at most k candidates per problem).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub per_problem: Option<u32>,
     /// How answers are read: advmath's rules (standard: the stated answer, then the last number),
     /// Xie et al.'s scorer (xie2024: the last match of their digit pattern, no sign) or the
     /// ArithmAttack study's (last-number), each to reproduce that paper's grading.
     #[arg(long, value_enum, default_value_t = Extraction::default())]
     pub extraction: Extraction,
-    /// At most n questions, or with --efficient-from n problems (for a quick look).
-    #[arg(long)]
-    pub limit: Option<usize>,
     /// Write a Parquet part every K responses ...
     #[arg(long, default_value_t = RespondConfig::default().flush_every)]
     pub flush_every: usize,
@@ -165,20 +211,18 @@ impl RespondArgs {
     pub fn config(&self) -> anyhow::Result<RespondConfig> {
         let backend = match self.endpoint.is_empty() {
             true => Backend::Offline,
-            false => {
-                let api_key = api_key_from(&self.api_key_env)?;
-                Backend::Endpoint(Endpoint {
-                    urls: self.endpoint.clone(),
-                    completions: self.completions,
-                    api_key,
-                    timeout: std::time::Duration::from_secs_f64(self.timeout.max(0.001)),
-                    max_attempts: self.attempts,
-                    backoff_base: std::time::Duration::from_secs_f64(self.backoff.max(0.0)),
-                    ..Endpoint::new("", self.model.as_str())
-                })
-            }
+            false => Backend::Endpoint(Endpoint {
+                completions: self.completions,
+                max_attempts: self.attempts,
+                backoff_base: std::time::Duration::from_secs_f64(self.backoff.max(0.0)),
+                ..self.requests.endpoint(
+                    &self.endpoint,
+                    &self.model,
+                    api_key_from(&self.api_key_env)?,
+                )
+            }),
         };
-        Ok(RespondConfig {
+        let mut config = RespondConfig {
             tables: self.tables.clone(),
             model: self.model.clone(),
             template: self.prompt.template()?,
@@ -192,15 +236,16 @@ impl RespondArgs {
                 cheap_run: self.cheap_run.clone(),
                 ..EfficientConfig::new(cheap.as_str())
             }),
-            per_problem: self.per_problem.map(|k| k as usize),
             extraction: self.extraction,
-            limit: self.limit,
-            concurrency: self.concurrency as usize,
+            dry_run: self.dry_run,
             flush_every: self.flush_every.max(1),
             flush_seconds: self.flush_seconds,
             part_size: self.part_size as u64,
             progress: true,
-        })
+            ..RespondConfig::default()
+        };
+        self.requests.apply(&mut config, self.problems, self.seed);
+        Ok(config)
     }
 }
 
@@ -306,30 +351,32 @@ pub fn respond(args: RespondArgs) -> anyhow::Result<()> {
     let config = args.config()?;
     let s = advmath::respond::respond(&config)?;
     let mut out = stdout.lock();
-    tsv_row(
-        &mut out,
-        [
-            "model",
-            "asked",
-            "skipped_done",
-            "written",
-            "failed",
-            "correct",
-            "reused",
-        ],
-    )?;
-    tsv_row(
-        &mut out,
-        [
-            config.model.clone(),
-            s.asked.to_string(),
-            s.skipped_done.to_string(),
-            s.written.to_string(),
-            s.failed.to_string(),
-            s.correct.to_string(),
-            s.reused.to_string(),
-        ],
-    )?;
+    if config.dry_run {
+        tsv_row(
+            &mut out,
+            ["dataset", "attack", "problem_id", "variant_id", "question"],
+        )?;
+        for it in &s.planned {
+            let cell = |v: &Option<String>| v.clone().unwrap_or_default();
+            tsv_row(
+                &mut out,
+                [
+                    cell(&it.dataset),
+                    cell(&it.attack),
+                    cell(&it.problem_id),
+                    cell(&it.variant_id),
+                    it.question.clone(),
+                ],
+            )?;
+        }
+        eprintln!("dry run: {}", s.cost.line(&config.model));
+        eprintln!(
+            "dry run: {} more rows would reuse stored replies to identical questions; nothing was asked or written",
+            s.reused
+        );
+        return Ok(());
+    }
+    s.write_table(&config.model, &mut out)?;
     if let Some(note) = s.unanswerable_note(&config.model) {
         eprintln!("{note}");
     }

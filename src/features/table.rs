@@ -126,19 +126,21 @@ pub fn build_feature_set_table(tables: &Path, set: FeatureSet) -> Result<usize> 
     // One line per reason, not one per variant: a study's log stays readable.
     for (reason, (n, first)) in &totals.skipped_by {
         crate::progress::note!(
-            "note: {}: {n} variants skipped: {reason} (first: {})",
+            "note: {}: {n} variants refused: {reason} (first: {})",
             set.table(),
             first.join(", ")
         );
     }
-    if totals.skipped > 0 {
-        crate::progress::note!(
-            "note: {}: skipped {} of {} variants",
-            set.table(),
-            totals.skipped,
-            totals.skipped + totals.written
-        );
-    }
+    let tally = crate::output::Tally {
+        stage: set.table(),
+        unit: "variants",
+        read: totals.written + totals.skipped + totals.failed.len(),
+        refused: totals.skipped,
+        failed: totals.failed.len(),
+        written: totals.written,
+        ..Default::default()
+    };
+    crate::progress::note!("{}", tally.line());
     if !totals.failed.is_empty() {
         return Err(Error::UnitsFailed {
             stage: set.table(),

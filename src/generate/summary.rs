@@ -15,6 +15,8 @@ pub struct GenerateSummary {
     /// independent programs give).
     pub rows: BTreeMap<(String, String), (usize, usize, usize)>,
     pub attempts: u64,
+    /// Problems read from the `problems` table.
+    pub read: usize,
     /// Problems no requested attack could use (no valid program, and no punctuation noise or no
     /// usable gold answer).
     pub skipped_invalid: usize,
@@ -42,6 +44,26 @@ impl GenerateSummary {
             unit: "problem",
             failed: self.failed.clone(),
         })
+    }
+
+    /// The stage's closing line: problems read, refused (no attack could use them), failed;
+    /// the rows written.
+    pub fn tally(&self) -> crate::output::Tally {
+        crate::output::Tally {
+            stage: "generate",
+            unit: "problems",
+            read: self.read,
+            refused: self.skipped_invalid,
+            failed: self.failed.len(),
+            written: self.rows.values().map(|(_, rows, _)| rows).sum(),
+            detail: (self.noise_only > 0).then(|| {
+                format!(
+                    "{} of the used problems have no valid program: punctuation noise only",
+                    self.noise_only
+                )
+            }),
+            ..Default::default()
+        }
     }
 
     /// One line per (dataset, attack), tab-separated, for stdout.

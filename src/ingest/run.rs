@@ -75,6 +75,33 @@ impl IngestSummary {
         })
     }
 
+    /// The stage's closing line: problems read, refused (invalid: no valid program), failed
+    /// (an internal error); every problem is written as a row, valid or not.
+    pub fn tally(&self) -> crate::output::Tally {
+        let rows = self.sources.iter().flatten();
+        let failed = rows
+            .clone()
+            .filter(|r| {
+                r.error
+                    .as_ref()
+                    .is_some_and(|e| e.kind == crate::program::ErrorKind::Internal)
+            })
+            .count();
+        let read = rows.count();
+        crate::output::Tally {
+            stage: "ingest",
+            unit: "problems",
+            read,
+            refused: read - self.total_valid() - failed,
+            failed,
+            written: read,
+            detail: (read > self.total_valid() + failed).then(|| {
+                "a refused problem is kept as an invalid row: noise attacks still use it".into()
+            }),
+            ..Default::default()
+        }
+    }
+
     /// One line per source, tab-separated, for stdout.
     pub fn write_table(&self, out: &mut impl Write) -> std::io::Result<()> {
         tsv_row(
@@ -234,6 +261,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
             no_valid_problem(&summary.sources, &config.tables),
         ));
     }
+    crate::progress::note!("{}", summary.tally().line());
     Ok(summary)
 }
 

@@ -210,7 +210,7 @@ impl SqlEngine {
         };
         let mut config = SessionConfig::new()
             .with_target_partitions(threads)
-            .with_information_schema(false);
+            .with_information_schema(true);
         // `responses/<model-folder>/part-*.parquet` is not hive-partitioned: read sub-folders.
         config
             .options_mut()

@@ -1,7 +1,9 @@
 //! The headline of a metrics run: one compact table, model × dataset × attack, with Xie et al.'s
 //! OA, AA and ASR for the numeric attacks and ArithmAttack's accuracy and ASR for the noise
 //! levels, read from the two papers' own tables (`xie_asr`, `arithmattack_accuracy`,
-//! `arithmattack_asr`). `run` and `metrics` print it when they end, and `report.md` opens with it.
+//! `arithmattack_asr`), and what each row stands on (`problem_sets`: the problems, the questions
+//! asked per problem of those generated, and whether the rows share their problems). `run` and
+//! `metrics` print it when they end, and `report.md` opens with it.
 
 use std::collections::BTreeMap;
 
@@ -16,17 +18,26 @@ pub struct HeadlineRow {
     pub model: String,
     pub dataset: String,
     pub attack: String,
+    /// Problems with a graded question of the attack.
+    pub problems: Option<i64>,
+    /// Problems of the row that every row of the model and dataset has.
+    pub shared_problems: Option<i64>,
+    /// Questions asked (and graded) per problem.
+    pub asked_per_problem: Option<f64>,
+    /// Variants generated per problem of the row's problems.
+    pub generated_per_problem: Option<f64>,
     pub oa: Option<f64>,
     pub aa: Option<f64>,
+    /// The row's ASR: Xie et al.'s (OA - AA) / OA, or ArithmAttack's on a noise row.
     pub asr: Option<f64>,
     /// ArithmAttack: accuracy on the questions of this noise level (`original`: clean).
     pub accuracy: Option<f64>,
-    /// ArithmAttack's ASR at this noise level.
-    pub noise_asr: Option<f64>,
+    /// On a noise row, Xie et al.'s ASR, which the row does not show (`xie_asr` has it).
+    pub xie_asr_of_noise: Option<f64>,
 }
 
-/// How to read the table, in two lines.
-pub const READING_GUIDE: &str = "OA, AA, ASR (Xie et al. Table 1, every attack): OA is the share of original problems answered right; AA the share of those problems whose every variant is answered right, so one wrong variant of the m fails the problem and AA sits far below the share of variants answered right; ASR = (OA - AA) / OA.\naccuracy, noise ASR (ArithmAttack, `original` and `punctNN` rows): accuracy on the clean or noised questions, and the share of clean-correct questions answered wrong under that noise.";
+/// How to read the table, in three lines.
+pub const READING_GUIDE: &str = "problems, asked: the problems a row stands on, and the questions asked per problem of the variants generated (\"5 of 100\"); AA and ASR depend on both, since one wrong variant of those asked fails the problem.\nOA, AA, ASR (Xie et al. Table 1): OA is the share of the row's problems whose original is answered right; AA the share whose every asked variant is answered right; ASR = (OA - AA) / OA.\naccuracy, and ASR on `punctNN` rows (ArithmAttack): accuracy on the clean or noised questions, and the share of clean-correct questions answered wrong under that noise. Xie et al.'s ASR of a noise row is in `xie_asr`.";
 
 fn text(t: &ResultTable, r: usize, c: &str) -> String {
     t.get(r, c)
@@ -72,7 +83,10 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
             );
             h.oa = number(t, r, "oa");
             h.aa = number(t, r, "aa");
-            h.asr = number(t, r, "asr");
+            match h.attack.contains("punct") {
+                true => h.xie_asr_of_noise = number(t, r, "asr"),
+                false => h.asr = number(t, r, "asr"),
+            }
         }
     }
     if let Some(t) = table("arithmattack_accuracy") {
@@ -102,10 +116,80 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
                 text(t, r, columns::DATASET),
                 format!("punct{level:.0}"),
             );
-            h.noise_asr = number(t, r, "asr");
+            h.asr = number(t, r, "asr");
+        }
+    }
+    if let Some(t) = table("problem_sets") {
+        let several = several_templates(t);
+        for r in 0..t.len() {
+            let h = row(
+                &mut rows,
+                name(t, r, &several),
+                text(t, r, columns::DATASET),
+                text(t, r, columns::ATTACK),
+            );
+            h.problems = number(t, r, "problems").map(|v| v as i64);
+            h.shared_problems = number(t, r, "shared_problems").map(|v| v as i64);
+            h.asked_per_problem = number(t, r, "questions_per_problem");
+            h.generated_per_problem = number(t, r, "generated_per_problem");
         }
     }
     rows.into_values().collect()
+}
+
+/// The notes under the table: for each model and dataset whose rows stand on different problem
+/// sets, which sets, and how many problems every row has (OA differs across such rows because
+/// their problems do).
+pub fn notes(rows: &[HeadlineRow]) -> Vec<String> {
+    let mut groups: BTreeMap<(String, String), Vec<&HeadlineRow>> = BTreeMap::new();
+    for r in rows {
+        groups
+            .entry((r.dataset.clone(), r.model.clone()))
+            .or_default()
+            .push(r);
+    }
+    // Models asked about the same problems get one note per dataset.
+    let mut lines: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for ((dataset, model), rs) in groups {
+        let differ = rs
+            .iter()
+            .any(|r| r.problems.is_some() && r.problems != r.shared_problems);
+        let Some(shared) = rs.iter().filter_map(|r| r.shared_problems).min() else {
+            continue;
+        };
+        let text = match differ {
+            true => {
+                let mut by_count: BTreeMap<i64, Vec<&str>> = BTreeMap::new();
+                for r in &rs {
+                    if let Some(p) = r.problems {
+                        by_count.entry(p).or_default().push(&r.attack);
+                    }
+                }
+                let sets: Vec<String> = by_count
+                    .iter()
+                    .map(|(n, attacks)| format!("{n} ({})", attacks.join(", ")))
+                    .collect();
+                format!(
+                    "the rows stand on different problem sets: {}; {shared} problems are in every row (a problem has numeric variants only where its program is valid and its draws reach them), so OA differs across rows with their problems",
+                    sets.join(", ")
+                )
+            }
+            false => format!("every row stands on the same {shared} problems"),
+        };
+        lines.entry((dataset, text)).or_default().push(model);
+    }
+    let datasets: std::collections::BTreeSet<&String> = lines.keys().map(|(d, _)| d).collect();
+    let several = |d: &String| lines.keys().filter(|(x, _)| x == d).count() > 1;
+    let mut out = Vec::new();
+    for d in datasets {
+        for ((_, text), models) in lines.iter().filter(|((x, _), _)| x == d) {
+            match several(d) {
+                true => out.push(format!("{d} ({}): {text}.", models.join(", "))),
+                false => out.push(format!("{d}: {text}.")),
+            }
+        }
+    }
+    out
 }
 
 type Rows = BTreeMap<(String, String, String), HeadlineRow>;
@@ -117,11 +201,15 @@ fn row(rows: &mut Rows, model: String, dataset: String, attack: String) -> &mut 
             model,
             dataset,
             attack,
+            problems: None,
+            shared_problems: None,
+            asked_per_problem: None,
+            generated_per_problem: None,
             oa: None,
             aa: None,
             asr: None,
             accuracy: None,
-            noise_asr: None,
+            xie_asr_of_noise: None,
         })
 }
 
@@ -129,34 +217,50 @@ fn cell(v: Option<f64>) -> String {
     v.map(|v| format!("{v:.3}")).unwrap_or_default()
 }
 
-pub(super) const HEADER: [&str; 8] = [
+pub(super) const HEADER: [&str; 9] = [
     columns::MODEL,
     columns::DATASET,
     columns::ATTACK,
+    "problems",
+    "asked",
     "OA",
     "AA",
     "ASR",
     columns::ACCURACY,
-    "noise ASR",
 ];
 
-pub(super) fn cells(r: &HeadlineRow) -> [String; 8] {
+/// A count per problem: whole numbers as such, others to one decimal.
+fn per_problem(v: f64) -> String {
+    match v.fract() == 0.0 {
+        true => format!("{v:.0}"),
+        false => format!("{v:.1}"),
+    }
+}
+
+pub(super) fn cells(r: &HeadlineRow) -> [String; 9] {
+    let asked = match (r.asked_per_problem, r.generated_per_problem) {
+        (Some(a), Some(g)) if a < g => format!("{} of {}", per_problem(a), per_problem(g)),
+        (Some(a), _) if a > 1.0 => format!("all {}", per_problem(a)),
+        (Some(a), _) => per_problem(a),
+        _ => String::new(),
+    };
     [
         r.model.clone(),
         r.dataset.clone(),
         r.attack.clone(),
+        r.problems.map(|p| p.to_string()).unwrap_or_default(),
+        asked,
         cell(r.oa),
         cell(r.aa),
         cell(r.asr),
         cell(r.accuracy),
-        cell(r.noise_asr),
     ]
 }
 
 /// The headline as a Markdown table.
 pub fn markdown(rows: &[HeadlineRow]) -> String {
     let mut out = format!(
-        "| {} |\n|---|---|---|---:|---:|---:|---:|---:|\n",
+        "| {} |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n",
         HEADER.join(" | ")
     );
     for r in rows {
@@ -167,10 +271,10 @@ pub fn markdown(rows: &[HeadlineRow]) -> String {
 
 /// The headline as aligned plain text, for a terminal.
 pub fn plain(rows: &[HeadlineRow]) -> String {
-    let all: Vec<[String; 8]> = std::iter::once(HEADER.map(String::from))
+    let all: Vec<[String; 9]> = std::iter::once(HEADER.map(String::from))
         .chain(rows.iter().map(cells))
         .collect();
-    let width: Vec<usize> = (0..8)
+    let width: Vec<usize> = (0..9)
         .map(|c| all.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
@@ -184,6 +288,10 @@ pub fn plain(rows: &[HeadlineRow]) -> String {
             })
             .collect();
         out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    for note in notes(rows) {
+        out.push_str(&note);
         out.push('\n');
     }
     out

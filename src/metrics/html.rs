@@ -90,6 +90,9 @@ pub(super) fn report_html(results: &[(MetricSql, ResultTable)], page: &Page) -> 
             out.push_str("</tr>\n");
         }
         out.push_str("</tbody>\n</table>\n");
+        for note in super::headline::notes(&headline) {
+            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&note));
+        }
         for line in super::headline::READING_GUIDE.lines() {
             let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(line));
         }

@@ -19,8 +19,10 @@ pub enum OutputFormat {
     Table,
     /// CSV with a header line.
     Csv,
-    /// JSON lines: one object per row, nulls explicit.
+    /// One JSON array of row objects, nulls explicit.
     Json,
+    /// JSON Lines: one object per line, nulls explicit.
+    Jsonl,
     /// A Parquet file at this path (zstd, written atomically).
     Parquet(PathBuf),
 }
@@ -40,12 +42,13 @@ impl OutputFormat {
         match name.as_str() {
             "table" | "pretty" => Ok(OutputFormat::Table),
             "csv" => Ok(OutputFormat::Csv),
-            "json" | "jsonl" | "ndjson" => Ok(OutputFormat::Json),
+            "json" => Ok(OutputFormat::Json),
+            "jsonl" | "ndjson" => Ok(OutputFormat::Jsonl),
             "parquet" => path
                 .map(OutputFormat::Parquet)
                 .ok_or_else(|| Error::setting("format", "parquet needs an output file")),
             other => Err(Error::usage(format!(
-                "unknown output format `{other}`: expected table, csv, json or parquet"
+                "unknown output format `{other}`: expected table, csv, json, jsonl or parquet"
             ))),
         }
     }
@@ -116,7 +119,23 @@ pub fn run_sql_config(config: &SqlConfig, out: &mut dyn Write) -> Result<usize> 
     };
     let mut rows = 0;
     let chunks = std::cell::Cell::new(0);
+    let json_array = config.format == OutputFormat::Json;
+    if json_array {
+        out.write_all(b"[")?;
+    }
     let flush = |chunk: &mut QueryOutput, out: &mut dyn Write| -> Result<()> {
+        // A JSON array printed a chunk at a time: each chunk's rows as lines, joined by commas.
+        if json_array {
+            let lines = render(chunk, &OutputFormat::Jsonl)?.text;
+            for line in lines.lines() {
+                let sep: &[u8] = if chunks.get() == 0 { b"\n" } else { b",\n" };
+                out.write_all(sep)?;
+                out.write_all(line.as_bytes())?;
+                chunks.set(chunks.get() + 1);
+            }
+            chunk.batches.clear();
+            return Ok(());
+        }
         let rendered = render(chunk, &config.format)?;
         let text = match (&config.format, chunks.get()) {
             // The CSV header once, with the first chunk.
@@ -144,6 +163,9 @@ pub fn run_sql_config(config: &SqlConfig, out: &mut dyn Write) -> Result<usize> 
     if chunks.get() == 0 || !chunk.batches.is_empty() {
         chunk.schema = schema;
         flush(&mut chunk, out)?;
+    }
+    if json_array {
+        out.write_all(if rows == 0 { b"]\n" } else { b"\n]\n" })?;
     }
     Ok(rows)
 }
@@ -282,6 +304,23 @@ fn render(output: &QueryOutput, format: &OutputFormat) -> Result<SqlOutput> {
             String::from_utf8_lossy(&buf).into_owned()
         }
         OutputFormat::Json => {
+            let mut buf = Vec::new();
+            {
+                let mut w = arrow::json::WriterBuilder::new()
+                    .with_explicit_nulls(true)
+                    .build::<_, arrow::json::writer::JsonArray>(&mut buf);
+                for b in &batches {
+                    w.write(b)?;
+                }
+                w.finish()?;
+            }
+            if buf.is_empty() {
+                buf.extend_from_slice(b"[]");
+            }
+            buf.push(b'\n');
+            String::from_utf8_lossy(&buf).into_owned()
+        }
+        OutputFormat::Jsonl => {
             let mut buf = Vec::new();
             {
                 let mut w = arrow::json::WriterBuilder::new()

@@ -51,6 +51,7 @@ macro_rules! metric {
 /// The embedded metrics, in report order.
 pub const METRICS: &[Metric] = &[
     metric!("xie_asr"),
+    metric!("problem_sets"),
     metric!(
         "bootstrap_ci",
         statistics: |table, config| stats::add_bootstrap_columns(table, config.replicates, config.seed),

@@ -137,6 +137,10 @@ pub(super) fn report_markdown(
         out.push_str("## Headline\n\n");
         out.push_str(&super::headline::markdown(&rows));
         out.push('\n');
+        for note in super::headline::notes(&rows) {
+            out.push_str(&note);
+            out.push_str("\n\n");
+        }
         for line in super::headline::READING_GUIDE.lines() {
             out.push_str(line);
             out.push_str("\n\n");

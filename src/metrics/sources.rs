@@ -99,6 +99,30 @@ impl MetricSql {
     }
 }
 
+/// Marks where `docs/tables.md` turns from the stored tables (written from the store's column
+/// docs) to the SQL views (written from their files' opening comments, [`views_markdown`]).
+pub const VIEWS_MARKER: &str = "<!-- views: written from sql/views/ by `ADVMATH_UPDATE_DOCS=1 cargo test views_md`; edit those files, not this section -->";
+
+/// The views section of `docs/tables.md`: each view of [`EMBEDDED_VIEWS`] with its columns'
+/// story as its file's opening comment tells it.
+pub fn views_markdown() -> String {
+    let mut out = format!(
+        "{VIEWS_MARKER}\n\n## Views\n\nBesides the tables, `advmath sql` and `advmath metrics` know these views over `responses` \
+         (`SHOW TABLES` lists them, `DESCRIBE <view>` gives their columns). In DuckDB, run the files of `sql/views/` in order \
+         before querying them.\n"
+    );
+    for (name, sql) in EMBEDDED_VIEWS {
+        let comment: Vec<&str> = sql
+            .lines()
+            .map(str::trim)
+            .take_while(|l| l.starts_with("--"))
+            .map(|l| l.trim_start_matches('-').trim())
+            .collect();
+        out.push_str(&format!("\n### {name}\n\n{}\n", comment.join(" ")));
+    }
+    out
+}
+
 /// The embedded metric files, in report order.
 pub fn embedded_metrics() -> Vec<MetricSql> {
     METRICS

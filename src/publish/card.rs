@@ -12,6 +12,58 @@ use super::{published_variants_schema, PublishConfig, PublishSummary};
 use crate::store::runs::RunRecord;
 use crate::vocab::Attack;
 
+/// What the card says about the data itself, read from the tables: per source dataset its
+/// problems, how many have a valid program and where the valid programs came from; per config
+/// the problems it holds.
+#[derive(Clone, Debug, Default)]
+pub struct CardFacts {
+    /// dataset -> (problems, valid problems, origin category of the valid ones -> count).
+    pub datasets: BTreeMap<String, (usize, usize, BTreeMap<&'static str, usize>)>,
+    /// config -> distinct problems among its rows.
+    pub config_problems: BTreeMap<String, usize>,
+}
+
+/// The card's name for a `program_origin` value.
+fn origin_category(origin: &str) -> &'static str {
+    match origin {
+        "given" => "given with the source",
+        "gsm8k_annotations" | "multiarith_equations" => {
+            "synthesised from the source's worked solutions"
+        }
+        o if o.starts_with("published:") => "published model-written programs",
+        o if o.starts_with("llm:") => "model-written (advmath programs)",
+        _ => "other",
+    }
+}
+
+impl CardFacts {
+    pub fn read(
+        tables: &Path,
+        config_problems: BTreeMap<String, BTreeSet<String>>,
+    ) -> crate::error::Result<CardFacts> {
+        let mut datasets: BTreeMap<String, (usize, usize, BTreeMap<&'static str, usize>)> =
+            BTreeMap::new();
+        for p in crate::store::problems::read_problems(tables)? {
+            let entry = datasets.entry(p.dataset.clone()).or_default();
+            entry.0 += 1;
+            if p.is_valid() {
+                entry.1 += 1;
+                *entry
+                    .2
+                    .entry(origin_category(&p.program_origin))
+                    .or_default() += 1;
+            }
+        }
+        Ok(CardFacts {
+            datasets,
+            config_problems: config_problems
+                .into_iter()
+                .map(|(c, s)| (c, s.len()))
+                .collect(),
+        })
+    }
+}
+
 /// Source datasets: licence id, how the card names the source, its citation key.
 pub(super) fn source_info(dataset: &str) -> (&'static str, &'static str) {
     if dataset.starts_with("gsm8k") {
@@ -105,6 +157,7 @@ pub(super) fn dataset_card(
     sources: &BTreeSet<String>,
     runs: &[RunRecord],
     programs: &BTreeMap<String, BTreeSet<(String, String)>>,
+    facts: &CardFacts,
 ) -> String {
     let licences: BTreeSet<&str> = sources.iter().map(|d| source_info(d).0).collect();
     let total: usize = summary.configs.values().flat_map(|s| s.values()).sum();
@@ -183,18 +236,44 @@ pub(super) fn dataset_card(
     let _ = writeln!(b, "# {}\n", config.name);
     let _ = writeln!(
         b,
-        "Adversarial variants of grade-school math word problems, made with [advmath](https://crates.io/crates/advmath) {}. \
+        "Adversarial variants of grade-school math word problems, made with advmath {}. \
          Each problem's solution program is parsed into a tree of operations over the numbers of the question; the numbers are \
          re-sampled under the constraints of the original (every intermediate result keeps being an integer, positive, or a \
          proper fraction when it was), the answer is recomputed exactly, and the question is re-rendered. Punctuation-noise \
          configs insert marks before random words and keep the answer.\n",
         env!("CARGO_PKG_VERSION")
     );
-    b.push_str("## Configs\n\n| config | split | rows |\n|---|---|---:|\n");
+    b.push_str("## Configs\n\n| config | split | rows | problems | which problems |\n|---|---|---:|---:|---|\n");
     for (name, splits) in &summary.configs {
+        let problems = facts
+            .config_problems
+            .get(name)
+            .map(|n| n.to_string())
+            .unwrap_or_default();
+        let total: usize = facts.datasets.values().map(|d| d.0).sum();
+        let valid: usize = facts.datasets.values().map(|d| d.1).sum();
+        let which = match facts.config_problems.get(name) {
+            None => "a table of the run, not variants".to_string(),
+            Some(&n) if n == total => {
+                "every problem of the sources, with a valid program or not".to_string()
+            }
+            Some(&n) if n <= valid && name.starts_with('m') => format!(
+                "{n} of the {valid} problems with a valid program: those whose draws reached variants"
+            ),
+            Some(&n) => format!("{n} of the {total} problems"),
+        };
         for (split, rows) in splits {
-            let _ = writeln!(b, "| {name} | {split} | {rows} |");
+            let _ = writeln!(b, "| {name} | {split} | {rows} | {problems} | {which} |");
         }
+    }
+    b.push_str("\n| source | problems | with a valid program | where the valid programs came from |\n|---|---:|---:|---|\n");
+    for (dataset, (total, valid, origins)) in &facts.datasets {
+        let origins: Vec<String> = origins.iter().map(|(o, n)| format!("{n} {o}")).collect();
+        let _ = writeln!(
+            b,
+            "| {dataset} | {total} | {valid} | {} |",
+            origins.join("; ")
+        );
     }
     b.push_str("\n`original` holds the unmodified problems, so accuracy on the originals and on the variants can be compared \
         problem by problem (`problem_id`).\n\n## How the variants were made\n\n");
@@ -281,9 +360,9 @@ pub(super) fn dataset_card(
     );
     b.push_str("## Limitations\n\n- Variants keep the structure of the solution program, not necessarily the realism of the story: a new \
         number can be implausible for its context (a group of 97 friends, a 1-year-old father) even though every constraint holds.\n\
-        - Programs were given (written by GPT-4 in the Xie et al. release) or synthesised from worked solutions; a program that \
-        misreads its problem yields variants whose answers follow the program, not the text. Problems whose program could not \
-        be validated are excluded.\n- Numbers are rendered with at most 3 decimals (money keeps 2); answers may be fractions shown \
+        - A program that misreads its problem yields variants whose answers follow the program, not the text (the table \
+        under Configs says where each source's programs came from). Only problems with a valid program have numeric \
+        variants (the Configs table says which problems each config holds).\n- Numbers are rendered with at most 3 decimals (money keeps 2); answers may be fractions shown \
         to 6 decimals (`answer_exact` has the exact value).\n- English only.\n\n");
     b.push_str(&programs_section(summary, programs));
     b.push_str("## Licences of the sources\n\n");

@@ -9,30 +9,74 @@ use super::plots::PanelOut;
 use super::{ModelFit, RegressConfig, RegressMethod, RegressSummary, Term};
 use crate::feature_sets::FeatureSet;
 
-/// The two most positive and two most negative estimable features of a fit.
+/// Fewer right (or wrong) answers than this in a fit, and its coefficients say nothing worth
+/// naming: a logistic fit learns about as much as its rarer outcome holds.
+pub const MIN_ANSWERS_EACH_WAY: usize = 50;
+
+/// The significance level below which a feature may be named as most positive or negative.
+pub const NAMING_LEVEL: f64 = 0.05;
+
+/// Why a fit is not informative, if it is not: too few right or wrong answers, or no feature
+/// significant at [`NAMING_LEVEL`].
+pub fn not_informative(fit: &ModelFit) -> Option<String> {
+    let right = (fit.accuracy * fit.n as f64).round() as usize;
+    let wrong = fit.n - right.min(fit.n);
+    let (fewer, way) = match right <= wrong {
+        true => (right, "right"),
+        false => (wrong, "wrong"),
+    };
+    if fewer < MIN_ANSWERS_EACH_WAY {
+        return Some(format!(
+            "only {fewer} of {} answers are {way} (fewer than {MIN_ANSWERS_EACH_WAY})",
+            fit.n
+        ));
+    }
+    let significant = fit
+        .terms
+        .iter()
+        .any(|t| t.feature != "intercept" && t.p_value.is_some_and(|p| p < NAMING_LEVEL));
+    (!significant).then(|| format!("no feature is significant at p < {NAMING_LEVEL}"))
+}
+
+/// The two most positive and two most negative features of a fit among those significant at
+/// [`NAMING_LEVEL`]; none when the fit is not informative.
 pub fn extremes(fit: &ModelFit) -> (Vec<String>, Vec<String>) {
+    let (top, bottom) = extreme_terms(fit);
+    let names = |v: Vec<&Term>| v.into_iter().map(|t| t.feature.clone()).collect();
+    (names(top), names(bottom))
+}
+
+/// [`extremes`] as terms, for a caller that shows their coefficients and p-values.
+pub fn extreme_terms(fit: &ModelFit) -> (Vec<&Term>, Vec<&Term>) {
+    if not_informative(fit).is_some() {
+        return (Vec::new(), Vec::new());
+    }
     let mut est: Vec<&Term> = fit
         .terms
         .iter()
-        .filter(|t| t.feature != "intercept" && t.coefficient.is_some())
+        .filter(|t| {
+            t.feature != "intercept"
+                && t.coefficient.is_some()
+                && t.p_value.is_some_and(|p| p < NAMING_LEVEL)
+        })
         .collect();
     est.sort_by(|a, b| {
         b.coefficient
             .partial_cmp(&a.coefficient)
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    let top: Vec<String> = est
+    let top: Vec<&Term> = est
         .iter()
         .take(2)
         .filter(|t| t.coefficient.unwrap_or(0.0) > 0.0)
-        .map(|t| t.feature.clone())
+        .copied()
         .collect();
-    let bottom: Vec<String> = est
+    let bottom: Vec<&Term> = est
         .iter()
         .rev()
         .take(2)
         .filter(|t| t.coefficient.unwrap_or(0.0) < 0.0)
-        .map(|t| t.feature.clone())
+        .copied()
         .collect();
     (top, bottom)
 }
@@ -70,14 +114,18 @@ pub(super) fn report(
     for f in &s.fits {
         let (top, bottom) = extremes(f);
         let ne = f.terms.iter().filter(|t| !t.estimable).count();
+        let (top, bottom) = match not_informative(f) {
+            Some(why) => (format!("not informative: {why}"), String::new()),
+            None => (top.join(", "), bottom.join(", ")),
+        };
         let _ = writeln!(
             md,
             "| {} | {} | {:.1}% | {} | {} | {} |",
             label(&f.model, &f.template),
             f.n,
             100.0 * f.accuracy,
-            top.join(", "),
-            bottom.join(", "),
+            top,
+            bottom,
             ne
         );
     }
@@ -119,7 +167,8 @@ pub(super) fn report(
     let _ = writeln!(
         md,
         "\n{title}: {how}. **▲** marks a fit's two most positive features, **▼** its two most \
-         negative ones. Simulated models (oracle, sim-*) are not LLMs: their rows show the method, not a finding.\n"
+         negative ones, among those significant at p < {NAMING_LEVEL}; a fit with fewer than {MIN_ANSWERS_EACH_WAY} right or \
+         {MIN_ANSWERS_EACH_WAY} wrong answers, or with no significant feature, is not informative and names none. Simulated models (oracle, sim-*) are not LLMs: their rows show the method, not a finding.\n"
     );
     if !s.fits.is_empty() {
         coefficient_table(&mut md, s, &label, config.set);
@@ -153,7 +202,7 @@ fn coefficient_table(
     label: &dyn Fn(&str, &str) -> String,
     set: FeatureSet,
 ) {
-    md.push_str("| feature |");
+    md.push_str("| feature: coefficient (standard error) |");
     for f in &s.fits {
         let _ = write!(md, " {} |", label(&f.model, &f.template));
     }

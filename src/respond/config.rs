@@ -26,10 +26,20 @@ pub struct RespondConfig {
     pub datasets: Vec<String>,
     /// Run the efficient attack from this cheaper model's answers instead of asking everything.
     pub efficient: Option<EfficientConfig>,
-    /// At most k variants per problem (with `efficient`: at most k of the cheap model's examples).
+    /// At most k variants per problem and attack, the first k in `variant_index` order (with
+    /// `efficient`: at most k of the cheap model's examples).
     pub per_problem: Option<usize>,
+    /// Only n problems per dataset, drawn with `sample_seed` from those every attack asked
+    /// covers, the same for every attack.
+    pub problems: Option<usize>,
+    /// The seed of the `problems` draw.
+    pub sample_seed: u64,
+    /// Plan the run (what would be asked, and its cost) without asking or writing anything.
+    pub dry_run: bool,
     /// How answers are read from the replies (advmath's rules, or a paper's own scorer).
     pub extraction: Extraction,
+    /// At most n requests this run (with `efficient`: n problems); questions already answered
+    /// and replies reused do not count.
     pub limit: Option<usize>,
     pub concurrency: usize,
     pub flush_every: usize,
@@ -54,6 +64,9 @@ impl Default for RespondConfig {
             datasets: Vec::new(),
             efficient: None,
             per_problem: None,
+            problems: None,
+            sample_seed: 0,
+            dry_run: false,
             extraction: Extraction::default(),
             limit: None,
             concurrency: 8,
@@ -86,8 +99,20 @@ impl RespondConfig {
 
 #[derive(Clone, Debug, Default)]
 pub struct RespondSummary {
+    /// Variants selected (after the sample): each is written, skipped, unanswerable or failed.
+    pub read: usize,
+    /// Variants past the budget (`limit`): asked by a later run.
+    pub deferred: usize,
     /// Requests made (one per distinct question).
     pub asked: usize,
+    /// Rows answered by a request of this run for another variant with the same question.
+    pub shared: usize,
+    /// The sample drawn (`problems`): per dataset, the problems eligible and taken.
+    pub sample: Option<super::sample::SampleReport>,
+    /// What the run asks (or, with `dry_run`, would ask): requests and estimated tokens.
+    pub cost: super::cost::Cost,
+    /// With `dry_run`: the first item of every request that would be made, in order.
+    pub planned: Vec<super::rows::Item>,
     /// Variants skipped because they already have a row.
     pub skipped_done: usize,
     /// Requests that failed for good (a rerun retries them).
@@ -141,6 +166,78 @@ impl RespondSummary {
                 })
                 .collect(),
         })
+    }
+
+    /// The stage's table on stdout: one row for `model`. The counts add up: every row written
+    /// is a request made (`requests`, less those that `failed`), a variant that shared a request
+    /// of this run with an identical question (`shared`), or one answered by a stored reply to
+    /// an identical question (`reused`); `skipped` variants already had their row.
+    pub fn write_table(&self, model: &str, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.write_rows(model, true, out)
+    }
+
+    /// [`RespondSummary::write_table`]'s row, after its header when `header`.
+    pub fn write_rows(
+        &self,
+        model: &str,
+        header: bool,
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
+        if header {
+            crate::output::tsv_row(
+                &mut *out,
+                [
+                    "model", "requests", "shared", "reused", "skipped", "written", "failed",
+                    "correct",
+                ],
+            )?;
+        }
+        crate::output::tsv_row(
+            out,
+            [
+                model.to_string(),
+                self.asked.to_string(),
+                self.shared.to_string(),
+                self.reused.to_string(),
+                self.skipped_done.to_string(),
+                self.written.to_string(),
+                self.failed.to_string(),
+                self.correct.to_string(),
+            ],
+        )
+    }
+
+    /// The stage's closing line for `model`: variants read, refused (no solution tree for an
+    /// offline model), skipped (answered before, or past the budget), failed (by the rows of the
+    /// requests that failed for good); rows written and reused.
+    pub fn stage_tally(&self, model: &str) -> crate::output::Tally {
+        let failed = self
+            .read
+            .saturating_sub(self.written + self.skipped_done + self.deferred + self.unanswerable);
+        let mut detail = format!("{model}: {} requests", self.asked);
+        if self.shared > 0 {
+            detail.push_str(&format!(
+                ", {} rows shared a request with an identical question",
+                self.shared
+            ));
+        }
+        if self.deferred > 0 {
+            detail.push_str(&format!(
+                ", {} variants past --limit wait for the next run",
+                self.deferred
+            ));
+        }
+        crate::output::Tally {
+            stage: "respond",
+            unit: "variants",
+            read: self.read,
+            refused: self.unanswerable,
+            skipped: self.skipped_done + self.deferred,
+            failed,
+            written: self.written,
+            reused: self.reused,
+            detail: Some(detail),
+        }
     }
 
     /// The one line that reports the questions an offline model cannot answer, if any.

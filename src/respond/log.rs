@@ -51,6 +51,22 @@ pub fn read_rows(dir: &Path) -> Result<Vec<ResponseRow>> {
 /// Fold write-ahead logs of a killed run into a part, keeping only rows not yet stored; returns
 /// the rows recovered.
 pub(crate) fn recover_logs<R: Logged>(dir: &Path, done: &mut HashSet<R::Id>) -> Result<Vec<R>> {
+    let (rows, logs) = logged_rows(dir, done)?;
+    if !rows.is_empty() {
+        write_batch(&dir.join(part_name("recovered")), &R::batch(&rows)?)?;
+    }
+    for log in logs {
+        fs::remove_file(&log).map_err(|e| Error::file(&log, e))?;
+    }
+    Ok(rows)
+}
+
+/// The rows the logs in `dir` hold that `done` does not (added to it), and the logs read;
+/// nothing is written or removed.
+pub(crate) fn logged_rows<R: Logged>(
+    dir: &Path,
+    done: &mut HashSet<R::Id>,
+) -> Result<(Vec<R>, Vec<PathBuf>)> {
     let mut logs: Vec<PathBuf> = fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
@@ -72,13 +88,7 @@ pub(crate) fn recover_logs<R: Logged>(dir: &Path, done: &mut HashSet<R::Id>) -> 
             }
         }
     }
-    if !rows.is_empty() {
-        write_batch(&dir.join(part_name("recovered")), &R::batch(&rows)?)?;
-    }
-    for log in logs {
-        fs::remove_file(&log).map_err(|e| Error::file(&log, e))?;
-    }
-    Ok(rows)
+    Ok((rows, logs))
 }
 
 /// Buffered, logged writer of one model's responses.

@@ -409,7 +409,7 @@ fn nouns_agree_with_counts_that_cross_one_on_the_xie_release() {
             .success();
         let json = stdout_of(
             &advmath()
-                .args(["sql", "--format", "json", "--tables"])
+                .args(["sql", "--format", "jsonl", "--tables"])
                 .arg(tables)
                 .arg("SELECT variant_id, question FROM variants ORDER BY variant_id")
                 .assert()

@@ -59,7 +59,7 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
 
     let variants = stdout_of(
         &advmath()
-            .args(["sql", "--format", "json", "--tables"])
+            .args(["sql", "--format", "jsonl", "--tables"])
             .arg(&tables)
             .arg("SELECT question, answer FROM variants")
             .assert()
@@ -171,7 +171,7 @@ fn harness_round(
             let variant = s["doc"]["variant_id"].as_str().unwrap();
             let stored = stdout_of(
                 &advmath()
-                    .args(["sql", "--format", "json", "--tables"])
+                    .args(["sql", "--format", "jsonl", "--tables"])
                     .arg(tables)
                     .arg(format!(
                         "SELECT response, correct FROM responses WHERE model = '{model}' AND variant_id = '{variant}'"

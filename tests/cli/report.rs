@@ -45,7 +45,7 @@ fn the_default_runs_report_opens_sorts_and_browses_offline_in_chromium() {
 
     // An adversarial example of the sample, and the reply stored for it.
     let sample = advmath()
-        .args(["sql", "--format", "json", "--tables"])
+        .args(["sql", "--format", "jsonl", "--tables"])
         .arg(&tables)
         .arg("--file")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("sql/report/examples.sql"))
@@ -71,7 +71,7 @@ fn the_default_runs_report_opens_sorts_and_browses_offline_in_chromium() {
         ),
     ));
     let stored_reply = advmath()
-        .args(["sql", "--format", "json", "--tables"])
+        .args(["sql", "--format", "jsonl", "--tables"])
         .arg(&tables)
         .arg(format!(
             "SELECT response FROM responses WHERE variant_id = '{variant}' AND model = '{model}' AND template = '{template}'"

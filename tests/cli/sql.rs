@@ -127,10 +127,16 @@ fn metrics_sql_command_output_formats() {
     assert_eq!(lines[0], "model,n,acc");
     assert!(lines[1].starts_with("model-a,25,"), "{}", csv.text);
     assert!(lines[2].starts_with("model-b,25,"), "{}", csv.text);
-    let json = metrics::run_sql(&tables, q, OutputFormat::Json).unwrap();
-    let first: serde_json::Value = serde_json::from_str(json.text.lines().next().unwrap()).unwrap();
+    let jsonl = metrics::run_sql(&tables, q, OutputFormat::Jsonl).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(jsonl.text.lines().next().unwrap()).unwrap();
     assert_eq!(first["model"], "model-a");
     assert_eq!(first["n"], 25);
+    // `json` is one document: an array of the same rows.
+    let json = metrics::run_sql(&tables, q, OutputFormat::Json).unwrap();
+    let array: serde_json::Value = serde_json::from_str(&json.text).unwrap();
+    assert_eq!(array.as_array().unwrap().len(), 3);
+    assert_eq!(array[0], first);
     let table = metrics::run_sql(&tables, q, OutputFormat::Table).unwrap();
     assert!(table.text.contains("| model-a |"), "{}", table.text);
     // The shared views of sql/views/ are there for users too: `graded` leaves out model-b's
@@ -404,4 +410,56 @@ fn sql_queries_are_bounded_in_time_and_memory() {
         .assert()
         .success()
         .stdout("n\n1000\n");
+}
+
+/// `docs/tables.md` ends with every SQL view a user can query, written from the views' own
+/// files (rewritten with `ADVMATH_UPDATE_DOCS=1`), so the reference names what `SHOW TABLES`
+/// lists.
+#[test]
+fn views_md_documents_every_view() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tables.md");
+    let found = std::fs::read_to_string(&path).unwrap();
+    let tables = found
+        .split_once(&format!("\n{}", metrics::VIEWS_MARKER))
+        .map_or(found.as_str(), |(t, _)| t)
+        .trim_end_matches('\n');
+    let expected = format!("{tables}\n\n{}", metrics::views_markdown());
+    if std::env::var_os("ADVMATH_UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &expected).unwrap();
+    }
+    assert_eq!(
+        found, expected,
+        "docs/tables.md lacks the views as sql/views/ writes them: rerun with ADVMATH_UPDATE_DOCS=1"
+    );
+    for (name, _) in metrics::EMBEDDED_VIEWS {
+        assert!(found.contains(&format!("### {name}\n")), "{name}");
+    }
+}
+
+/// A newcomer explores the tables the way SQL users do: SHOW TABLES lists the tables and the
+/// views, DESCRIBE gives a table's columns, information_schema answers queries, and JSON output
+/// is one document (JSON Lines on request).
+#[test]
+fn the_tables_can_be_explored_with_show_describe_and_information_schema() {
+    let (_dir, tables) = crate::util::small_tables();
+    let shown = crate::util::sql_csv(&tables, "SHOW TABLES");
+    for name in [
+        "problems",
+        "variants",
+        "responses",
+        "graded",
+        "paper_accuracy",
+    ] {
+        assert!(
+            shown.contains(&format!(",{name},")),
+            "{name} missing from SHOW TABLES:\n{shown}"
+        );
+    }
+    let described = crate::util::sql_csv(&tables, "DESCRIBE variants");
+    assert!(described.contains("variant_id,Utf8"), "{described}");
+    let counted = crate::util::sql_csv(
+        &tables,
+        "SELECT COUNT(*) AS n FROM information_schema.columns WHERE table_name = 'graded'",
+    );
+    assert_ne!(counted.trim(), "n\n0", "{counted}");
 }
