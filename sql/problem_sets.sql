@@ -1,4 +1,4 @@
--- What each headline row stands on: the problems and questions asked per model x dataset x attack, and the problem set the rows share.
+-- The headline's account, an advmath extension, not a paper's table: what each row stands on (the problems and questions asked per model x dataset x attack, and the problem set the rows share).
 --
 -- One row per model x template x dataset x attack (`original` too) with a graded answer.
 -- `problems` = problems with a graded question of the attack; `questions` = its distinct graded
@@ -8,7 +8,7 @@
 -- problems (how many could have been asked); `shared_problems` = those problems that have a graded question of every attack the
 -- model was asked on the dataset (the problem set every row of the model and dataset shares;
 -- equal to `problems` on every row when the rows stand on one set). Ungraded rows are left out.
--- Not a paper's table: advmath's account of the headline. Portable SQL (DataFusion and DuckDB).
+-- Portable SQL (DataFusion and DuckDB).
 WITH per_attack AS (
     SELECT
         model,

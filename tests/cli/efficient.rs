@@ -241,13 +241,13 @@ fn efficient_attack_counts_requests_and_stops_each_problem_at_its_first_success(
         server.port,
         &[&strict[..], &["--limit", "1"]].concat(),
     );
-    assert!(first.contains("target\t4\t0\t4\t0\t3\t0"), "{first}");
+    assert!(first.contains("target\t4\t0\t0\t0\t4\t0\t3"), "{first}");
     assert_eq!(asked(), 4);
     let second = efficient(&tables, server.port, &strict);
-    assert!(second.contains("target\t1\t4\t1\t0\t0\t0"), "{second}");
+    assert!(second.contains("target\t1\t0\t0\t4\t1\t0\t0"), "{second}");
     assert_eq!(asked(), 5);
     let third = efficient(&tables, server.port, &strict);
-    assert!(third.contains("target\t0\t5\t0\t0\t0\t0"), "{third}");
+    assert!(third.contains("target\t0\t0\t0\t5\t0\t0\t0"), "{third}");
     assert_eq!(asked(), 5);
 
     efficient(

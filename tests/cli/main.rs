@@ -14,6 +14,7 @@ mod defaults;
 mod efficient;
 mod extract;
 mod feature_study;
+mod first_day;
 mod first_hour;
 mod fixtures;
 mod generate;

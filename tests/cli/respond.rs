@@ -161,7 +161,7 @@ fn retries_every_transient_fault() {
         ],
     )
     .success()
-    .stdout(predicates::str::contains("test-model\t5\t0\t5\t0\t"));
+    .stdout(predicates::str::contains("test-model\t5\t0\t0\t0\t5\t0\t"));
     assert!(
         start.elapsed() >= Duration::from_secs(1),
         "Retry-After: 1 was not honoured"
@@ -388,7 +388,7 @@ fn smollm2_end_to_end() {
         .arg(&tables)
         .assert()
         .success()
-        .stdout(predicates::str::contains("smollm2\t20\t0\t20\t0\t"));
+        .stdout(predicates::str::contains("smollm2\t20\t0\t0\t0\t20\t0\t"));
     let rows = stored_rows(&tables, "smollm2").unwrap();
     assert_eq!(rows.len(), 20);
     // The model is tiny and mostly wrong at maths: the pipeline is under test, not its accuracy.
