@@ -78,6 +78,11 @@ pub struct ReaderRule {
 }
 
 impl ReaderRule {
+    /// `less` stays at most `more` (below it when `strict`).
+    fn order(less: Side, more: Side, strict: bool, why: impl Into<String>) -> ReaderRule {
+        ReaderRule::new(RuleKind::Order { less, more, strict }, why)
+    }
+
     fn new(kind: RuleKind, why: impl Into<String>) -> ReaderRule {
         let reject = match kind {
             RuleKind::Order { .. } => Reject::Order,

@@ -4,8 +4,7 @@
 use std::cmp::Ordering;
 
 use super::{
-    clause_before, counted_noun, leaves, sentence_of, sentence_start, words, ReaderRule, RuleKind,
-    Side,
+    clause_before, counted_noun, leaves, sentence_of, sentence_start, words, ReaderRule, Side,
 };
 use crate::cut;
 use crate::num::Num;
@@ -80,12 +79,10 @@ pub(super) fn ranked_order(
                 Ordering::Greater => (j, i),
                 Ordering::Equal => continue,
             };
-            out.push(ReaderRule::new(
-                RuleKind::Order {
-                    less: Side::Slot(less as u32),
-                    more: Side::Slot(more as u32),
-                    strict: true,
-                },
+            out.push(ReaderRule::order(
+                Side::Slot(less as u32),
+                Side::Slot(more as u32),
+                true,
                 format!("both count '{a}' in sentences that rank them"),
             ));
         }
@@ -123,12 +120,10 @@ pub(super) fn parts_of_wholes(
             if let Some(q) = slots.get(p + 1).filter(|_| counts[p + 1]) {
                 let between = cut::between(text, s.end, q.start);
                 if words(between) == ["out", "of"] {
-                    out.push(ReaderRule::new(
-                        RuleKind::Order {
-                            less: Side::Slot(p as u32),
-                            more: Side::Slot(p as u32 + 1),
-                            strict: false,
-                        },
+                    out.push(ReaderRule::order(
+                        Side::Slot(p as u32),
+                        Side::Slot(p as u32 + 1),
+                        false,
                         "'out of': a part is at most its whole",
                     ));
                 }
@@ -172,12 +167,10 @@ pub(super) fn parts_of_wholes(
             })
         });
         if let Some(j) = same {
-            out.push(ReaderRule::new(
-                RuleKind::Order {
-                    less: Side::Slot(p as u32),
-                    more: Side::Slot(j as u32),
-                    strict: false,
-                },
+            out.push(ReaderRule::order(
+                Side::Slot(p as u32),
+                Side::Slot(j as u32),
+                false,
                 format!(
                     "'{cue}': a part is at most its whole of '{}'",
                     nouns[p].as_deref().unwrap_or_default()
@@ -185,12 +178,10 @@ pub(super) fn parts_of_wholes(
             ));
         }
         if let Some(whole) = nearest_whole(text, slots, counts, program, node_values, p) {
-            out.push(ReaderRule::new(
-                RuleKind::Order {
-                    less: Side::Slot(p as u32),
-                    more: whole,
-                    strict: false,
-                },
+            out.push(ReaderRule::order(
+                Side::Slot(p as u32),
+                whole,
+                false,
                 format!("'{cue}': a part is at most its whole"),
             ));
         }
@@ -266,12 +257,10 @@ pub(super) fn only_less(text: &str, slots: &[Slot], counts: &[bool], out: &mut V
                 && slots[j].value.cmp_num(s.value) == Ordering::Greater
         });
         if let Some(j) = earlier {
-            out.push(ReaderRule::new(
-                RuleKind::Order {
-                    less: Side::Slot(p as u32),
-                    more: Side::Slot(j as u32),
-                    strict: true,
-                },
+            out.push(ReaderRule::order(
+                Side::Slot(p as u32),
+                Side::Slot(j as u32),
+                true,
                 "'only': less than the count before it",
             ));
         }
