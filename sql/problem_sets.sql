@@ -4,8 +4,7 @@
 -- `problems` = problems with a graded question of the attack; `questions` = its distinct graded
 -- questions (variants); `questions_per_problem` = questions / problems (how many variants of
 -- each problem were asked: AA and ASR fall as it grows, since one wrong variant fails the
--- problem); `generated_per_problem` = the attack's variants of those problems in `variants` /
--- problems (how many could have been asked); `shared_problems` = those problems that have a graded question of every attack the
+-- problem); `shared_problems` = those problems that have a graded question of every attack the
 -- model was asked on the dataset (the problem set every row of the model and dataset shares;
 -- equal to `problems` on every row when the rows stand on one set). Ungraded rows are left out.
 -- Portable SQL (DataFusion and DuckDB).
@@ -29,15 +28,6 @@ attacks AS (
     FROM per_attack
     GROUP BY model, template, dataset
 ),
-generated AS (
-    SELECT
-        dataset,
-        attack,
-        problem_id,
-        COUNT(*) AS variants
-    FROM variants
-    GROUP BY dataset, attack, problem_id
-),
 everywhere AS (
     SELECT
         p.model,
@@ -60,7 +50,6 @@ SELECT
     COUNT(*) AS problems,
     SUM(p.questions) AS questions,
     CAST(SUM(p.questions) AS DOUBLE) / COUNT(*) AS questions_per_problem,
-    CAST(SUM(g.variants) AS DOUBLE) / COUNT(*) AS generated_per_problem,
     COUNT(e.problem_id) AS shared_problems
 FROM per_attack p
 LEFT JOIN everywhere e
@@ -68,9 +57,5 @@ LEFT JOIN everywhere e
  AND e.template = p.template
  AND e.dataset = p.dataset
  AND e.problem_id = p.problem_id
-LEFT JOIN generated g
-  ON g.dataset = p.dataset
- AND g.attack = p.attack
- AND g.problem_id = p.problem_id
 GROUP BY p.model, p.template, p.dataset, p.attack
 ORDER BY p.model, p.template, p.dataset, p.attack

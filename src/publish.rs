@@ -10,13 +10,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 mod card;
 mod hub;
 pub mod lm_eval;
+mod size;
 
 use crate::error::{Error, Result};
 use crate::llm::prompt::Template;
@@ -63,7 +64,7 @@ impl PublishConfig {
 #[derive(Clone, Debug, Default)]
 pub struct PublishSummary {
     pub configs: BTreeMap<String, BTreeMap<String, usize>>,
-    /// config -> split -> bytes of its Parquet shards.
+    /// config -> split -> its size as `datasets` computes it (Arrow bytes, not file bytes).
     pub bytes: BTreeMap<String, BTreeMap<String, u64>>,
     /// dataset -> (numeric variants, those whose gold two or more independent programs give).
     pub confirmed: BTreeMap<String, (usize, usize)>,
@@ -161,7 +162,8 @@ impl ShardWriter {
         Ok(())
     }
 
-    /// Close and rename to `<split>-NNNNN-of-MMMMM.parquet`; rows and bytes written.
+    /// Close and rename to `<split>-NNNNN-of-MMMMM.parquet`; rows written, and their size as
+    /// `datasets` computes it.
     fn finish(mut self) -> Result<(usize, u64)> {
         self.close_current()?;
         let total = self.shards.len();
@@ -170,9 +172,7 @@ impl ShardWriter {
             let target = hub::shard(&self.dir, &self.split, i, total);
             fs::rename(p, &target).map_err(|e| Error::file(&target, e))?;
             crate::store::atomic::step(&target, "renamed in")?;
-            bytes += fs::metadata(&target)
-                .map_err(|e| Error::file(&target, e))?
-                .len();
+            bytes += size::arrow_bytes(&target)?;
         }
         Ok((self.rows, bytes))
     }
@@ -385,8 +385,17 @@ fn write_folder(
     progress.finish();
     lm_eval::write_tasks(staging, &tasks, &config.template)?;
     for table in &config.include {
-        include_table(config, staging, table, split_of, &mut writers)?;
+        include_table(
+            config,
+            staging,
+            table,
+            split_of,
+            &mut writers,
+            config_problems.entry(table.clone()).or_default(),
+        )?;
     }
+    // A table without problem ids says nothing about problems.
+    config_problems.retain(|_, held| !held.is_empty());
     let mut summary = PublishSummary {
         confirmed: confirmed_by_dataset,
         ..PublishSummary::default()
@@ -405,7 +414,11 @@ fn write_folder(
     }
     let runs = read_runs(&config.tables, &sources)?;
     let programs = crate::store::candidate_programs::valid_sources(&config.tables)?;
-    let facts = card::CardFacts::read(&config.tables, config_problems)?;
+    let facts = card::CardFacts::read(
+        &config.tables,
+        config_problems,
+        config.include.iter().any(|t| t == "responses"),
+    )?;
     let card = dataset_card(
         config, &summary, &schemas, &sources, &runs, &programs, &facts,
     );
@@ -431,6 +444,7 @@ fn include_table(
     table: &str,
     split_of: &HashMap<String, String>,
     writers: &mut BTreeMap<String, ConfigWriter>,
+    problems: &mut BTreeSet<String>,
 ) -> Result<()> {
     let dir = config.tables.join(table);
     if !dir.is_dir() {
@@ -455,6 +469,11 @@ fn include_table(
             let out = RecordBatch::try_new(schema.clone(), cols)?;
             let splits: Vec<String> = if let Some(p) = batch.column_by_name(columns::PROBLEM_ID) {
                 let p = p.as_string::<i32>();
+                for i in 0..n {
+                    if p.is_valid(i) && !problems.contains(p.value(i)) {
+                        problems.insert(p.value(i).to_string());
+                    }
+                }
                 (0..n)
                     .map(|i| split_for_problem(split_of, p.value(i)))
                     .collect()

@@ -24,7 +24,7 @@ pub struct HeadlineRow {
     pub shared_problems: Option<i64>,
     /// Questions asked (and graded) per problem.
     pub asked_per_problem: Option<f64>,
-    /// Variants generated per problem of the row's problems.
+    /// Variants generated per problem that got any (numeric attacks: `xie_generations`).
     pub generated_per_problem: Option<f64>,
     pub oa: Option<f64>,
     pub aa: Option<f64>,
@@ -131,10 +131,21 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
             h.problems = number(t, r, "problems").map(|v| v as i64);
             h.shared_problems = number(t, r, "shared_problems").map(|v| v as i64);
             h.asked_per_problem = number(t, r, "questions_per_problem");
-            h.generated_per_problem = number(t, r, "generated_per_problem");
         }
     }
-    rows.into_values().collect()
+    let mut rows: Vec<HeadlineRow> = rows.into_values().collect();
+    if let Some(t) = table("xie_generations") {
+        for r in 0..t.len() {
+            let (dataset, attack) = (text(t, r, columns::DATASET), text(t, r, columns::ATTACK));
+            for h in rows
+                .iter_mut()
+                .filter(|h| h.dataset == dataset && h.attack == attack)
+            {
+                h.generated_per_problem = number(t, r, "emitted_per_varied_problem");
+            }
+        }
+    }
+    rows
 }
 
 /// The notes under the table: for each model and dataset whose rows stand on different problem

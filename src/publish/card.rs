@@ -21,7 +21,13 @@ pub struct CardFacts {
     pub datasets: BTreeMap<String, (usize, usize, BTreeMap<&'static str, usize>)>,
     /// config -> distinct problems among its rows.
     pub config_problems: BTreeMap<String, usize>,
+    /// With a `responses` config: per (model, template, run, simulated), the graded answers
+    /// about variants and, per attack, the problems asked and the questions asked.
+    pub responses: BTreeMap<ResponsesKey, (usize, BTreeMap<String, (BTreeSet<String>, usize)>)>,
 }
+
+/// A published responses group: model, template, run (its settings), simulated.
+pub type ResponsesKey = (String, String, String, bool);
 
 /// The card's name for a `program_origin` value.
 fn origin_category(origin: &str) -> &'static str {
@@ -40,7 +46,32 @@ impl CardFacts {
     pub fn read(
         tables: &Path,
         config_problems: BTreeMap<String, BTreeSet<String>>,
+        with_responses: bool,
     ) -> crate::error::Result<CardFacts> {
+        let mut responses: BTreeMap<
+            ResponsesKey,
+            (usize, BTreeMap<String, (BTreeSet<String>, usize)>),
+        > = BTreeMap::new();
+        if with_responses {
+            crate::store::responses::each_label(tables, &mut |l| {
+                let mut parts = l.variant_id.rsplitn(3, '/');
+                let (_, attack, problem) = (parts.next(), parts.next(), parts.next());
+                let key = (
+                    l.model.to_string(),
+                    l.template.to_string(),
+                    l.run.to_string(),
+                    l.simulated,
+                );
+                let entry = responses.entry(key).or_default();
+                entry.0 += 1;
+                let per = entry
+                    .1
+                    .entry(attack.unwrap_or_default().to_string())
+                    .or_default();
+                per.0.insert(problem.unwrap_or_default().to_string());
+                per.1 += 1;
+            })?;
+        }
         let mut datasets: BTreeMap<String, (usize, usize, BTreeMap<&'static str, usize>)> =
             BTreeMap::new();
         for p in crate::store::problems::read_problems(tables)? {
@@ -60,6 +91,7 @@ impl CardFacts {
                 .into_iter()
                 .map(|(c, s)| (c, s.len()))
                 .collect(),
+            responses,
         })
     }
 }
@@ -253,6 +285,7 @@ pub(super) fn dataset_card(
         let total: usize = facts.datasets.values().map(|d| d.0).sum();
         let valid: usize = facts.datasets.values().map(|d| d.1).sum();
         let which = match facts.config_problems.get(name) {
+            _ if config.include.contains(name) => "a table of the run, not variants".to_string(),
             None => "a table of the run, not variants".to_string(),
             Some(&n) if n == total => {
                 "every problem of the sources, with a valid program or not".to_string()
@@ -274,6 +307,25 @@ pub(super) fn dataset_card(
             "| {dataset} | {total} | {valid} | {} |",
             origins.join("; ")
         );
+    }
+    if !facts.responses.is_empty() {
+        b.push_str("\nThe `responses` config holds graded answers of these models (the run names the settings beyond \
+            model and template that differ from advmath's defaults: decoding, extraction; a simulated model is not an LLM):\n\n\
+            | model | template | run | simulated | answers | problems and questions asked per attack |\n|---|---|---|---|---:|---|\n");
+        for ((model, template, run, simulated), (answers, attacks)) in &facts.responses {
+            let sample: Vec<String> = attacks
+                .iter()
+                .map(|(a, (problems, questions))| {
+                    format!("{a}: {} problems, {questions} questions", problems.len())
+                })
+                .collect();
+            let _ = writeln!(
+                b,
+                "| {model} | {template} | {run} | {} | {answers} | {} |",
+                if *simulated { "yes" } else { "no" },
+                sample.join("; ")
+            );
+        }
     }
     b.push_str("\n`original` holds the unmodified problems, so accuracy on the originals and on the variants can be compared \
         problem by problem (`problem_id`).\n\n## How the variants were made\n\n");

@@ -140,21 +140,14 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
     let out = dir.path().join("metrics");
     let summary = metrics::run_metrics(&tables, &out).unwrap();
     assert_eq!(summary.tables, vec!["responses".to_string()]);
-    // Appendix G reads generation_stats, and the headline's problem sets the variants, which
-    // this fixture lacks: skipped and said so.
-    assert_eq!(summary.metrics.len(), advmath::metrics::METRICS.len() - 2);
+    // Appendix G reads generation_stats, which this fixture lacks: skipped and said so.
+    assert_eq!(summary.metrics.len(), advmath::metrics::METRICS.len() - 1);
     assert_eq!(
         summary.skipped,
-        vec![
-            (
-                "problem_sets".to_string(),
-                "needs table `variants` (missing or empty)".to_string()
-            ),
-            (
-                "xie_generations".to_string(),
-                "needs table `generation_stats` (missing or empty)".to_string()
-            )
-        ]
+        vec![(
+            "xie_generations".to_string(),
+            "needs table `generation_stats` (missing or empty)".to_string()
+        )]
     );
     assert!(!out.join("xie_generations.csv").exists());
     assert_eq!(

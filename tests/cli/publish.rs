@@ -70,6 +70,43 @@ fn published_folder_loads_with_datasets_offline() {
     );
     assert!(stdout.contains("m3_punct30\ttest\t"), "{stdout}");
     assert!(stdout.contains("hub folder OK"));
+
+    // With the responses as a config, the card's account of them (models, settings, sample)
+    // is checked against the published rows too.
+    let tables = dir.path().join("tables");
+    let with_responses = dir.path().join("hub-responses");
+    advmath()
+        .args(["publish", "--include", "responses,features", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(&with_responses)
+        .assert()
+        .success();
+    let mut configs = expected_configs(&tables);
+    let responses: usize = walk(&tables.join("responses"))
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "parquet"))
+        .flat_map(|f| read_batches(f).unwrap())
+        .map(|b| b.num_rows())
+        .sum();
+    configs["responses"] = serde_json::json!({ "test": responses });
+    fs::write(&expected, configs.to_string()).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_hub.py"))
+        .arg(&with_responses)
+        .arg(&expected)
+        .env("HF_HUB_OFFLINE", "1")
+        .env("HF_DATASETS_OFFLINE", "1")
+        .env("HF_HOME", dir.path().join("hf-home"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("responses\tsim-carry\t"), "{stdout}");
 }
 
 #[test]

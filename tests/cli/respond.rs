@@ -249,11 +249,21 @@ fn replies_without_content_spend_the_attempts_then_fail() {
     assert!(stored_rows(&tables, "test-model").unwrap().is_empty());
 }
 
-/// kill -9 in the middle of 500 requests, then rerun: exactly 500 rows, none twice.
+/// kill -9 in the middle of a run (the originals and the m3 variants: about 390 questions), then
+/// rerun: every question has exactly one row, none twice.
 #[test]
 fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
     let (_dir, tables) = small_tables();
-    let server = spawn(|_| Reply::Ok, Duration::from_millis(8));
+    let total: usize = crate::util::sql_csv(
+        &tables,
+        "SELECT COUNT(*) AS n FROM variants WHERE attack IN ('original', 'm3')",
+    )
+    .lines()
+    .nth(1)
+    .unwrap()
+    .parse()
+    .unwrap();
+    let server = spawn(|_| Reply::Ok, Duration::from_millis(12));
     let bin = crate::util::advmath_path();
     let args = |c: &mut std::process::Command| {
         c.args([
@@ -262,8 +272,8 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
             "m",
             "--endpoint",
             &format!("http://127.0.0.1:{}", server.port),
-            "--limit",
-            "500",
+            "--attack",
+            "m3",
             "--concurrency",
             "4",
             "--flush-every",
@@ -282,8 +292,8 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
     child.wait().unwrap();
     let before = stored_rows(&tables, "m").unwrap().len();
     assert!(
-        before < 500,
-        "the kill came too late to test anything ({before} rows)"
+        before < total,
+        "the kill came too late to test anything ({before} of {total} rows)"
     );
     let mut c = std::process::Command::new(&bin);
     args(&mut c);
@@ -291,8 +301,8 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
     let rows = stored_rows(&tables, "m").unwrap();
     let ids: std::collections::HashSet<_> =
         rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
-    assert_eq!(rows.len(), 500, "rows after resume");
-    assert_eq!(ids.len(), 500, "duplicate rows (request key, variant)");
+    assert_eq!(rows.len(), total, "rows after resume");
+    assert_eq!(ids.len(), total, "duplicate rows (request key, variant)");
 }
 
 /// Two `respond` runs for one model at once: the second exits 2 naming the first's pid, and the
@@ -310,8 +320,13 @@ fn a_second_respond_for_the_same_model_is_refused() {
             "m",
             "--endpoint",
             &format!("http://127.0.0.1:{}", server.port),
-            "--limit",
-            "100",
+            // 20 problems: their originals and 4 m3 variants each, 100 questions.
+            "--attack",
+            "m3",
+            "--problems",
+            "20",
+            "--per-problem",
+            "4",
             "--concurrency",
             "2",
             "--tables",

@@ -160,7 +160,8 @@ fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
     let counts = |out: &str| -> (i64, i64) {
         let line = out.lines().find(|l| l.starts_with("sim-carry\t")).unwrap();
         let f: Vec<&str> = line.split('\t').collect();
-        (f[2].parse().unwrap(), f[3].parse().unwrap())
+        // model, requests, shared, reused, skipped, written, ...
+        (f[4].parse().unwrap(), f[5].parse().unwrap())
     };
     let (skipped, written) = counts(&first);
     assert_eq!(skipped, 0, "{first}");
@@ -207,12 +208,19 @@ fn a_second_run_of_a_model_is_a_second_row_of_every_metric_never_pooled() {
         );
         // The second run answered the originals and m3 (an offline model answers the same at
         // any temperature): per attack, its rows are the first run's rows of those attacks.
-        let second = rows_of(now, "sim-carry [temperature=0.3]", "sim-carry");
-        let expected: Vec<Vec<Cell>> = single
+        let mut second = rows_of(now, "sim-carry [temperature=0.3]", "sim-carry");
+        let mut expected: Vec<Vec<Cell>> = single
             .iter()
             .filter(|r| attack_is(was, r, &["m3", "original"]))
             .cloned()
             .collect();
+        // The problems a run shares across its attacks depend on which attacks it was asked:
+        // the second run was asked two, the first every one.
+        if let Some(c) = was.column("shared_problems") {
+            for r in second.iter_mut().chain(expected.iter_mut()) {
+                r[c] = Cell::Null;
+            }
+        }
         if was.column("attack").is_some() {
             assert!(
                 same(&second, &expected),

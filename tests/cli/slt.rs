@@ -254,6 +254,7 @@ slt_tests! {
     slt_arithmattack_accuracy => "responses/arithmattack_accuracy.slt",
     slt_arithmattack_asr => "responses/arithmattack_asr.slt",
     slt_views => "responses/views.slt",
+    slt_problem_sets => "responses/problem_sets.slt",
     slt_xie_generations => "full/xie_generations.slt",
     slt_xie_rephrasing => "robustmath/xie_rephrasing.slt",
     slt_xie_efficient => "efficient/xie_efficient.slt",
