@@ -284,15 +284,20 @@ pub(super) fn dataset_card(
             .unwrap_or_default();
         let total: usize = facts.datasets.values().map(|d| d.0).sum();
         let valid: usize = facts.datasets.values().map(|d| d.1).sum();
+        // Numeric variants exist only for problems with a valid program.
+        let numeric = name.starts_with('m') || name == Attack::GUIDED;
         let which = match facts.config_problems.get(name) {
             _ if config.include.contains(name) => "a table of the run, not variants".to_string(),
             None => "a table of the run, not variants".to_string(),
+            Some(&n) if numeric && n == valid => {
+                format!("all {valid} problems with a valid program")
+            }
+            Some(&n) if numeric => format!(
+                "{n} of the {valid} problems with a valid program: those whose draws reached variants"
+            ),
             Some(&n) if n == total => {
                 "every problem of the sources, with a valid program or not".to_string()
             }
-            Some(&n) if n <= valid && name.starts_with('m') => format!(
-                "{n} of the {valid} problems with a valid program: those whose draws reached variants"
-            ),
             Some(&n) => format!("{n} of the {total} problems"),
         };
         for (split, rows) in splits {

@@ -100,7 +100,7 @@ mod tests {
         // bytes, one validity byte).
         assert_eq!(nbytes(&s, true), 12 + 5 + 1);
         let sliced = s.slice(2, 1);
-        assert_eq!(nbytes(sliced.as_ref(), true), 4 + 3);
+        assert_eq!(nbytes(&sliced, true), 4 + 3);
         // A nullable number column keeps its bitmap, nulls or not.
         let ints = Int32Array::from(vec![1, 2, 3]);
         assert_eq!(nbytes(&ints, false), 12);
