@@ -75,6 +75,7 @@ fn main() {
             flush_seconds: 5.0,
             part_size: advmath::store::compact::DEFAULT_TARGET_BYTES,
             progress: false,
+            ..RespondConfig::default()
         };
         let start = Instant::now();
         let s = respond(&config).unwrap();

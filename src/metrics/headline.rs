@@ -55,83 +55,37 @@ fn number(t: &ResultTable, r: usize, c: &str) -> Option<f64> {
 pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
     let table = |name: &str| results.iter().find(|(m, _)| m.name == name).map(|(_, t)| t);
     let mut rows: Rows = BTreeMap::new();
-    let several_templates = |t: &ResultTable| {
-        let mut by_model: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
-        for r in 0..t.len() {
-            by_model
-                .entry(text(t, r, columns::MODEL))
-                .or_default()
-                .insert(text(t, r, columns::TEMPLATE));
-        }
-        move |model: &str| by_model.get(model).is_some_and(|s| s.len() > 1)
-    };
-    let name = |t: &ResultTable, r: usize, several: &dyn Fn(&str) -> bool| {
-        let model = text(t, r, columns::MODEL);
-        match several(&model) {
-            true => format!("{model} [{}]", text(t, r, columns::TEMPLATE)),
-            false => model,
-        }
+    let attack = |t: &ResultTable, r: usize| text(t, r, columns::ATTACK);
+    // A noise level as its attack's name: level 0 is the clean question.
+    let level = |t: &ResultTable, r: usize| match number(t, r, columns::NOISE_LEVEL).unwrap_or(0.0)
+    {
+        0.0 => "original".to_string(),
+        l => format!("punct{l:.0}"),
     };
     if let Some(t) = table("xie_asr") {
-        let several = several_templates(t);
-        for r in 0..t.len() {
-            let h = row(
-                &mut rows,
-                name(t, r, &several),
-                text(t, r, columns::DATASET),
-                text(t, r, columns::ATTACK),
-            );
+        fill(&mut rows, t, attack, |h, r| {
             h.oa = number(t, r, "oa");
             h.aa = number(t, r, "aa");
             match h.attack.contains("punct") {
                 true => h.xie_asr_of_noise = number(t, r, "asr"),
                 false => h.asr = number(t, r, "asr"),
             }
-        }
+        });
     }
     if let Some(t) = table("arithmattack_accuracy") {
-        let several = several_templates(t);
-        for r in 0..t.len() {
-            let level = number(t, r, columns::NOISE_LEVEL).unwrap_or(0.0);
-            let attack = match level == 0.0 {
-                true => "original".to_string(),
-                false => format!("punct{level:.0}"),
-            };
-            let h = row(
-                &mut rows,
-                name(t, r, &several),
-                text(t, r, columns::DATASET),
-                attack,
-            );
-            h.accuracy = number(t, r, columns::ACCURACY);
-        }
+        fill(&mut rows, t, level, |h, r| {
+            h.accuracy = number(t, r, columns::ACCURACY)
+        });
     }
     if let Some(t) = table("arithmattack_asr") {
-        let several = several_templates(t);
-        for r in 0..t.len() {
-            let level = number(t, r, columns::NOISE_LEVEL).unwrap_or(0.0);
-            let h = row(
-                &mut rows,
-                name(t, r, &several),
-                text(t, r, columns::DATASET),
-                format!("punct{level:.0}"),
-            );
-            h.asr = number(t, r, "asr");
-        }
+        fill(&mut rows, t, level, |h, r| h.asr = number(t, r, "asr"));
     }
     if let Some(t) = table("problem_sets") {
-        let several = several_templates(t);
-        for r in 0..t.len() {
-            let h = row(
-                &mut rows,
-                name(t, r, &several),
-                text(t, r, columns::DATASET),
-                text(t, r, columns::ATTACK),
-            );
+        fill(&mut rows, t, attack, |h, r| {
             h.problems = number(t, r, "problems").map(|v| v as i64);
             h.shared_problems = number(t, r, "shared_problems").map(|v| v as i64);
             h.asked_per_problem = number(t, r, "questions_per_problem");
-        }
+        });
     }
     let mut rows: Vec<HeadlineRow> = rows.into_values().collect();
     if let Some(t) = table("xie_generations") {
@@ -204,6 +158,32 @@ pub fn notes(rows: &[HeadlineRow]) -> Vec<String> {
 }
 
 type Rows = BTreeMap<(String, String, String), HeadlineRow>;
+
+/// Fill from each row `r` of `t` the headline row of its model (with its template when the
+/// model has several in `t`), dataset and attack (`attack_of`).
+fn fill(
+    rows: &mut Rows,
+    t: &ResultTable,
+    attack_of: impl Fn(&ResultTable, usize) -> String,
+    mut set: impl FnMut(&mut HeadlineRow, usize),
+) {
+    let mut templates: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for r in 0..t.len() {
+        templates
+            .entry(text(t, r, columns::MODEL))
+            .or_default()
+            .insert(text(t, r, columns::TEMPLATE));
+    }
+    for r in 0..t.len() {
+        let model = text(t, r, columns::MODEL);
+        let model = match templates.get(&model).is_some_and(|s| s.len() > 1) {
+            true => format!("{model} [{}]", text(t, r, columns::TEMPLATE)),
+            false => model,
+        };
+        let h = row(rows, model, text(t, r, columns::DATASET), attack_of(t, r));
+        set(h, r);
+    }
+}
 
 /// The row of (model, dataset, attack), made empty when new.
 fn row(rows: &mut Rows, model: String, dataset: String, attack: String) -> &mut HeadlineRow {

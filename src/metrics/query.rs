@@ -170,6 +170,22 @@ pub fn run_sql_config(config: &SqlConfig, out: &mut dyn Write) -> Result<usize> 
     Ok(rows)
 }
 
+/// `batches` as JSON in the layout `F` (an array, or one object per line), nulls explicit.
+fn json_text<F: arrow::json::writer::JsonFormat + Default>(
+    batches: &[RecordBatch],
+) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    let mut w = arrow::json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build::<_, F>(&mut buf);
+    for b in batches {
+        w.write(b)?;
+    }
+    w.finish()?;
+    drop(w);
+    Ok(buf)
+}
+
 /// Rows printed at a time: a result that fits is one table; a longer one is printed in tables
 /// of this many rows as it is computed.
 const PRINT_CHUNK_ROWS: usize = 10_000;
@@ -213,14 +229,7 @@ fn nested_as_json(
                 Arc::new(Schema::new(vec![field.as_ref().clone()])),
                 vec![Arc::clone(column)],
             )?;
-            let mut buf = Vec::new();
-            {
-                let mut w = arrow::json::WriterBuilder::new()
-                    .with_explicit_nulls(true)
-                    .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
-                w.write(&one)?;
-                w.finish()?;
-            }
+            let buf = json_text::<arrow::json::writer::LineDelimited>(std::slice::from_ref(&one))?;
             let text = String::from_utf8_lossy(&buf);
             let values: Vec<Option<String>> = text
                 .lines()
@@ -304,16 +313,7 @@ fn render(output: &QueryOutput, format: &OutputFormat) -> Result<SqlOutput> {
             String::from_utf8_lossy(&buf).into_owned()
         }
         OutputFormat::Json => {
-            let mut buf = Vec::new();
-            {
-                let mut w = arrow::json::WriterBuilder::new()
-                    .with_explicit_nulls(true)
-                    .build::<_, arrow::json::writer::JsonArray>(&mut buf);
-                for b in &batches {
-                    w.write(b)?;
-                }
-                w.finish()?;
-            }
+            let mut buf = json_text::<arrow::json::writer::JsonArray>(&batches)?;
             if buf.is_empty() {
                 buf.extend_from_slice(b"[]");
             }
@@ -321,17 +321,8 @@ fn render(output: &QueryOutput, format: &OutputFormat) -> Result<SqlOutput> {
             String::from_utf8_lossy(&buf).into_owned()
         }
         OutputFormat::Jsonl => {
-            let mut buf = Vec::new();
-            {
-                let mut w = arrow::json::WriterBuilder::new()
-                    .with_explicit_nulls(true)
-                    .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
-                for b in &batches {
-                    w.write(b)?;
-                }
-                w.finish()?;
-            }
-            String::from_utf8_lossy(&buf).into_owned()
+            String::from_utf8_lossy(&json_text::<arrow::json::writer::LineDelimited>(&batches)?)
+                .into_owned()
         }
         OutputFormat::Parquet(path) => {
             let mut w = crate::store::AtomicParquet::create(path, Arc::clone(&schema))?;

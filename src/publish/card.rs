@@ -23,11 +23,14 @@ pub struct CardFacts {
     pub config_problems: BTreeMap<String, usize>,
     /// With a `responses` config: per (model, template, run, simulated), the graded answers
     /// about variants and, per attack, the problems asked and the questions asked.
-    pub responses: BTreeMap<ResponsesKey, (usize, BTreeMap<String, (BTreeSet<String>, usize)>)>,
+    pub responses: BTreeMap<ResponsesKey, (usize, AskedPerAttack)>,
 }
 
 /// A published responses group: model, template, run (its settings), simulated.
 pub type ResponsesKey = (String, String, String, bool);
+
+/// attack -> (problems asked, questions asked).
+pub type AskedPerAttack = BTreeMap<String, (BTreeSet<String>, usize)>;
 
 /// The card's name for a `program_origin` value.
 fn origin_category(origin: &str) -> &'static str {
@@ -48,10 +51,7 @@ impl CardFacts {
         config_problems: BTreeMap<String, BTreeSet<String>>,
         with_responses: bool,
     ) -> crate::error::Result<CardFacts> {
-        let mut responses: BTreeMap<
-            ResponsesKey,
-            (usize, BTreeMap<String, (BTreeSet<String>, usize)>),
-        > = BTreeMap::new();
+        let mut responses: BTreeMap<ResponsesKey, (usize, AskedPerAttack)> = BTreeMap::new();
         if with_responses {
             crate::store::responses::each_label(tables, &mut |l| {
                 let mut parts = l.variant_id.rsplitn(3, '/');

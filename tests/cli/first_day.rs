@@ -34,12 +34,7 @@ fn many_problems(dir: &Path, n: usize) -> std::path::PathBuf {
 fn tables_of(dir: &Path, n: usize) -> std::path::PathBuf {
     let input = many_problems(dir, n);
     let tables = dir.join("tables");
-    advmath()
-        .args(["ingest", "--tables"])
-        .arg(&tables)
-        .arg(&input)
-        .assert()
-        .success();
+    crate::util::ingest(&tables, &[input.as_path()]).success();
     advmath()
         .args([
             "generate",

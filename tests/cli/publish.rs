@@ -38,6 +38,27 @@ fn expected_configs(tables: &Path) -> serde_json::Value {
     serde_json::Value::Object(out)
 }
 
+/// `tests/python/check_hub.py` on a published folder, offline, with `datasets`' cache under
+/// `scratch`: its stdout, after asserting that it passed.
+fn check_hub(folder: &Path, expected: &Path, scratch: &Path) -> String {
+    let out = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_hub.py"))
+        .arg(folder)
+        .arg(expected)
+        .env("HF_HUB_OFFLINE", "1")
+        .env("HF_DATASETS_OFFLINE", "1")
+        .env("HF_HOME", scratch.join("hf-home"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 #[test]
 fn published_folder_loads_with_datasets_offline() {
     let dir = tempfile::tempdir().unwrap();
@@ -53,21 +74,7 @@ fn published_folder_loads_with_datasets_offline() {
         expected_configs(&dir.path().join("tables")).to_string(),
     )
     .unwrap();
-    let out = std::process::Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_hub.py"))
-        .arg(&hub)
-        .arg(&expected)
-        .env("HF_HUB_OFFLINE", "1")
-        .env("HF_DATASETS_OFFLINE", "1")
-        .env("HF_HOME", dir.path().join("hf-home"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = check_hub(&hub, &expected, dir.path());
     assert!(stdout.contains("m3_punct30\ttest\t"), "{stdout}");
     assert!(stdout.contains("hub folder OK"));
 
@@ -91,21 +98,7 @@ fn published_folder_loads_with_datasets_offline() {
         .sum();
     configs["responses"] = serde_json::json!({ "test": responses });
     fs::write(&expected, configs.to_string()).unwrap();
-    let out = std::process::Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_hub.py"))
-        .arg(&with_responses)
-        .arg(&expected)
-        .env("HF_HUB_OFFLINE", "1")
-        .env("HF_DATASETS_OFFLINE", "1")
-        .env("HF_HOME", dir.path().join("hf-home"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = check_hub(&with_responses, &expected, dir.path());
     assert!(stdout.contains("responses\tsim-carry\t"), "{stdout}");
 }
 
