@@ -1,7 +1,8 @@
 -- The sample the adversarial-example browser of report.html shows; not a metric. Per dataset and
 -- attack, the 40 problems with the most adversarial examples (a variant a model answers wrongly
 -- although it solves the original, as the view `adversarial_examples` counts them; summed over
--- models and templates; ties by problem id), and per problem its 3 variants that fool the most
+-- models and templates; ties in the source's order: by the id's length, then the id, so that
+-- `gsm8k/test/11` comes before `gsm8k/test/101`), and per problem its 3 variants that fool the most
 -- models (ties by variant index); then one row per stored reply to those variants and to their
 -- originals, graded or not, with `adversarial` true where that reply makes the variant an
 -- adversarial example. A study of any size gives at most 40 x 3 variants per dataset and attack,
@@ -28,7 +29,7 @@ chosen_problems AS (
             dataset,
             attack,
             problem_id,
-            ROW_NUMBER() OVER (PARTITION BY dataset, attack ORDER BY fooled DESC, problem_id) AS problem_order
+            ROW_NUMBER() OVER (PARTITION BY dataset, attack ORDER BY fooled DESC, LENGTH(problem_id), problem_id) AS problem_order
         FROM problem_scores
     ) ranked
     WHERE problem_order <= 40

@@ -23,7 +23,9 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
     let _ = writeln!(
         out,
         "Written by `advmath ingest --report`. A problem is valid when its solution program parses into the \
-         whitelisted subset, its literals align with the question's numbers and it computes the gold answer.\n"
+         whitelisted subset, its literals align with the question's numbers and it computes the gold answer. \
+         `wrong_answer` faults the program, not the gold: the program does not compute the dataset's answer (for a \
+         program synthesised from the worked solution: no worked step computes it); the dataset's answer stays the gold.\n"
     );
     let _ = writeln!(out, "| dataset | split | problems | valid | valid % | programs by origin | rejected by reason |");
     let _ = writeln!(out, "|---|---|---:|---:|---:|---|---|");

@@ -109,7 +109,8 @@ pub fn views_markdown() -> String {
     let mut out = format!(
         "{VIEWS_MARKER}\n\n## Views\n\nBesides the tables, `advmath sql` and `advmath metrics` know these views over `responses` \
          (`SHOW TABLES` lists them, `DESCRIBE <view>` gives their columns). In DuckDB, run the files of `sql/views/` in order \
-         before querying them.\n"
+         before querying them. `problem_id` is text, so `ORDER BY problem_id` puts `gsm8k/test/101` before `gsm8k/test/11`: \
+         to list problems in their source's order, join `problems` on `problem_id` and order by its `source_index`.\n"
     );
     for (name, sql) in EMBEDDED_VIEWS {
         let comment: Vec<&str> = sql

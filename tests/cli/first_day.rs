@@ -288,3 +288,35 @@ fn json_is_one_document_and_jsonl_one_row_per_line() {
     assert_eq!(stdout_of(&jsonl).lines().count(), 3);
     assert!(sql_csv(&tables, "SHOW TABLES").contains(",graded,"));
 }
+
+/// `wrong_answer` faults the program, not the gold, and the report says so; problems listed by
+/// text id are not in their source's order, and the reference says how to get it.
+#[test]
+fn a_refused_program_is_explained_and_source_order_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("p.jsonl");
+    fs::write(
+        &input,
+        "{\"question\": \"Tom has 15 apples and buys 27 more. How many apples does he have?\", \"answer\": \"42\", \"program\": \"a = 15\\nb = 27\\nans = a - b\"}\n",
+    )
+    .unwrap();
+    let tables = dir.path().join("tables");
+    let report = dir.path().join("coverage.md");
+    advmath()
+        .args(["ingest", "--tables"])
+        .arg(&tables)
+        .arg("--report")
+        .arg(&report)
+        .arg(&input)
+        .assert()
+        .code(1);
+    let text = fs::read_to_string(&report).unwrap();
+    assert!(text.contains("wrong_answer"), "{text}");
+    assert!(
+        text.contains("`wrong_answer` faults the program, not the gold"),
+        "{text}"
+    );
+    let docs =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tables.md")).unwrap();
+    assert!(docs.contains("order by its `source_index`"));
+}

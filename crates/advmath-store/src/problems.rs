@@ -51,7 +51,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("program_origin", "`given`, `gsm8k_annotations`, `multiarith_equations`, `published:<source>` (a published model-written program, `ingest --candidates`; its verdicts in `candidate_programs`), `llm:<model>` (`advmath programs`, kept also when rejected) or `none`"),
     ("tree", "the validated solution tree as JSON (null when invalid)"),
     ("status", "`valid` or `invalid`"),
-    ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer, number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input, unused_number (the question writes a number more often than the program uses it), ambiguous_operand (a synthesised step's operand could be two earlier quantities that give different answers)"),
+    ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer (the program does not compute the dataset's answer, which stays the gold; for a synthesised program: no worked step computes it), number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input, unused_number (the question writes a number more often than the program uses it), ambiguous_operand (a synthesised step's operand could be two earlier quantities that give different answers)"),
     ("error_detail", "a sentence naming the construct, value or file row at fault"),
 ];
 
