@@ -18,6 +18,7 @@ pub mod select;
 pub mod shard;
 mod summary;
 mod support;
+mod text;
 
 pub use summary::GenerateSummary;
 
@@ -68,6 +69,9 @@ pub struct GenerateConfig {
     pub noise_levels: Vec<u32>,
     pub noise_variants: usize,
     pub noise_count: NoiseCount,
+    /// Variants per problem of a text attack on the original (`names`, `noop`): each its own
+    /// draw of names or of a no-op sentence. Composed with M1–M3, one per numeric variant.
+    pub text_variants: usize,
     /// Make the noun after a count that becomes one, or stops being one, agree with it
     /// ("1 notebook", "5 hours"), and the article before a number with it ("an 8"; see
     /// [`crate::agreement`]); `false` changes only the numbers, as the paper's text does.
@@ -110,6 +114,7 @@ impl Default for GenerateConfig {
             noise_levels: vec![10, 30, 50],
             noise_variants: 1,
             noise_count: NoiseCount::Floor,
+            text_variants: 5,
             noun_agreement: true,
             constraints: Constraints::Reader,
             seed: 42,
@@ -316,6 +321,7 @@ impl<'a> Prepared<'a> {
             numbers: values.iter().map(num_text::to_text).collect(),
             seed,
             support: support as i32,
+            distractor: None,
         }
     }
 

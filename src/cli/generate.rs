@@ -24,7 +24,10 @@ fn parse_attack(s: &str) -> Result<AttackSpec, String> {
 #[derive(Args, Debug, Clone)]
 pub struct GenerationArgs {
     /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
-    /// punct (ArithmAttack noise on the originals), or a composition such as m3+punct. `guided`
+    /// punct (ArithmAttack noise on the originals), names (every person renamed, after
+    /// GSM-Symbolic), noop (one irrelevant sentence with a number added, after GSM-NoOp), or a
+    /// composition such as m3+punct, names+m3, noop+m3, names+noop+m3 (the numbers drawn first,
+    /// then the text changed; written `m3+names` in the tables). `guided`
     /// (generate only, alone) keeps the M3 candidates a model's fitted failure model ranks
     /// likeliest to break it: see --guided-by.
     #[arg(long, value_delimiter = ',', value_parser = parse_attack, default_value = comma_list(&GenerateConfig::default().attacks))]
@@ -58,6 +61,11 @@ pub struct GenerationArgs {
     #[arg(long, default_value_t = GenerateConfig::default().noise_variants as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub noise_variants: u32,
+    /// Variants per problem of `names` and `noop` on the original question, each its own draw
+    /// (GSM-Symbolic's instances of one template); composed with M1–M3, one per numeric variant.
+    #[arg(long, default_value_t = GenerateConfig::default().text_variants as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub text_variants: u32,
     /// Punctuation marks per question, words being the question split on single spaces:
     /// `floor`: floor(p x words), the count of every noised question the ArithmAttack study
     /// released; `round`: round(p x words), half to even; `randint`: the study's published
@@ -102,6 +110,7 @@ impl GenerationArgs {
             digits: self.digits,
             noise_levels: self.noise.clone(),
             noise_variants: self.noise_variants as usize,
+            text_variants: self.text_variants as usize,
             noise_count: self.noise_count,
             noun_agreement: !self.keep_noun_forms,
             constraints: self.constraints,
@@ -210,6 +219,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
             "{} problems without a valid program got punctuation noise only",
             summary.noise_only
         );
+    }
+    for line in summary.text_lines() {
+        eprintln!("{line}");
     }
     for ((dataset, attack), n) in &summary.lost_to_rules {
         eprintln!(

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use super::text::{first_refusal, text_rows};
 use super::{GenerateConfig, GenerateSummary, Prepared, ProblemOutput, ProblemWork};
 use crate::attack::noise::add_noise;
 use crate::attack::sample::Method;
@@ -127,6 +128,7 @@ impl<'a> ChunkWriter<'a> {
                         .iter()
                         .map(|&l| Attack::NumericPunct(m, l).to_string()),
                 ),
+                AttackSpec::Text(m, e) => attacks.push(Attack::Text(m, e).to_string()),
             }
         }
         attacks.dedup();
@@ -140,6 +142,7 @@ impl<'a> ChunkWriter<'a> {
                 failure: Some(reason.to_string()),
                 reader_rules: None,
                 lost_to_reader_rules: false,
+                refused: None,
             });
         }
         summary
@@ -165,6 +168,17 @@ impl<'a> ChunkWriter<'a> {
             *self.emitted.entry(m).or_default() += 1;
         }
         summary.attempts += made.attempts;
+        for row in made.stats.iter().filter(|r| r.refused.is_some() || r.emitted > 0) {
+            if !row.attack.contains("names") && !row.attack.contains("noop") {
+                continue;
+            }
+            let key = (self.dataset.to_string(), row.attack.clone());
+            let entry = summary.text.entry(key).or_default();
+            entry.0 += 1;
+            if let Some(reason) = first_refusal(row) {
+                *entry.1.entry(reason.to_string()).or_default() += 1;
+            }
+        }
         for row in made.stats.iter().filter(|r| r.lost_to_reader_rules) {
             *summary
                 .lost_to_rules
@@ -268,6 +282,25 @@ impl<'a> ChunkWriter<'a> {
                         rows.push((Attack::GUIDED.to_string(), row));
                     }
                 }
+                AttackSpec::Text(method, edit) => {
+                    // Only a gold a program confirms is carried over to a changed text.
+                    if !p.record.is_valid() {
+                        continue;
+                    }
+                    let drawn = match method {
+                        None => None,
+                        Some(m) => match out.numeric.get(&m) {
+                            Some((drawn, _)) if written.get(&m).is_some_and(|&(_, w)| w) => {
+                                Some(drawn.as_slice())
+                            }
+                            _ => continue,
+                        },
+                    };
+                    let (text_rows, stats) =
+                        text_rows(p, config, method, edit, drawn, &original_answer);
+                    rows.extend(text_rows);
+                    made.stats.push(stats);
+                }
                 AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
                     let Some((drawn, _)) = out.numeric.get(&m) else {
                         continue; // no valid program: noised only
@@ -322,6 +355,7 @@ impl<'a> ChunkWriter<'a> {
                 failure: None,
                 reader_rules: p.rules_text.clone(),
                 lost_to_reader_rules: out.lost_to_rules.contains(&m),
+                refused: None,
             });
         }
         if let Some((drawn, stats)) = &out.guided {
@@ -336,6 +370,7 @@ impl<'a> ChunkWriter<'a> {
                 failure: None,
                 reader_rules: p.rules_text.clone(),
                 lost_to_reader_rules: false,
+                refused: None,
             });
         }
         Some(made)

@@ -26,6 +26,7 @@ fn run_record(
         noise_count: Some(config.noise_count.name().to_string()),
         noise_levels: config.noise_levels.clone(),
         noise_variants: config.noise_variants,
+        text_variants: Some(config.text_variants),
         noun_agreement: Some(config.noun_agreement),
         constraints: Some(config.constraints.name().to_string()),
         problems: config.problems,
@@ -63,6 +64,9 @@ pub(super) fn made_by(
             }
             AttackSpec::Guided => {
                 made.attacks.insert(Attack::GUIDED.to_string());
+            }
+            AttackSpec::Text(m, e) => {
+                made.attacks.insert(Attack::Text(m, e).to_string());
             }
         }
         made.records.push((

@@ -30,6 +30,9 @@ pub struct GenerateSummary {
     /// (dataset, attack) -> problems that fall short of m variants only because of the reader's
     /// rules (they reach m under the paper's constraints alone).
     pub lost_to_rules: BTreeMap<(String, String), usize>,
+    /// (dataset, text attack) -> (problems it was tried on, reason -> problems none of whose
+    /// questions it could change).
+    pub text: BTreeMap<(String, String), (usize, BTreeMap<String, usize>)>,
 }
 
 impl GenerateSummary {
@@ -64,6 +67,27 @@ impl GenerateSummary {
             }),
             ..Default::default()
         }
+    }
+
+    /// One line per (dataset, text attack) saying how many problems it changed, and why the
+    /// others were refused: "gsm8k names: 948 of 1,010 problems changed; refused: no_name 40".
+    pub fn text_lines(&self) -> Vec<String> {
+        self.text
+            .iter()
+            .map(|((dataset, attack), (tried, refused))| {
+                let none: usize = refused.values().sum();
+                let mut line = format!(
+                    "{dataset} {attack}: {} of {tried} problems changed",
+                    tried - none
+                );
+                if none > 0 {
+                    let reasons: Vec<String> =
+                        refused.iter().map(|(r, n)| format!("{r} {n}")).collect();
+                    line.push_str(&format!("; refused: {}", reasons.join(", ")));
+                }
+                line
+            })
+            .collect()
     }
 
     /// One line per (dataset, attack), tab-separated, for stdout.

@@ -228,6 +228,7 @@ fn batch(rows: &[Row]) -> Result<RecordBatch> {
             numbers: Vec::new(),
             seed: 0,
             support: 0,
+            distractor: None,
         })
         .collect();
     Ok(variants::rows_to_batch(&rows)?)

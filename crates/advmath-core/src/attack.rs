@@ -7,3 +7,4 @@ pub mod coherence;
 pub mod guided;
 pub mod noise;
 pub mod sample;
+pub mod text;

@@ -1,6 +1,7 @@
 //! The names every table shares, parsed and printed in one place: the attacks (the `attack`
-//! column and hive partition: `original`, `m1`–`m3`, `punct10`, `m3+punct10`, `rephrase`), the
-//! attack families a user asks `generate` for (`m1`, `punct`, `m3+punct`), the reasons a sampled
+//! column and hive partition: `original`, `m1`–`m3`, `punct10`, `m3+punct10`, `names`, `noop`,
+//! `m3+names`, `rephrase`), the attack families a user asks `generate` for (`m1`, `punct`,
+//! `m3+punct`, `names+m3`), the reasons a sampled
 //! attempt is discarded (the `generation_stats` columns) and which models are simulated.
 
 use std::fmt;
@@ -44,6 +45,69 @@ pub enum Attack {
     Rephrase,
     /// M3 candidates ranked by a model's fitted failure probability (not a paper's attack).
     Guided,
+    /// A change of the words that keeps every number (people renamed, a no-op sentence added),
+    /// on the original or on a numeric attack's variants.
+    Text(Option<Method>, TextEdit),
+}
+
+/// The text attacks beyond numbers (GSM-Symbolic's names, GSM-NoOp's no-op statement), one or
+/// both; see [`crate::attack::text`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TextEdit {
+    pub names: bool,
+    pub noop: bool,
+}
+
+impl TextEdit {
+    pub const NAMES: TextEdit = TextEdit {
+        names: true,
+        noop: false,
+    };
+    pub const NOOP: TextEdit = TextEdit {
+        names: false,
+        noop: true,
+    };
+    pub const BOTH: TextEdit = TextEdit {
+        names: true,
+        noop: true,
+    };
+
+    /// `names`, `noop` or `names+noop`.
+    pub fn name(self) -> &'static str {
+        match (self.names, self.noop) {
+            (true, false) => "names",
+            (false, true) => "noop",
+            _ => "names+noop",
+        }
+    }
+}
+
+/// Parses `m3`, `names`, `noop` and `+` joins of one method and the edits, in any order.
+fn parse_text_attack(text: &str) -> Option<(Option<Method>, TextEdit)> {
+    let mut method = None;
+    let mut edit = TextEdit {
+        names: false,
+        noop: false,
+    };
+    for part in text.split('+') {
+        match part {
+            "names" if !edit.names => edit.names = true,
+            "noop" if !edit.noop => edit.noop = true,
+            _ => match Method::parse(part) {
+                Some(m) if method.is_none() => method = Some(m),
+                _ => return None,
+            },
+        }
+    }
+    (edit.names || edit.noop).then_some((method, edit))
+}
+
+/// `m3+names`: the method first, as the draw comes before the text change.
+fn text_attack_name(method: Option<Method>, edit: TextEdit) -> String {
+    match method {
+        Some(m) => format!("{}+{}", m.name(), edit.name()),
+        None => edit.name().to_string(),
+    }
 }
 
 impl Attack {
@@ -74,6 +138,7 @@ impl fmt::Display for Attack {
             Attack::NumericPunct(m, level) => write!(f, "{}+punct{level}", m.name()),
             Attack::Rephrase => f.write_str("rephrase"),
             Attack::Guided => f.write_str(Attack::GUIDED),
+            Attack::Text(m, e) => f.write_str(&text_attack_name(*m, *e)),
         }
     }
 }
@@ -88,6 +153,15 @@ impl FromStr for Attack {
 
     fn from_str(text: &str) -> Result<Attack, UnknownAttack> {
         let level = |s: &str| s.strip_prefix("punct").and_then(|n| n.parse::<u32>().ok());
+        if let Some((m, e)) = parse_text_attack(text) {
+            let attack = Attack::Text(m, e);
+            // One spelling per attack in the tables: the canonical one.
+            return if attack.to_string() == text {
+                Ok(attack)
+            } else {
+                Err(UnknownAttack(text.to_string()))
+            };
+        }
         let attack = match text {
             Attack::ORIGINAL => Some(Attack::Original),
             "rephrase" => Some(Attack::Rephrase),
@@ -114,6 +188,9 @@ pub enum AttackSpec {
     NumericPunct(Method),
     /// M3's candidates, the K a model's failure fit ranks likeliest to break it.
     Guided,
+    /// Names swapped and/or a no-op sentence added, to the original or to a numeric attack's
+    /// variants (`names`, `noop`, `names+m3`, `names+noop+m3`).
+    Text(Option<Method>, TextEdit),
 }
 
 impl AttackSpec {
@@ -121,7 +198,8 @@ impl AttackSpec {
         let method = |s: &str| {
             Method::parse(s).ok_or_else(|| {
                 format!(
-                    "unknown attack {s:?} (expected m1, m2, m3, punct, guided, or e.g. m3+punct)"
+                    "unknown attack {s:?} (expected m1, m2, m3, punct, guided, names, noop, or \
+                     e.g. m3+punct, names+m3, names+noop+m3)"
                 )
             })
         };
@@ -135,6 +213,16 @@ impl AttackSpec {
         if let Some(m) = t.strip_suffix("+punct") {
             return Ok(AttackSpec::NumericPunct(method(m)?));
         }
+        if t.split('+').any(|p| p == "names" || p == "noop") {
+            return parse_text_attack(&t)
+                .map(|(m, e)| AttackSpec::Text(m, e))
+                .ok_or_else(|| {
+                    format!(
+                        "unknown attack {t:?} (names and noop join at most one of m1, m2, m3, \
+                         each once)"
+                    )
+                });
+        }
         Ok(AttackSpec::Numeric(method(&t)?))
     }
 
@@ -143,6 +231,7 @@ impl AttackSpec {
     pub fn method(self) -> Option<Method> {
         match self {
             AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => Some(m),
+            AttackSpec::Text(m, _) => m,
             AttackSpec::Punct | AttackSpec::Guided => None,
         }
     }
@@ -154,6 +243,7 @@ impl AttackSpec {
             AttackSpec::Punct => Attack::Punct(level),
             AttackSpec::NumericPunct(m) => Attack::NumericPunct(m, level),
             AttackSpec::Guided => Attack::Guided,
+            AttackSpec::Text(m, e) => Attack::Text(m, e),
         }
     }
 }
@@ -165,6 +255,7 @@ impl fmt::Display for AttackSpec {
             AttackSpec::Punct => f.write_str("punct"),
             AttackSpec::NumericPunct(m) => write!(f, "{}+punct", m.name()),
             AttackSpec::Guided => f.write_str(Attack::GUIDED),
+            AttackSpec::Text(m, e) => f.write_str(&text_attack_name(*m, *e)),
         }
     }
 }
@@ -276,11 +367,19 @@ mod tests {
             "punct50",
             "m3+punct30",
             "rephrase",
+            "names",
+            "noop",
+            "names+noop",
+            "m3+names",
+            "m1+names+noop",
         ] {
             let attack: Attack = name.parse().unwrap();
             assert_eq!(attack.to_string(), name);
         }
-        for bad in ["", "m4", "punct", "punctx", "m1+m2", "m1+punct", "Original"] {
+        for bad in [
+            "", "m4", "punct", "punctx", "m1+m2", "m1+punct", "Original", "names+m3", "noop+names",
+            "names+names", "names+punct10",
+        ] {
             assert!(bad.parse::<Attack>().is_err(), "{bad:?} parsed");
         }
         assert_eq!("m2+punct10".parse::<Attack>().unwrap().noise_level(), 10);
@@ -292,6 +391,17 @@ mod tests {
             assert_eq!(AttackSpec::parse(text).unwrap().to_string(), shown);
         }
         assert!(AttackSpec::parse("m4").unwrap_err().contains("m4"));
+        for (text, shown) in [
+            ("names+m3", "m3+names"),
+            ("noop+m3", "m3+noop"),
+            ("names+noop+m3", "m3+names+noop"),
+            ("noop", "noop"),
+        ] {
+            assert_eq!(AttackSpec::parse(text).unwrap().to_string(), shown);
+        }
+        for bad in ["names+m3+m2", "noop+noop", "names+punct"] {
+            assert!(AttackSpec::parse(bad).is_err(), "{bad}");
+        }
         let spec = AttackSpec::parse("m2+punct").unwrap();
         assert_eq!(spec.at_level(30).to_string(), "m2+punct30");
     }

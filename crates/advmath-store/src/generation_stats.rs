@@ -1,4 +1,4 @@
-//! The `generation_stats` table: one row per (problem, numeric attack), at
+//! The `generation_stats` table: one row per (problem, numeric or text attack), at
 //! `generation_stats/dataset=<d>/part-0.parquet`.
 
 use std::sync::Arc;
@@ -40,21 +40,23 @@ pub fn schema() -> SchemaRef {
     fields.push(utf8("failure", true));
     fields.push(utf8("reader_rules", true));
     fields.push(Field::new("lost_to_reader_rules", DataType::Boolean, false));
+    fields.push(utf8("refused", true));
     Arc::new(Schema::new(fields))
 }
 
 pub const DOC: &[(&str, &str)] = &[
     ("dataset", "partition: source dataset"),
     ("problem_id", "the problem"),
-    ("attack", "`m1`, `m2` or `m3`"),
-    ("attempts", "attempts made (N)"),
+    ("attack", "`m1`, `m2`, `m3`, or a text attack (`names`, `noop`, `m3+names`, …)"),
+    ("attempts", "attempts made (N); for a text attack, the questions it was tried on"),
     ("valid", "attempts whose every node kept its constraints (duplicates included)"),
     ("unique_valid", "distinct valid number tuples (the original excluded) that every second program agrees on"),
-    ("emitted", "variants written (m when the target was reached, else 0)"),
+    ("emitted", "variants written (m when the target was reached, else 0; for a text attack, the questions it changed)"),
     ("reached_target", "at least m distinct valid tuples were found"),
     ("rejected_<reason>", "attempts discarded per reason: division_by_zero, domain, not_integer, not_positive, not_proper_fraction, original, duplicate, disagreement (a distinct valid tuple on which another independent program of the problem computes another answer: see `variants.support`), and the reader's rules of `reader_rules`: order (a part larger than its whole, ranked numbers of one noun out of the question's order, a count after \"only\" not below the one before it), unit_bound (a count outside its unit, such as an 8 day week or a person 300 years old; a fact of the world changed, such as a spider's 8 legs; a count of the people the question names changed; a plural count become one), denomination (a bill or coin that does not exist)"),
     ("failure", "null, or why the problem's work failed as a whole (an internal error, with where it happened): its other columns are then 0 and no variant of it is written"),
     ("reader_rules", "the reader's rules the problem's numbers keep (`generate --constraints reader`, the default), `; `-separated, each with why it was inferred: `22 <= 25 ('stayed': a part is at most its whole of 'man')`, `3 <= [5] ('came up with': a part is at most its whole)` (a bracketed value is one the program computes, shown on the original numbers); empty when none applies, null under `--constraints paper`"),
+    ("refused", "a text attack only: why it left questions unchanged, with how many (`no_name: 1`: the question names no person; `pronouns_undecided`: its pronouns do not give each person a gender; `no_name_left`; `no_place`: no count of listed items nor person a no-op sentence can speak of without touching what the question asks), `; `-separated; null when it changed every question"),
     ("lost_to_reader_rules", "the problem fell short of m variants in this attack only because of the reader's rules: drawn again with the paper's constraints alone (same stream), it reaches m. `generate` counts these per dataset and attack on stderr"),
 ];
 
@@ -71,6 +73,8 @@ pub struct StatRow {
     pub reader_rules: Option<String>,
     /// The problem fell short of m only because of the reader's rules.
     pub lost_to_reader_rules: bool,
+    /// A text attack's refusals with their counts (`no_name: 1`), if any.
+    pub refused: Option<String>,
 }
 
 /// Rows as a batch in the table's schema.
@@ -133,6 +137,11 @@ pub fn stats_to_batch(rows: &[StatRow]) -> Result<RecordBatch> {
         rows.iter()
             .map(|r| Some(r.lost_to_reader_rules))
             .collect::<BooleanArray>(),
+    ));
+    cols.push(Arc::new(
+        rows.iter()
+            .map(|r| r.refused.as_deref())
+            .collect::<StringArray>(),
     ));
     Ok(RecordBatch::try_new(schema(), cols)?)
 }

@@ -33,6 +33,10 @@ pub struct RunRecord {
     pub noise_count: Option<String>,
     pub noise_levels: Vec<u32>,
     pub noise_variants: usize,
+    /// Variants per problem of a text attack on the original; absent from records of versions
+    /// without text attacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_variants: Option<usize>,
     /// Whether the noun after a count that crosses one was made to agree with it (`false`:
     /// only the numbers changed, as the paper's text); absent from records of versions that
     /// had no such rule.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Int32Array, ListArray, ListBuilder, RecordBatch, StringArray,
+    Array, ArrayRef, AsArray, Int32Array, Int64Array, ListArray, ListBuilder, RecordBatch, StringArray,
     StringBuilder, UInt64Array,
 };
 use arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
@@ -82,12 +82,13 @@ pub fn schema() -> SchemaRef {
         utf8_list("numbers"),
         Field::new("seed", DataType::UInt64, false),
         Field::new("support", DataType::Int32, false),
+        Field::new("distractor", DataType::Int64, true),
     ]))
 }
 
 pub const DOC: &[(&str, &str)] = &[
     ("dataset", "partition: source dataset"),
-    ("attack", "partition: `original`, `m1`, `m2`, `m3`, `punct10/30/50`, or a composition such as `m3+punct30`"),
+    ("attack", "partition: `original`, `m1`, `m2`, `m3`, `punct10/30/50`, `names` (people renamed), `noop` (one irrelevant sentence added), `names+noop`, or a composition such as `m3+punct30`, `m3+names`, `m3+noop`"),
     ("variant_id", "`<problem_id>/<attack>/<variant_index>`"),
     ("problem_id", "the problem it was made from (joins `problems`)"),
     ("noise_level", "punctuation noise in percent of the word count (0 when none)"),
@@ -97,6 +98,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("answer_exact", "the exact answer as a decimal or a fraction `n/d`"),
     ("numbers", "the value of every question slot, exact text, in slot order"),
     ("seed", "the draw seed: the variant can be regenerated from it alone"),
+    ("distractor", "the number the `noop` sentence gives, which the answer never reads (null for every other attack): a reply whose answer is the gold plus or minus it used the distractor (`sql/gsm_symbolic_distractor.sql`)"),
     ("support", "how many independent programs compute this row's gold answer from its numbers: the problem's own program and every valid program of another source (`candidate_programs`) that reads each number the row changes; a numeric variant any of them answers otherwise is never written (`generation_stats.rejected_disagreement`). 0 when no program backs the gold (the dataset's own answer: noise on a problem without a valid program, RobustMath's rewrites)"),
 ];
 
@@ -127,6 +129,8 @@ pub struct Row {
     pub seed: u64,
     /// How many independent programs compute `answer` from `numbers`.
     pub support: i32,
+    /// The number a no-op sentence added, which the answer never reads.
+    pub distractor: Option<i64>,
 }
 
 /// One batch of the columns a reader of the variants' numbers needs, typed.
@@ -313,6 +317,7 @@ pub fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
             Arc::new(numbers.finish()),
             Arc::new(rows.iter().map(|r| r.seed).collect::<UInt64Array>()),
             Arc::new(rows.iter().map(|r| r.support).collect::<Int32Array>()),
+            Arc::new(rows.iter().map(|r| r.distractor).collect::<Int64Array>()),
         ],
     )?)
 }

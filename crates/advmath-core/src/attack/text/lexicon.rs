@@ -1,0 +1,225 @@
+//! The word lists the text attacks read: which capitalised words are never people, which words
+//! around a name make it a title's, a place's or a thing's, the verbs that show someone acting,
+//! and the nouns a no-op sentence may speak of. Kept apart from the logic so that a reader can
+//! audit them at a glance.
+
+#[rustfmt::skip]
+/// Capitalised words that are never a person's name here: sentence openers, days, months,
+/// holidays, languages and peoples, brands, subjects.
+pub(super) const NEVER: &[&str] = &[
+    "A", "About", "After", "All", "Also", "Altogether", "Among", "An", "And", "Another", "Any",
+    "As", "Assume", "Assuming", "At", "Because", "Before", "Besides", "Both", "But", "By",
+    "Calculate", "Consider", "Currently", "Determine", "During", "Each", "Either", "Every",
+    "Everyone", "Find", "Finally", "First", "For", "From", "Given", "Half", "He", "Her", "Here",
+    "His", "How", "However", "I", "If", "In", "Including", "Initially", "Instead", "It", "Its",
+    "Last", "Lastly", "Later", "Let", "Meanwhile", "Most", "My", "Next", "No", "Not", "Now", "Of",
+    "On", "Once", "One", "Only", "Or", "Originally", "Our", "Out", "Over", "Overall", "Per",
+    "Recently", "Second", "She", "Since", "So", "Some", "Suppose", "That", "The", "Their", "Then",
+    "There", "These", "They", "Third", "This", "Those", "Three", "To", "Today", "Together",
+    "Tomorrow", "Tonight", "Two", "Although", "Though", "Unless", "Whenever", "Whether", "Under",
+    "Until", "Usually", "We", "What", "When", "Where", "Which", "While", "Who", "Why", "With",
+    "Without", "Yesterday", "You", "Your", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+    "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August",
+    "September", "October", "November", "December", "Christmas", "Easter", "Halloween",
+    "Thanksgiving", "Valentine", "New", "Year", "English", "Spanish", "French", "German", "Chinese",
+    "Japanese", "Italian", "Mexican", "American", "Canadian", "British", "Scottish", "Irish",
+    "Indian", "African", "European", "Asian", "Math", "Science", "History", "Pokemon", "Facebook",
+    "Instagram", "Twitter", "Youtube", "Amazon", "Google", "Netflix", "Walmart", "Costco", "Lego",
+    "Celsius", "Fahrenheit", "Earth", "Mars", "Moon", "Sun", "God", "Internet", "Olympics",
+    "Spring", "Summer", "Fall", "Autumn", "Winter", "North", "South", "East", "West", "Prince",
+    "Princess", "Right", "Digimon", "Lego", "Disney", "Nintendo", "Apple", "Samsung", "Toyota",
+    "Honda", "India", "China", "Japan", "France", "Germany", "Italy", "Spain", "Mexico", "Canada",
+    "Brazil", "Chile", "Peru", "Russia", "Egypt", "Kenya", "Australia", "England", "Scotland",
+    "Ireland", "America", "Africa", "Europe", "Asia", "Texas", "Florida", "California", "Alaska",
+    "Paris", "London", "Rome", "Tokyo", "Boston", "Chicago",
+];
+
+#[rustfmt::skip]
+/// Words before a name that make it a title's: the titled person keeps the name.
+pub(super) const TITLES: &[&str] = &[
+    "Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Doctor", "Professor", "Prof", "Aunt", "Auntie", "Uncle",
+    "Grandma", "Grandpa", "Granny", "Grandmother", "Grandfather", "Nana", "Coach", "Officer",
+    "Captain", "Sir", "Lady", "Lord", "King", "Queen", "Saint", "St", "Madam", "Mister", "Chef",
+    "Judge", "Pastor", "Reverend", "Rev", "Principal", "Senator", "President", "Sergeant", "Farmer",
+    "Teacher", "Nurse", "Mom", "Dad", "Mother", "Father", "Sister", "Brother",
+];
+
+#[rustfmt::skip]
+/// Titles that say their person's gender.
+pub(super) const FEMALE_TITLES: &[&str] = &[
+    "Mrs", "Ms", "Miss", "Aunt", "Auntie", "Grandma", "Granny", "Grandmother", "Nana", "Lady",
+    "Queen", "Madam", "Mom", "Mother", "Sister",
+];
+
+#[rustfmt::skip]
+pub(super) const MALE_TITLES: &[&str] = &[
+    "Mr", "Uncle", "Grandpa", "Grandfather", "Sir", "Lord", "King", "Mister", "Dad", "Father",
+    "Brother",
+];
+
+#[rustfmt::skip]
+/// Lower-case words before a capitalised word that make it a thing or a place, not a person
+/// ("a Rottweiler", "the Hortex company", "team Alphas", "in Jordan").
+pub(super) const THING_BEFORE: &[&str] = &[
+    "a", "an", "the", "each", "every", "my", "our", "your", "their", "its", "team", "company",
+    "brand", "city", "town", "country", "state", "planet", "store", "shop", "restaurant", "hotel",
+    "school", "street", "river", "lake", "mount", "club", "group", "village", "in", "at", "near",
+    "inside", "outside", "across", "around",
+];
+
+#[rustfmt::skip]
+/// Verbs (and a few adverbs before them) that show a capitalised word is someone acting.
+pub(super) const ACTS: &[&str] = &[
+    "is", "was", "has", "had", "have", "can", "could", "will", "would", "should", "must", "does",
+    "did", "just", "also", "only", "already", "usually", "always", "often", "still", "wants",
+    "wanted", "needs", "needed", "decides", "decided", "buys", "bought", "sells", "sold", "makes",
+    "made", "gets", "got", "goes", "went", "takes", "took", "earns", "earned", "spends", "spent",
+    "pays", "paid", "uses", "used", "runs", "ran", "reads", "eats", "ate", "drinks", "drank",
+    "works", "worked", "plays", "played", "gives", "gave", "saves", "saved", "starts", "started",
+    "finds", "found", "collects", "collected", "owns", "walks", "walked", "drives", "drove",
+    "picks", "picked", "plants", "planted", "bakes", "baked", "rides", "rode", "writes", "wrote",
+    "receives", "received", "loves", "likes", "liked", "visits", "visited", "invites", "invited",
+    "orders", "ordered", "brings", "brought", "keeps", "kept", "counts", "counted", "joins",
+    "joined", "hires", "hired", "charges", "charged", "sees", "saw", "says", "said", "thinks",
+    "knows", "weighs", "scored", "scores", "lives", "lived", "travels", "traveled", "travelled",
+    "swims", "jumps", "climbs", "cuts", "cooks", "cooked", "fills", "filled", "shares", "shared",
+    "divides", "splits", "gathers", "catches", "caught", "grows", "grew", "builds", "built",
+    "practices", "studies", "sleeps", "watches", "watched", "sends", "sent", "puts", "owes",
+    "borrows", "borrowed", "lends", "lent", "invests", "invested", "delivers", "delivered", "packs",
+    "packed", "mows", "washes", "sews", "knits", "paints", "painted", "sings", "dances", "went",
+    "needs", "wins", "won", "loses", "lost", "ordered", "received", "tries", "tried", "answers",
+    "answered", "jogs", "hikes", "pours", "raises", "raised", "adopts", "adopted", "feeds", "fed",
+    "teaches", "taught", "creates", "created", "designs", "rents", "rented", "bikes", "carries",
+    "carried", "wears", "pay", "buy", "get", "need", "spend", "make", "earn", "take", "give",
+    "sell", "save", "eat", "read", "run", "walk", "drive", "finished", "finishes", "threw",
+    "throws", "meditates", "posted", "posts", "recycles", "learned", "learns", "records",
+    "recorded", "signed", "signs", "sits", "sat", "stands", "stood", "flies", "flew", "donates",
+    "donated", "spent", "prepared", "prepares", "spends", "goes", "left", "leaves", "arrives",
+    "arrived", "calls", "called", "asks", "asked", "tells", "told", "helps", "helped", "begins",
+    "began", "completes", "completed", "sleeps", "slept", "texts", "gets", "got", "notices",
+    "noticed", "chooses", "chose", "agrees", "agreed", "sees", "decorates", "decorated", "fixes",
+    "fixed", "cleans", "cleaned", "wakes", "woke", "gains", "gained", "lifts", "lifted", "types",
+    "typed",
+];
+
+#[rustfmt::skip]
+/// Capitalised words after a name that make the two a place or a business ("Sally's Bakery",
+/// "Washington Street").
+pub(super) const PLACE_AFTER: &[&str] = &[
+    "Street", "Avenue", "Road", "Park", "School", "Elementary", "High", "Middle", "College",
+    "University", "Store", "Shop", "Bakery", "Farm", "Farms", "Lake", "River", "Mountain", "Hill",
+    "Bridge", "Hall", "Center", "Centre", "Mall", "Market", "Company", "Airlines", "Hotel",
+    "Restaurant", "Cafe", "Library", "Museum", "Zoo", "Beach", "Island", "City", "County", "Town",
+    "Village", "Hospital", "Church", "Station", "Stadium", "Theater", "Theatre", "Grill", "Diner",
+    "Pizza", "Burger", "Inc", "Co", "Club", "Academy",
+];
+
+#[rustfmt::skip]
+/// Singular nouns of a person a sentence may open with ("A merchant wants …", "The zookeeper
+/// feeds …"): the no-op then speaks of "the merchant".
+pub(super) const PERSON_NOUNS: &[&str] = &[
+    "merchant", "mother", "father", "trader", "agent", "zookeeper", "teacher", "farmer", "customer",
+    "baker", "chef", "man", "woman", "student", "worker", "driver", "doctor", "nurse", "gardener",
+    "carpenter", "plumber", "painter", "mechanic", "shopkeeper", "owner", "manager", "employee",
+    "salesman", "saleswoman", "waiter", "waitress", "coach", "player", "athlete", "artist",
+    "writer", "author", "tailor", "florist", "cashier", "landlord", "builder", "contractor",
+    "electrician", "photographer", "dentist", "pilot", "firefighter", "policeman", "clerk",
+    "vendor", "seller", "buyer", "shopper", "grandmother", "grandfather", "lady", "gentleman",
+    "scientist", "programmer", "engineer", "architect", "lawyer", "banker", "investor", "homeowner",
+    "tenant", "jeweler", "butcher", "fisherman", "hunter", "runner", "swimmer", "cyclist", "hiker",
+    "seamstress", "boy", "girl", "child", "kid", "teenager", "principal", "librarian",
+    "veterinarian", "beekeeper", "shepherd", "rancher", "chemist", "pharmacist", "janitor", "guard",
+    "musician", "singer", "dancer", "chess player",
+];
+
+/// Plural nouns of people.
+#[rustfmt::skip]
+pub(super) const PEOPLE: &[&str] = &[
+    "students", "friends", "kids", "children", "people", "guests", "teachers", "workers",
+    "employees", "customers", "players", "members", "girls", "boys", "adults", "classmates",
+    "passengers", "clients", "attendees", "pupils", "visitors", "campers", "volunteers", "seniors",
+    "cheerleaders", "riders", "dancers", "singers", "tourists", "athletes", "swimmers", "runners",
+    "babies", "parents", "neighbors", "cousins", "men", "women", "inhabitants", "residents",
+    "citizens", "fans", "spectators", "participants", "contestants", "patients", "doctors",
+    "nurses", "drivers", "farmers", "soldiers", "scouts", "graders", "teenagers", "toddlers",
+    "shoppers", "diners", "musicians",
+];
+
+/// Plural nouns of animals.
+#[rustfmt::skip]
+pub(super) const ANIMALS: &[&str] = &[
+    "dogs", "cats", "birds", "cows", "goats", "chickens", "horses", "pigs", "puppies", "kittens",
+    "goldfish", "goldfishes", "guppies", "bees", "spiders", "insects", "crabs", "snails", "ants",
+    "penguins", "hamsters", "rabbits", "ducks", "animals", "bears", "tadpoles", "frogs", "turtles",
+    "lambs", "hens", "roosters", "ponies", "parrots", "butterflies", "lizards", "snakes", "mice",
+    "sheep", "fish", "geese", "deer", "cobras", "mambas", "unicorns", "dinosaurs", "apes",
+    "monkeys", "gorillas", "baboons", "elephants", "lions", "tigers", "zebras", "giraffes",
+    "whales", "sharks", "dolphins", "owls", "eagles", "pigeons", "seagulls", "crows", "sparrows",
+    "wolves", "foxes", "squirrels", "camels", "donkeys", "kangaroos", "pandas", "worms",
+    "caterpillars", "beetles", "ladybugs", "seals", "otters", "llamas", "alpacas", "calves",
+    "chicks", "ducklings", "hedgehogs", "flamingos", "peacocks", "swans", "pets", "ostriches",
+];
+
+/// Plural nouns of food.
+#[rustfmt::skip]
+pub(super) const FOOD: &[&str] = &[
+    "cookies", "eggs", "apples", "bananas", "oranges", "cupcakes", "sandwiches", "lollipops",
+    "candies", "loaves", "potatoes", "tomatoes", "lemons", "brownies", "watermelons", "carrots",
+    "pizzas", "pies", "peaches", "muffins", "croissants", "bagels", "donuts", "doughnuts", "cakes",
+    "cherries", "grapes", "berries", "strawberries", "blueberries", "almonds", "walnuts",
+    "meatballs", "pineapples", "onions", "peppers", "sausages", "dumplings", "pomegranates",
+    "cannolis", "popsicles", "marshmallows", "gumballs", "pears", "plums", "mangoes", "melons",
+    "cucumbers", "pumpkins", "biscuits", "crackers", "pancakes", "waffles", "tacos", "burritos",
+    "hamburgers", "burgers", "hotdogs", "chocolates", "truffles", "macarons", "avocados",
+    "coconuts", "kiwis", "limes", "nuts", "peanuts", "pretzels",
+];
+
+/// Plural nouns of plants.
+#[rustfmt::skip]
+pub(super) const PLANTS: &[&str] = &[
+    "roses", "flowers", "plants", "trees", "tulips", "sunflowers", "petunias", "dahlias",
+    "geraniums", "bushes", "daisies", "lilies", "orchids", "seedlings", "cacti", "ferns",
+];
+
+/// Plural nouns of objects.
+#[rustfmt::skip]
+pub(super) const OBJECTS: &[&str] = &[
+    "books", "cars", "balloons", "stickers", "bags", "cards", "pencils", "pens", "bottles",
+    "marbles", "toys", "balls", "shirts", "candles", "pots", "crates", "tables", "beds", "gifts",
+    "presents", "chairs", "seashells", "shells", "cubes", "masks", "paintings", "jewels", "boxes",
+    "packs", "packets", "cages", "tubs", "jars", "tubes", "dishes", "newspapers", "sacks", "wheels",
+    "packages", "pictures", "baskets", "blocks", "toothpicks", "bolts", "tires", "boards",
+    "containers", "vehicles", "notebooks", "puzzles", "pails", "medals", "suits", "socks",
+    "erasers", "blouses", "buses", "sapphires", "shoes", "sofas", "crayons", "plates", "mirrors",
+    "tins", "bandages", "photos", "screws", "diamonds", "rubies", "barrels", "houses", "suitcases",
+    "tractors", "magnets", "sneakers", "trays", "buttons", "vases", "computers", "buckets", "tiles",
+    "stamps", "baseballs", "basketballs", "footballs", "bicycles", "bikes", "hats", "dresses",
+    "rings", "necklaces", "bracelets", "lamps", "bowls", "spoons", "forks", "knives", "shovels",
+    "rocks", "stones", "bricks", "planks", "boats", "trucks", "cans", "phones", "laptops", "kites",
+    "dolls", "figurines", "umbrellas", "towels", "blankets", "pillows", "jackets", "coats",
+    "sweaters", "scarves", "gloves", "pants", "jeans", "skirts", "ties", "backpacks", "wallets",
+    "watches", "clocks", "cameras", "envelopes", "folders", "binders", "rulers", "brushes", "mugs",
+    "glasses", "beads", "ribbons", "posters", "frames", "albums", "tickets", "coins", "pebbles",
+    "flags", "uniforms", "robes", "poles", "tents", "benches", "desks", "doors", "cabinets",
+    "shelves", "pans", "helmets", "trains", "planes", "ships", "wagons", "carts", "ladders",
+    "fences", "statues", "trophies", "keys", "locks", "batteries", "bulbs", "candlesticks",
+    "televisions", "radios", "guitars", "drums", "violins", "pianos", "logs", "bales",
+];
+
+/// Singular nouns of things built, whose age a no-op may give.
+#[rustfmt::skip]
+pub(super) const BUILT: &[&str] = &[
+    "bridge", "train", "plane", "car", "truck", "bus", "house", "store", "shop", "restaurant",
+    "station", "library", "museum", "barn", "building", "factory", "bakery", "hotel", "boat",
+    "ship", "theater", "hospital", "church", "stadium", "gym", "van", "tractor", "mall",
+    "warehouse", "garage", "cabin", "tower", "playground", "auditorium", "classroom", "greenhouse",
+    "office", "cafe", "diner", "supermarket", "school", "aquarium", "zoo", "farm",
+    "park",
+];
+
+/// Singular nouns of organisations, whose age a no-op may give.
+#[rustfmt::skip]
+pub(super) const FOUNDED: &[&str] = &[
+    "company", "team", "band", "club", "website", "business", "charity", "firm", "agency",
+    "orchestra", "choir", "organization", "startup", "newspaper", "magazine",
+];

@@ -1,0 +1,62 @@
+use super::*;
+
+#[test]
+fn an_item_sentence_follows_the_sentence_that_counts_the_items() {
+    let text = "Oliver picks 44 kiwis on Friday. Then he bakes 58 cookies. How many does he have?";
+    let mut seen = [false; 2];
+    for seed in 0..40 {
+        let n = insert_noop(text, seed).unwrap();
+        let kiwis = n.sentence.contains("of the kiwis");
+        let expected = if kiwis {
+            format!("Oliver picks 44 kiwis on Friday. {} Then he bakes 58 cookies. How many does he have?", n.sentence)
+        } else {
+            format!("Oliver picks 44 kiwis on Friday. Then he bakes 58 cookies. {} How many does he have?", n.sentence)
+        };
+        assert_eq!(n.text, expected);
+        seen[kiwis as usize] = true;
+    }
+    assert_eq!(seen, [true, true]);
+    let n = insert_noop(text, 3).unwrap();
+    assert!((2..=12).contains(&n.number));
+    assert!(n.sentence.starts_with(SMALL_WORDS[n.number as usize]));
+}
+
+#[test]
+fn the_number_is_never_one_the_question_writes() {
+    let text = "Ann has 3 apples. She buys 4 more, then 2 more. How many apples does she have?";
+    for seed in 0..100 {
+        // The only part of 3 apples is 2, which the question writes: a fact about Ann instead.
+        let n = insert_noop(text, seed).unwrap();
+        assert!(![2, 3, 4].contains(&n.number), "{} {}", n.number, n.text);
+        assert!(n.sentence.starts_with("Ann "), "{}", n.sentence);
+    }
+}
+
+#[test]
+fn a_person_fact_when_no_items_are_counted() {
+    let text = "Weng earns $12 an hour for babysitting. Yesterday, she did 50 minutes. How much did she earn?";
+    let n = insert_noop(text, 1).unwrap();
+    assert!(n.sentence.starts_with("Weng "), "{}", n.sentence);
+    assert!(n
+        .text
+        .starts_with("Weng earns $12 an hour for babysitting. Weng "));
+    assert!(!text.contains(&n.number.to_string()));
+}
+
+#[test]
+fn a_form_whose_topic_the_question_mentions_is_never_used() {
+    let text = "Tim has 20 cookies. 5 of the cookies are smaller than average. How many big cookies does Tim have?";
+    for seed in 0..50 {
+        if let Ok(n) = insert_noop(text, seed) {
+            assert!(!n.sentence.contains("smaller"), "{}", n.sentence);
+        }
+    }
+}
+
+#[test]
+fn a_question_without_items_or_people_is_refused() {
+    assert_eq!(
+        insert_noop("What is 5 times 7?", 0),
+        Err(NoopRefusal::NoPlace)
+    );
+}
