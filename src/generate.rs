@@ -43,7 +43,7 @@ use crate::question::{find_slots, Slot};
 use crate::seed::stream_key;
 use crate::store::problems::{read_problems, ProblemRecord};
 use crate::vocab::Attack;
-use crate::vocab::AttackSpec;
+use crate::vocab::{AttackSpec, TextEdit};
 
 use crate::program::Program;
 use crate::store::lock::WriterLock;
@@ -96,7 +96,8 @@ pub struct GenerateConfig {
 
 impl Default for GenerateConfig {
     /// The paper's settings (N = 30,000, m = 100, c = 6, noise 10/30/50) for M1, M2, M3 and
-    /// punctuation noise on the default tables, run seed 42, all cores, no progress bar.
+    /// punctuation noise, and the text attacks (names, no-op) alone and on M3, on the default
+    /// tables, run seed 42, all cores, no progress bar.
     fn default() -> Self {
         GenerateConfig {
             tables: crate::store::default_tables(),
@@ -105,6 +106,10 @@ impl Default for GenerateConfig {
                 AttackSpec::Numeric(Method::M2),
                 AttackSpec::Numeric(Method::M3),
                 AttackSpec::Punct,
+                AttackSpec::Text(None, TextEdit::NAMES),
+                AttackSpec::Text(None, TextEdit::NOOP),
+                AttackSpec::Text(Some(Method::M3), TextEdit::NAMES),
+                AttackSpec::Text(Some(Method::M3), TextEdit::NOOP),
             ],
             attempts: 30_000,
             variants: 100,

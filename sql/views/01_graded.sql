@@ -10,7 +10,8 @@
 -- keeps every row, as an inner join would, and tells the engine that the result is as large as
 -- the responses (so that it holds the small side of every later join in memory, and on a cluster
 -- joins `model_runs` whole to every share of the responses). Parts written before `run` existed
--- read as NULL, the default run.
+-- read as NULL, the default run. `extracted` and `gold` are the reply's answer and the exact gold,
+-- as text.
 CREATE VIEW graded AS
 WITH rows_in_runs AS (
     SELECT
@@ -22,7 +23,9 @@ WITH rows_in_runs AS (
         problem_id,
         variant_id,
         noise_level,
-        correct
+        correct,
+        extracted,
+        gold
     FROM responses
     WHERE correct IS NOT NULL
       AND variant_id IS NOT NULL
@@ -40,6 +43,8 @@ SELECT
     r.problem_id,
     r.variant_id,
     r.noise_level,
-    CASE WHEN r.correct THEN 1 ELSE 0 END AS ok
+    CASE WHEN r.correct THEN 1 ELSE 0 END AS ok,
+    r.extracted,
+    r.gold
 FROM rows_in_runs r
 LEFT JOIN model_runs n ON n.model = r.model AND n.template = r.template;

@@ -168,7 +168,11 @@ impl<'a> ChunkWriter<'a> {
             *self.emitted.entry(m).or_default() += 1;
         }
         summary.attempts += made.attempts;
-        for row in made.stats.iter().filter(|r| r.refused.is_some() || r.emitted > 0) {
+        for row in made
+            .stats
+            .iter()
+            .filter(|r| r.refused.is_some() || r.emitted > 0)
+        {
             if !row.attack.contains("names") && !row.attack.contains("noop") {
                 continue;
             }

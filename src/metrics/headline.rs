@@ -37,7 +37,7 @@ pub struct HeadlineRow {
 }
 
 /// How to read the table, in three lines.
-pub const READING_GUIDE: &str = "problems, asked: the problems a row stands on, and the questions asked per problem of the variants generated (\"5 of 100\"); AA and ASR depend on both, since one wrong variant of those asked fails the problem.\nOA, AA, ASR (Xie et al. Table 1): OA is the share of the row's problems whose original is answered right; AA the share whose every asked variant is answered right; ASR = (OA - AA) / OA.\naccuracy, and ASR on `punctNN` rows (ArithmAttack): accuracy on the clean or noised questions, and the share of clean-correct questions answered wrong under that noise. Xie et al.'s ASR of a noise row is in `xie_asr`.";
+pub const READING_GUIDE: &str = "problems, asked: the problems a row stands on, and the questions asked per problem of the variants generated (\"5 of 100\"); AA and ASR depend on both, since one wrong variant of those asked fails the problem.\nOA, AA, ASR (Xie et al. Table 1): OA is the share of the row's problems whose original is answered right; AA the share whose every asked variant is answered right; ASR = (OA - AA) / OA.\naccuracy, and ASR on `punctNN` rows (ArithmAttack): accuracy on the clean or noised questions, and the share of clean-correct questions answered wrong under that noise. Xie et al.'s ASR of a noise row is in `xie_asr`. On `names` and `noop` rows (GSM-Symbolic, GSM-NoOp; extensions), accuracy is on the changed questions: `gsm_symbolic` has its spread, `gsm_symbolic_distractor` how often a reply used the no-op's number.";
 
 fn text(t: &ResultTable, r: usize, c: &str) -> String {
     t.get(r, c)
@@ -69,6 +69,14 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
             match h.attack.contains("punct") {
                 true => h.xie_asr_of_noise = number(t, r, "asr"),
                 false => h.asr = number(t, r, "asr"),
+            }
+        });
+    }
+    // A text attack's accuracy (GSM-Symbolic's view pools every graded question).
+    if let Some(t) = table("gsm_symbolic") {
+        fill(&mut rows, t, attack, |h, r| {
+            if h.attack.contains("names") || h.attack.contains("noop") {
+                h.accuracy = number(t, r, columns::ACCURACY);
             }
         });
     }

@@ -73,6 +73,8 @@ pub const METRICS: &[Metric] = &[
         report_section: arithmattack_side_by_side,
     ),
     metric!("arithmattack_miss_rate"),
+    metric!("gsm_symbolic"),
+    metric!("gsm_symbolic_distractor"),
     metric!(
         "guided_attack",
         statistics: |table, config| super::guided::add_interval_columns(table, config.replicates, config.seed),

@@ -24,6 +24,8 @@ pub(crate) struct Offline {
     model: String,
     problems: HashMap<String, crate::store::problems::ProblemRecord>,
     numbers: HashMap<String, Vec<Num>>,
+    /// The no-op numbers of the `noop` variants.
+    distractors: HashMap<String, i64>,
 }
 
 impl Offline {
@@ -47,6 +49,7 @@ impl Offline {
                 .map(|p| (p.problem_id.clone(), p))
                 .collect(),
             numbers: variant_numbers(&config.tables)?,
+            distractors: variants::distractors(&config.tables)?,
         })
     }
 
@@ -59,13 +62,16 @@ impl Offline {
             .and_then(|v| self.numbers.get(v))
             .cloned()
             .unwrap_or_else(|| p.slot_nums());
-        let text = sim::simulate(
-            &self.model,
-            it.variant_id.as_deref()?,
-            p.tree.as_ref()?,
-            &nums,
-            it.noise_level.unwrap_or(0),
-        )?;
+        let variant_id = it.variant_id.as_deref()?;
+        let seen = sim::Seen {
+            noise_level: it.noise_level.unwrap_or(0),
+            renamed: sim::renamed(variant_id),
+            distractor: self
+                .distractors
+                .get(variant_id)
+                .map(|&k| Num::int(k as i128)),
+        };
+        let text = sim::simulate(&self.model, variant_id, p.tree.as_ref()?, &nums, &seen)?;
         let source = if self.model == crate::vocab::ORACLE {
             crate::vocab::ORACLE
         } else {

@@ -10,6 +10,13 @@
 //! - `sim-distracted`: punctuation noise hurts: with probability 0.6 x noise level it answers with
 //!   a number copied from the question instead of computing.
 //!
+//! The text attacks move them as GSM-Symbolic and GSM-NoOp found real models move:
+//!
+//! - renamed people (`names`): every `sim-*` model slips 2% more often per operation;
+//! - a no-op sentence (`noop`): `sim-distracted` subtracts its number from the answer half the
+//!   time, every other `sim-*` model one time in ten (GSM-NoOp's failure: the reply is the gold
+//!   minus the distractor). The oracle is never moved.
+//!
 //! Each writes a chain of thought ("step 1: 40 * 3 = 120.") ending in "the answer is X", with
 //! the error drawn from a seed keyed by (model, variant), so reruns are identical.
 
@@ -22,14 +29,34 @@ use crate::seed::{fnv1a, mix};
 
 use crate::vocab::SIMULATED_MODELS;
 
-/// A simulated answer: the text, for a variant's numbers and noise level.
+/// What a simulated model sees of a variant besides its numbers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Seen {
+    /// Punctuation noise, percent of the words.
+    pub noise_level: i32,
+    /// The question's people were renamed.
+    pub renamed: bool,
+    /// The number of a no-op sentence in the question.
+    pub distractor: Option<Num>,
+}
+
+/// Whether a variant's people were renamed: its attack (the id's middle part) has `names`.
+pub fn renamed(variant_id: &str) -> bool {
+    variant_id
+        .rsplit('/')
+        .nth(1)
+        .is_some_and(|a| a.split('+').any(|p| p == "names"))
+}
+
+/// A simulated answer: the text, for a variant's numbers and what else the model sees of it.
 pub fn simulate(
     model: &str,
     variant_id: &str,
     program: &Program,
     slots: &[Num],
-    noise_level: i32,
+    seen: &Seen,
 ) -> Option<String> {
+    let noise_level = seen.noise_level;
     if !SIMULATED_MODELS.contains(&model) {
         return None;
     }
@@ -77,6 +104,9 @@ pub fn simulate(
             ("sim-divweak", _) | ("sim-distracted", _) => rng.random_bool(0.01),
             _ => false,
         };
+        // Unfamiliar names cost a little attention (drawn only then, so that the replies to
+        // every other variant stay as they were).
+        let slip = slip || (seen.renamed && model != "oracle" && rng.random_bool(0.02));
         if slip {
             v = if matches!(op, Some(BinOp::Div | BinOp::FloorDiv | BinOp::Mod))
                 && rng.random_bool(0.5)
@@ -98,10 +128,18 @@ pub fn simulate(
         let shown = describe(program, i, &values);
         text.push_str(&format!("Step {step}: {shown} = {v}.\n"));
     }
-    text.push_str(&format!(
-        "So the answer is {}.",
-        values[program.answer as usize]
-    ));
+    let mut answer = values[program.answer as usize];
+    if let Some(k) = seen.distractor.filter(|_| model != "oracle") {
+        let p = if model == "sim-distracted" { 0.5 } else { 0.1 };
+        if rng.random_bool(p) {
+            let less = answer.sub(k).unwrap_or(answer);
+            text.push_str(&format!(
+                "But {k} of them do not count: {answer} - {k} = {less}.\n"
+            ));
+            answer = less;
+        }
+    }
+    text.push_str(&format!("So the answer is {answer}."));
     Some(text)
 }
 
@@ -147,19 +185,63 @@ mod tests {
         )
         .unwrap();
         let nums: Vec<Num> = slots.iter().map(|s| s.value).collect();
-        let text = simulate("oracle", "v/1", &p, &nums, 0).unwrap();
+        let text = simulate("oracle", "v/1", &p, &nums, &Seen::default()).unwrap();
         assert_eq!(extract(&text).value, Some(Num::int(8638)), "{text}");
         let mut wrong = 0;
         for i in 0..200 {
             let id = format!("v/{i}");
-            let a = simulate("sim-carry", &id, &p, &nums, 0).unwrap();
-            assert_eq!(a, simulate("sim-carry", &id, &p, &nums, 0).unwrap());
+            let a = simulate("sim-carry", &id, &p, &nums, &Seen::default()).unwrap();
+            assert_eq!(
+                a,
+                simulate("sim-carry", &id, &p, &nums, &Seen::default()).unwrap()
+            );
             if extract(&a).value != Some(Num::int(8638)) {
                 wrong += 1;
             }
         }
         // 5-digit product: 16% slip rate on it, 12% on the 4-digit quotient: about a quarter wrong.
         assert!((20..=100).contains(&wrong), "{wrong}");
-        assert!(simulate("gpt-4", "v/1", &p, &nums, 0).is_none());
+        assert!(simulate("gpt-4", "v/1", &p, &nums, &Seen::default()).is_none());
+    }
+
+    #[test]
+    fn a_no_op_number_is_subtracted_by_the_distracted_model_and_never_by_the_oracle() {
+        let q = "Ann picks 44 kiwis and 58 more. Five of the kiwis were small. How many?";
+        let slots = find_slots(q);
+        let p = validate_program(
+            "print(44 + 58)",
+            q,
+            &slots,
+            crate::num::wide::Value::parse_decimal("102"),
+            AlignMode::Given,
+            Links::DIGITS,
+        )
+        .unwrap();
+        let nums: Vec<Num> = slots.iter().map(|s| s.value).collect();
+        let seen = Seen {
+            distractor: Some(Num::int(5)),
+            ..Default::default()
+        };
+        let used = |model: &str| {
+            (0..400)
+                .filter(|i| {
+                    let id = format!("p/noop/{i}");
+                    let text = simulate(model, &id, &p, &nums, &seen).unwrap();
+                    extract(&text).value == Some(Num::int(97))
+                })
+                .count()
+        };
+        assert_eq!(used("oracle"), 0);
+        assert!(
+            (150..=250).contains(&used("sim-distracted")),
+            "{}",
+            used("sim-distracted")
+        );
+        assert!(
+            (15..=70).contains(&used("sim-careful")),
+            "{}",
+            used("sim-careful")
+        );
+        assert!(renamed("gsm8k/test/3/m3+names/7") && !renamed("gsm8k/test/3/noop/0"));
     }
 }

@@ -42,8 +42,10 @@ pub struct Resp {
     attack: &'static str,
     index: usize,
     noise: i32,
-    correct: Option<bool>,
-    simulated: bool,
+    pub correct: Option<bool>,
+    pub simulated: bool,
+    /// The answer read from the reply (`1` unless a fixture says otherwise).
+    pub extracted: Option<&'static str>,
 }
 
 /// The rows of `model`'s noise-free answers to problem `p` of `dataset` under the xie2024
@@ -64,6 +66,7 @@ fn noise_free(
         noise: 0,
         correct,
         simulated,
+        extracted: Some("1"),
     }
 }
 
@@ -97,8 +100,13 @@ pub fn responses_batch(rows: &[&Resp]) -> RecordBatch {
                 .collect::<Vec<_>>(),
         )),
         text(&|r| Some(format!("question {:?} {}", r.problem, r.index))),
-        text(&|_| Some("The answer is 1".to_string())),
-        text(&|_| Some("1".to_string())),
+        text(&|r| {
+            Some(format!(
+                "The answer is {}",
+                r.extracted.unwrap_or("unknown")
+            ))
+        }),
+        text(&|r| r.extracted.map(str::to_string)),
         text(&|_| Some("answer_is".to_string())),
         text(&|_| Some("1".to_string())),
         Arc::new(BooleanArray::from(
@@ -178,6 +186,7 @@ pub fn xie_rows() -> Vec<Resp> {
         noise: 0,
         correct: Some(false),
         simulated: false,
+        extracted: Some("1"),
     });
     // Ignored rows: ungraded, and an outside row that matches no variant.
     rows.push(Resp {
@@ -190,6 +199,7 @@ pub fn xie_rows() -> Vec<Resp> {
         noise: 0,
         correct: None,
         simulated: false,
+        extracted: Some("1"),
     });
     rows.push(Resp {
         model: "model-b",
@@ -201,6 +211,7 @@ pub fn xie_rows() -> Vec<Resp> {
         noise: 0,
         correct: Some(false),
         simulated: false,
+        extracted: Some("1"),
     });
     rows
 }
@@ -233,6 +244,7 @@ pub fn arithmattack_rows() -> Vec<Resp> {
                     noise,
                     correct: bit(levels[l], p),
                     simulated: false,
+                    extracted: Some("1"),
                 });
             }
         }
@@ -451,5 +463,6 @@ pub fn graded(
         noise: 0,
         correct: Some(correct),
         simulated: false,
+        extracted: Some("1"),
     }
 }

@@ -47,6 +47,7 @@ mod server;
 mod slt;
 mod sql;
 mod steered;
+mod text_attacks;
 mod usage;
 mod util;
 mod wheel;

@@ -210,11 +210,19 @@ fn build(fixture: &str) -> (tempfile::TempDir, PathBuf) {
             crate::fixtures::write_responses(&tables, &crate::fixtures::guided_rows("model-a"));
             (dir, tables)
         }
+        "symbolic" => crate::text_attacks::symbolic_fixture(),
         other => panic!("tests/slt/{other}: no such fixture"),
     }
 }
 
-const FIXTURES: &[&str] = &["responses", "full", "robustmath", "efficient", "guided"];
+const FIXTURES: &[&str] = &[
+    "responses",
+    "full",
+    "robustmath",
+    "efficient",
+    "guided",
+    "symbolic",
+];
 
 /// Run `tests/slt/<file>` on its fixture; the first failing record fails the test.
 fn run(file: &str) {
@@ -259,6 +267,8 @@ slt_tests! {
     slt_xie_rephrasing => "robustmath/xie_rephrasing.slt",
     slt_xie_efficient => "efficient/xie_efficient.slt",
     slt_guided_attack => "guided/guided_attack.slt",
+    slt_gsm_symbolic => "symbolic/gsm_symbolic.slt",
+    slt_gsm_symbolic_distractor => "symbolic/gsm_symbolic_distractor.slt",
 }
 
 /// Every `.slt` file under `tests/slt/` is in a fixture's folder and has its test above.

@@ -218,7 +218,7 @@ pub const SMALL_GENERATION: [&str; 6] = [
     "--variants",
     "10",
     "--attack",
-    "m1,m2,m3,punct,m3+punct",
+    "m1,m2,m3,punct,m3+punct,names,noop,m3+names,m3+noop",
 ];
 
 pub fn small_run_with(dir: &Path, extra: &[&str]) {

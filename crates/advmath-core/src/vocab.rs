@@ -377,8 +377,17 @@ mod tests {
             assert_eq!(attack.to_string(), name);
         }
         for bad in [
-            "", "m4", "punct", "punctx", "m1+m2", "m1+punct", "Original", "names+m3", "noop+names",
-            "names+names", "names+punct10",
+            "",
+            "m4",
+            "punct",
+            "punctx",
+            "m1+m2",
+            "m1+punct",
+            "Original",
+            "names+m3",
+            "noop+names",
+            "names+names",
+            "names+punct10",
         ] {
             assert!(bad.parse::<Attack>().is_err(), "{bad:?} parsed");
         }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Int32Array, Int64Array, ListArray, ListBuilder, RecordBatch, StringArray,
-    StringBuilder, UInt64Array,
+    Array, ArrayRef, AsArray, Int32Array, Int64Array, ListArray, ListBuilder, RecordBatch,
+    StringArray, StringBuilder, UInt64Array,
 };
 use arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
 
@@ -193,6 +193,45 @@ pub fn each_numbers_batch(
             })
         },
     )
+}
+
+/// The no-op numbers of the variants under `tables`, by variant id: only the parts of an
+/// attack with a no-op sentence are read.
+pub fn distractors(tables: &Path) -> Result<std::collections::HashMap<String, i64>> {
+    let mut out = std::collections::HashMap::new();
+    for (_, dataset) in datasets(tables)? {
+        for (attack, dir) in attacks(&dataset)? {
+            if !attack.split('+').any(|p| p == "noop") {
+                continue;
+            }
+            for part in parts(&dir)? {
+                each_batch_of_columns(&part, &["variant_id", "distractor"], 8192, &mut |b| {
+                    let ids = text_column(&b, "variant_id", &part)?;
+                    let values = b
+                        .column_by_name("distractor")
+                        .and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int64Type>())
+                        .cloned()
+                        .ok_or_else(|| Error::BadColumn {
+                            file: part.clone(),
+                            problem: ColumnProblem::WrongType {
+                                column: "distractor".into(),
+                                found: b
+                                    .column_by_name("distractor")
+                                    .map_or("absent".into(), |c| c.data_type().to_string()),
+                                expected: "Int64",
+                            },
+                        })?;
+                    for i in 0..b.num_rows() {
+                        if !values.is_null(i) {
+                            out.insert(ids.value(i).to_string(), values.value(i));
+                        }
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A variant as a question to ask: what a reader of the table needs to put it to a model.

@@ -129,9 +129,16 @@ mod tests {
         assert!(both.text.contains("48 clips"));
         let k = both.distractor.unwrap();
         let written = [k.to_string(), noop::number_text(k)];
-        assert!(written.iter().any(|w| both.text.contains(w.as_str())), "{}", both.text);
+        assert!(
+            written.iter().any(|w| both.text.contains(w.as_str())),
+            "{}",
+            both.text
+        );
         assert_eq!(names.distractor, None);
-        assert_eq!(apply(TextEdit::NAMES, "What is 5 times 7?", 0), Err("no_name"));
+        assert_eq!(
+            apply(TextEdit::NAMES, "What is 5 times 7?", 0),
+            Err("no_name")
+        );
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! and the nouns a no-op sentence may speak of. Kept apart from the logic so that a reader can
 //! audit them at a glance.
 
-#[rustfmt::skip]
 /// Capitalised words that are never a person's name here: sentence openers, days, months,
 /// holidays, languages and peoples, brands, subjects.
+#[rustfmt::skip]
 pub(super) const NEVER: &[&str] = &[
     "A", "About", "After", "All", "Also", "Altogether", "Among", "An", "And", "Another", "Any",
     "As", "Assume", "Assuming", "At", "Because", "Before", "Besides", "Both", "But", "By",
@@ -27,15 +27,15 @@ pub(super) const NEVER: &[&str] = &[
     "Instagram", "Twitter", "Youtube", "Amazon", "Google", "Netflix", "Walmart", "Costco", "Lego",
     "Celsius", "Fahrenheit", "Earth", "Mars", "Moon", "Sun", "God", "Internet", "Olympics",
     "Spring", "Summer", "Fall", "Autumn", "Winter", "North", "South", "East", "West", "Prince",
-    "Princess", "Right", "Digimon", "Lego", "Disney", "Nintendo", "Apple", "Samsung", "Toyota",
+    "Princess", "Right", "Windows", "Santa", "Digimon", "Lego", "Disney", "Nintendo", "Apple", "Samsung", "Toyota",
     "Honda", "India", "China", "Japan", "France", "Germany", "Italy", "Spain", "Mexico", "Canada",
     "Brazil", "Chile", "Peru", "Russia", "Egypt", "Kenya", "Australia", "England", "Scotland",
     "Ireland", "America", "Africa", "Europe", "Asia", "Texas", "Florida", "California", "Alaska",
     "Paris", "London", "Rome", "Tokyo", "Boston", "Chicago",
 ];
 
-#[rustfmt::skip]
 /// Words before a name that make it a title's: the titled person keeps the name.
+#[rustfmt::skip]
 pub(super) const TITLES: &[&str] = &[
     "Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Doctor", "Professor", "Prof", "Aunt", "Auntie", "Uncle",
     "Grandma", "Grandpa", "Granny", "Grandmother", "Grandfather", "Nana", "Coach", "Officer",
@@ -44,8 +44,8 @@ pub(super) const TITLES: &[&str] = &[
     "Teacher", "Nurse", "Mom", "Dad", "Mother", "Father", "Sister", "Brother",
 ];
 
-#[rustfmt::skip]
 /// Titles that say their person's gender.
+#[rustfmt::skip]
 pub(super) const FEMALE_TITLES: &[&str] = &[
     "Mrs", "Ms", "Miss", "Aunt", "Auntie", "Grandma", "Granny", "Grandmother", "Nana", "Lady",
     "Queen", "Madam", "Mom", "Mother", "Sister",
@@ -57,18 +57,61 @@ pub(super) const MALE_TITLES: &[&str] = &[
     "Brother",
 ];
 
+/// Words before a capitalised word that make it a person in a story about people ("gives 30 to
+/// Nicky", "her friend Johanna").
 #[rustfmt::skip]
+#[rustfmt::skip]
+pub(super) const PERSON_BEFORE: &[&str] = &[
+    "to", "than", "as", "and", "with", "from", "for", "by", "friend", "colleague", "sister",
+    "brother", "cousin", "neighbor", "neighbour", "mother", "father", "mom", "dad", "son",
+    "daughter", "wife", "husband", "boyfriend", "girlfriend", "partner", "roommate", "classmate",
+    "teammate", "boss", "coworker", "named", "called", "while",
+];
+
 /// Lower-case words before a capitalised word that make it a thing or a place, not a person
 /// ("a Rottweiler", "the Hortex company", "team Alphas", "in Jordan").
 pub(super) const THING_BEFORE: &[&str] = &[
-    "a", "an", "the", "each", "every", "my", "our", "your", "their", "its", "team", "company",
-    "brand", "city", "town", "country", "state", "planet", "store", "shop", "restaurant", "hotel",
-    "school", "street", "river", "lake", "mount", "club", "group", "village", "in", "at", "near",
-    "inside", "outside", "across", "around",
+    "a",
+    "an",
+    "the",
+    "each",
+    "every",
+    "my",
+    "our",
+    "your",
+    "their",
+    "its",
+    "team",
+    "company",
+    "brand",
+    "city",
+    "town",
+    "country",
+    "state",
+    "planet",
+    "store",
+    "shop",
+    "restaurant",
+    "hotel",
+    "school",
+    "street",
+    "river",
+    "lake",
+    "mount",
+    "club",
+    "group",
+    "village",
+    "in",
+    "at",
+    "near",
+    "inside",
+    "outside",
+    "across",
+    "around",
 ];
 
-#[rustfmt::skip]
 /// Verbs (and a few adverbs before them) that show a capitalised word is someone acting.
+#[rustfmt::skip]
 pub(super) const ACTS: &[&str] = &[
     "is", "was", "has", "had", "have", "can", "could", "will", "would", "should", "must", "does",
     "did", "just", "also", "only", "already", "usually", "always", "often", "still", "wants",
@@ -99,12 +142,13 @@ pub(super) const ACTS: &[&str] = &[
     "began", "completes", "completed", "sleeps", "slept", "texts", "gets", "got", "notices",
     "noticed", "chooses", "chose", "agrees", "agreed", "sees", "decorates", "decorated", "fixes",
     "fixed", "cleans", "cleaned", "wakes", "woke", "gains", "gained", "lifts", "lifted", "types",
-    "typed",
+    "typed", "put", "ate", "cooks", "bakes", "loves", "hates", "wished", "wishes", "hopes",
+    "plans", "planned", "records", "donates",
 ];
 
-#[rustfmt::skip]
 /// Capitalised words after a name that make the two a place or a business ("Sally's Bakery",
 /// "Washington Street").
+#[rustfmt::skip]
 pub(super) const PLACE_AFTER: &[&str] = &[
     "Street", "Avenue", "Road", "Park", "School", "Elementary", "High", "Middle", "College",
     "University", "Store", "Shop", "Bakery", "Farm", "Farms", "Lake", "River", "Mountain", "Hill",
@@ -114,10 +158,13 @@ pub(super) const PLACE_AFTER: &[&str] = &[
     "Pizza", "Burger", "Inc", "Co", "Club", "Academy",
 ];
 
-#[rustfmt::skip]
 /// Singular nouns of a person a sentence may open with ("A merchant wants …", "The zookeeper
 /// feeds …"): the no-op then speaks of "the merchant".
+#[rustfmt::skip]
 pub(super) const PERSON_NOUNS: &[&str] = &[
+    "mom", "dad", "friend", "brother", "sister", "uncle", "aunt", "neighbor", "boss", "wife",
+    "husband", "son", "daughter", "grandma", "grandpa", "caretaker", "cook", "lifeguard",
+    "custodian", "housekeeper", "babysitter", "tutor", "instructor", "trainer", "volunteer",
     "merchant", "mother", "father", "trader", "agent", "zookeeper", "teacher", "farmer", "customer",
     "baker", "chef", "man", "woman", "student", "worker", "driver", "doctor", "nurse", "gardener",
     "carpenter", "plumber", "painter", "mechanic", "shopkeeper", "owner", "manager", "employee",
@@ -184,26 +231,32 @@ pub(super) const PLANTS: &[&str] = &[
 /// Plural nouns of objects.
 #[rustfmt::skip]
 pub(super) const OBJECTS: &[&str] = &[
-    "books", "cars", "balloons", "stickers", "bags", "cards", "pencils", "pens", "bottles",
-    "marbles", "toys", "balls", "shirts", "candles", "pots", "crates", "tables", "beds", "gifts",
-    "presents", "chairs", "seashells", "shells", "cubes", "masks", "paintings", "jewels", "boxes",
-    "packs", "packets", "cages", "tubs", "jars", "tubes", "dishes", "newspapers", "sacks", "wheels",
-    "packages", "pictures", "baskets", "blocks", "toothpicks", "bolts", "tires", "boards",
-    "containers", "vehicles", "notebooks", "puzzles", "pails", "medals", "suits", "socks",
-    "erasers", "blouses", "buses", "sapphires", "shoes", "sofas", "crayons", "plates", "mirrors",
-    "tins", "bandages", "photos", "screws", "diamonds", "rubies", "barrels", "houses", "suitcases",
-    "tractors", "magnets", "sneakers", "trays", "buttons", "vases", "computers", "buckets", "tiles",
+    "books", "balloons", "stickers", "cards", "pencils", "pens", "marbles", "toys", "balls",
+    "shirts", "candles", "gifts", "presents", "chairs", "seashells", "shells", "cubes", "masks",
+    "paintings", "jewels", "tubes", "newspapers", "wheels", "packages", "pictures", "blocks",
+    "toothpicks", "bolts", "tires", "boards", "notebooks", "puzzles", "medals", "suits", "socks",
+    "erasers", "blouses", "sapphires", "shoes", "sofas", "crayons", "mirrors", "bandages", "photos",
+    "screws", "diamonds", "rubies", "magnets", "sneakers", "buttons", "vases", "computers", "tiles",
     "stamps", "baseballs", "basketballs", "footballs", "bicycles", "bikes", "hats", "dresses",
-    "rings", "necklaces", "bracelets", "lamps", "bowls", "spoons", "forks", "knives", "shovels",
-    "rocks", "stones", "bricks", "planks", "boats", "trucks", "cans", "phones", "laptops", "kites",
-    "dolls", "figurines", "umbrellas", "towels", "blankets", "pillows", "jackets", "coats",
-    "sweaters", "scarves", "gloves", "pants", "jeans", "skirts", "ties", "backpacks", "wallets",
-    "watches", "clocks", "cameras", "envelopes", "folders", "binders", "rulers", "brushes", "mugs",
-    "glasses", "beads", "ribbons", "posters", "frames", "albums", "tickets", "coins", "pebbles",
-    "flags", "uniforms", "robes", "poles", "tents", "benches", "desks", "doors", "cabinets",
-    "shelves", "pans", "helmets", "trains", "planes", "ships", "wagons", "carts", "ladders",
-    "fences", "statues", "trophies", "keys", "locks", "batteries", "bulbs", "candlesticks",
-    "televisions", "radios", "guitars", "drums", "violins", "pianos", "logs", "bales",
+    "rings", "necklaces", "bracelets", "lamps", "spoons", "forks", "knives", "shovels", "rocks",
+    "stones", "bricks", "planks", "phones", "laptops", "kites", "dolls", "figurines", "umbrellas",
+    "towels", "blankets", "pillows", "jackets", "coats", "sweaters", "scarves", "gloves", "pants",
+    "jeans", "skirts", "ties", "watches", "clocks", "cameras", "rulers", "brushes", "beads",
+    "ribbons", "posters", "frames", "tickets", "coins", "pebbles", "flags", "uniforms", "robes",
+    "poles", "benches", "doors", "pans", "helmets", "ladders", "fences", "statues", "trophies",
+    "keys", "locks", "batteries", "bulbs", "candlesticks", "televisions", "radios", "guitars",
+    "drums", "violins", "pianos", "logs", "bales",
+];
+
+/// Plural nouns of things that hold or carry others.
+#[rustfmt::skip]
+pub(super) const HOLDERS: &[&str] = &[
+    "cars", "bags", "bottles", "pots", "crates", "tables", "beds", "boxes", "packs", "packets",
+    "cages", "tubs", "jars", "dishes", "sacks", "baskets", "containers", "vehicles", "pails",
+    "buses", "plates", "tins", "barrels", "houses", "suitcases", "tractors", "trays", "buckets",
+    "bowls", "boats", "trucks", "cans", "backpacks", "wallets", "envelopes", "folders", "binders",
+    "mugs", "glasses", "albums", "tents", "desks", "cabinets", "shelves", "trains", "planes",
+    "ships", "wagons", "carts",
 ];
 
 /// Singular nouns of things built, whose age a no-op may give.
@@ -222,4 +275,26 @@ pub(super) const BUILT: &[&str] = &[
 pub(super) const FOUNDED: &[&str] = &[
     "company", "team", "band", "club", "website", "business", "charity", "firm", "agency",
     "orchestra", "choir", "organization", "startup", "newspaper", "magazine",
+];
+
+/// Singular nouns of works that came out, whose age a no-op may give.
+#[rustfmt::skip]
+pub(super) const RELEASED: &[&str] = &[
+    "program", "app", "game", "movie", "film", "album", "song", "video", "podcast", "show",
+    "novel", "series",
+];
+
+/// Singular nouns of plants, whose age a no-op may give.
+#[rustfmt::skip]
+pub(super) const PLANTED: &[&str] = &[
+    "bush", "tree", "hedge", "orchard", "vineyard", "rosebush", "sunflower", "vine", "garden",
+];
+
+/// Singular nouns of made things, whose age a no-op may give.
+#[rustfmt::skip]
+pub(super) const MADE: &[&str] = &[
+    "rug", "chair", "couch", "sofa", "table", "desk", "bed", "lamp", "oven", "fridge", "bike",
+    "bicycle", "computer", "laptop", "phone", "piano", "guitar", "violin", "watch", "camera",
+    "printer", "microwave", "dishwasher", "heater", "clock", "mirror", "cabinet", "bookshelf",
+    "quilt", "blanket", "sweater", "scarf", "kite", "robot", "whirligig", "flag",
 ];

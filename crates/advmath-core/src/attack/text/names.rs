@@ -6,8 +6,10 @@
 //! A person is a capitalised word that is a listed first name, or an unlisted one the text uses
 //! as a person (followed by `'s` or by a verb). Left alone: a name after a title ("Mr. Smith",
 //! "Aunt May"), a surname after a first name, words of a proper noun ("Tik Tok", "Sally's
-//! Bakery", "in Jordan"), months, days, holidays, languages, brands. A question whose pronouns
-//! cannot give each person a gender is refused, as is one that names no one.
+//! Bakery", "in Jordan"), months, days, holidays, languages, brands. A person whose gender
+//! neither the list nor the pronouns settle gets a name used for either. A question that names
+//! no one is refused, as is one with a capitalised word that may be a person the rules do not
+//! see, or two names one letter apart.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
@@ -15,7 +17,9 @@ use std::sync::LazyLock;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::lexicon::{ACTS, FEMALE_TITLES, MALE_TITLES, NEVER, PLACE_AFTER, THING_BEFORE, TITLES};
+use super::lexicon::{
+    ACTS, FEMALE_TITLES, MALE_TITLES, NEVER, PERSON_BEFORE, PLACE_AFTER, THING_BEFORE, TITLES,
+};
 use super::{words, Word};
 use crate::cut;
 
@@ -33,18 +37,22 @@ pub enum Gender {
 pub enum NamesRefusal {
     /// The question names no person.
     NoName,
-    /// Several people, and pronouns that do not say which of them is which gender.
-    PronounsUndecided,
     /// Every listed name of the gender needed is already a word of the question.
     NoNameLeft,
+    /// A capitalised word that may be a person, or may not, besides the people named: renaming
+    /// the others could split one person in two.
+    UnsureName,
+    /// Two names one letter apart: perhaps one person spelled two ways.
+    NamesAlike,
 }
 
 impl NamesRefusal {
     pub fn name(self) -> &'static str {
         match self {
             NamesRefusal::NoName => "no_name",
-            NamesRefusal::PronounsUndecided => "pronouns_undecided",
             NamesRefusal::NoNameLeft => "no_name_left",
+            NamesRefusal::UnsureName => "unsure_name",
+            NamesRefusal::NamesAlike => "names_alike",
         }
     }
 }
@@ -136,9 +144,20 @@ pub fn people(text: &str) -> Result<Vec<Person>, NamesRefusal> {
     let Named {
         people: named,
         titled,
+        unsure,
     } = named(text);
     if named.is_empty() {
         return Err(NamesRefusal::NoName);
+    }
+    if !unsure.is_empty() {
+        return Err(NamesRefusal::UnsureName);
+    }
+    // "Aurelia … Arelia", "Tasha … Tashay": one person spelled twice, or two whom renaming
+    // would tell apart more than the text does.
+    for (i, (a, _)) in named.iter().enumerate() {
+        if named[i + 1..].iter().any(|(b, _)| alike(a, b)) {
+            return Err(NamesRefusal::NamesAlike);
+        }
     }
     let lower: BTreeSet<String> = words(text).iter().map(|w| w.text.to_lowercase()).collect();
     let has = |set: &[&str]| set.iter().any(|p| lower.contains(*p));
@@ -159,11 +178,13 @@ pub fn people(text: &str) -> Result<Vec<Person>, NamesRefusal> {
                 (Some(Gender::Either), Some(g)) => g,
                 (Some(g), _) => g,
                 (None, Some(g @ (Gender::Female | Gender::Male))) => g,
-                (None, _) => return Err(NamesRefusal::PronounsUndecided),
+                // Both pronouns and a name of either: a name of either fits whichever is theirs.
+                (None, _) => Gender::Either,
             },
             (Some(g @ (Gender::Female | Gender::Male)), false) => g,
-            (_, false) if !she && !he => Gender::Either,
-            (_, false) => return Err(NamesRefusal::PronounsUndecided),
+            // Several people and a name the list does not place: which pronouns are theirs is
+            // not known, and a name of either gender agrees with both.
+            (_, false) => Gender::Either,
         };
         out.push(Person {
             name,
@@ -184,6 +205,8 @@ pub struct Named {
     /// Each titled mention ("Mrs. Cruz": female; "Dr. Wertz": either), as written, where it
     /// starts, and the gender its title gives.
     pub titled: Vec<(String, usize, Gender)>,
+    /// Capitalised words inside a sentence that may be people but do not show it.
+    pub unsure: Vec<String>,
 }
 
 /// The people `text` names (see [`Named`]).
@@ -288,6 +311,7 @@ pub fn named(text: &str) -> Named {
                 let lower = n.text;
                 lower.starts_with(char::is_lowercase)
                     && (["and", "is", "has", "was"].contains(&lower)
+                        || ACTS.contains(&lower)
                         || (lower.chars().count() >= 4
                             && (lower.ends_with('s') || lower.ends_with("ed"))))
             });
@@ -308,7 +332,44 @@ pub fn named(text: &str) -> Named {
         .filter(|(n, (_, person))| *person && !kept.contains(*n))
         .map(|(n, _)| *n)
         .collect();
+    // An unlisted word after "to", "than", "his friend" in a story about people is one more
+    // of them ("He gives 30 to Nicky").
+    if !order.is_empty() {
+        for (i, w) in ws.iter().enumerate() {
+            let Some((_, person)) = mentions.get_mut(w.text) else {
+                continue;
+            };
+            let after_person_word = i > 0
+                && PERSON_BEFORE.contains(&ws[i - 1].text.to_lowercase().as_str())
+                && cut::between(text, ws[i - 1].end, w.start)
+                    .trim_matches([' ', ','])
+                    .is_empty();
+            let lower = w.text.to_lowercase();
+            if !*person
+                && after_person_word
+                && !kept.contains(w.text)
+                && !lower_words.contains(lower.as_str())
+            {
+                *person = true;
+                order.push(w.text);
+            }
+        }
+    }
+    // A capitalised word inside a sentence that is neither a person nor known to be something
+    // else: it may be someone the rules do not see, whom renaming the others would leave as is.
+    let unsure = mentions
+        .iter()
+        .filter(|(n, (spans, person))| {
+            !*person
+                && !kept.contains(*n)
+                && spans
+                    .iter()
+                    .any(|&(start, _)| !starts_sentence(text, start))
+        })
+        .map(|(n, _)| n.to_string())
+        .collect();
     order.sort_by_key(|n| mentions[n].0[0].0);
+    order.dedup();
     let named = order
         .into_iter()
         .map(|n| {
@@ -321,6 +382,35 @@ pub fn named(text: &str) -> Named {
     Named {
         people: named,
         titled,
+        unsure,
+    }
+}
+
+/// Whether two names are one edit (a letter added, dropped or changed) apart.
+fn alike(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    match long.len() - short.len() {
+        0 => {
+            short
+                .iter()
+                .zip(long.iter())
+                .filter(|(x, y)| x != y)
+                .count()
+                <= 1
+        }
+        1 => (0..long.len()).any(|skip| {
+            long.iter()
+                .enumerate()
+                .filter(|&(k, _)| k != skip)
+                .map(|(_, c)| c)
+                .eq(short.iter())
+        }),
+        _ => false,
     }
 }
 

@@ -18,11 +18,14 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::lexicon::{ANIMALS, BUILT, FOOD, FOUNDED, OBJECTS, PEOPLE, PERSON_NOUNS, PLANTS};
-use super::names::{named, Named};
+use super::lexicon::{
+    ANIMALS, BUILT, FOOD, FOUNDED, HOLDERS, MADE, OBJECTS, PEOPLE, PERSON_NOUNS, PLANTED, PLANTS,
+    RELEASED,
+};
+use super::names::{named, people, Gender, Named};
 use super::{mentions_any, sentences, words};
 use crate::cut;
-use crate::question::{find_slots, word_numbers};
+use crate::question::{find_slots, number_word_value};
 
 /// What a noun counts, for the properties that fit it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +35,9 @@ enum Kind {
     Food,
     Plants,
     Things,
+    /// Things that hold or carry others (boxes, albums, buses): "smaller" could mean holding
+    /// fewer, so they take a colour only.
+    Holders,
 }
 
 /// Plural nouns by kind: only these take an item sentence (a unit, an event or an abstract
@@ -42,29 +48,31 @@ const NOUNS: &[(Kind, &[&str])] = &[
     (Kind::Food, FOOD),
     (Kind::Plants, PLANTS),
     (Kind::Things, OBJECTS),
+    (Kind::Holders, HOLDERS),
 ];
 
 /// (kind, property, stems the question must not mention for the property to be irrelevant).
+/// (kind, property with `{be}` for "were" or "was", stems the question must not mention).
 const ITEM_FORMS: &[(Kind, &str, &[&str])] = &[
-    (Kind::People, "were left-handed", &["hand"]),
+    (Kind::People, "{be} left-handed", &["hand"]),
     (Kind::People, "wore glasses", &["glass", "wear", "wore"]),
     (Kind::People, "had brown hair", &["hair", "brown"]),
     (Kind::Animals, "had brown spots", &["spot", "brown"]),
     (
         Kind::Animals,
-        "were born in the spring",
+        "{be} born in the spring",
         &["born", "spring", "age", "old", "young", "month"],
     ),
-    (Kind::Animals, "were a bit smaller than average", SIZE),
-    (Kind::Food, "were a bit smaller than average", SIZE),
+    (Kind::Animals, "{be} a bit smaller than average", SIZE),
+    (Kind::Food, "{be} a bit smaller than average", SIZE),
     (
         Kind::Food,
-        "were a little darker than the rest",
+        "{be} a little darker than the rest",
         &["dark", "light", "colo", "rest"],
     ),
     (
         Kind::Plants,
-        "were a bit shorter than the rest",
+        "{be} a bit shorter than the rest",
         &["short", "tall", "height", "inch", "foot", "feet", "rest"],
     ),
     (
@@ -72,10 +80,18 @@ const ITEM_FORMS: &[(Kind, &str, &[&str])] = &[
         "had a few yellow leaves",
         &["leaf", "leave", "yellow"],
     ),
-    (Kind::Things, "were a bit smaller than average", SIZE),
+    (Kind::Things, "{be} a bit smaller than average", SIZE),
+    (
+        Kind::Holders,
+        "{be} blue",
+        &[
+            "blue", "colo", "paint", "dye", "gold", "silver", "red", "green", "white", "black",
+            "yellow", "pink", "purple", "brown", "gray", "grey", "orange",
+        ],
+    ),
     (
         Kind::Things,
-        "were blue",
+        "{be} blue",
         &[
             "blue", "colo", "paint", "dye", "gold", "silver", "red", "green", "white", "black",
             "yellow", "pink", "purple", "brown", "gray", "grey", "orange",
@@ -115,10 +131,34 @@ const PERSON_FORMS: &[PersonForm] = &[
             "gas", "fuel", "live"],
     },
     PersonForm {
+        third: "{who} has {k} houseplants.",
+        first: "{who} have {k} houseplants.",
+        range: (2, 9),
+        topics: &["plant", "flower", "garden", "tree", "pot", "seed", "leaf", "leaves", "grow",
+            "water"],
+    },
+    PersonForm {
+        third: "{who} has been to {k} countries.",
+        first: "{who} have been to {k} countries.",
+        range: (2, 9),
+        topics: &["countr", "travel", "trip", "vacation", "flight", "plane", "fly", "flew",
+            "visit", "abroad", "been"],
+    },
+    PersonForm {
+        third: "{who}'s favorite number is {k}.",
+        first: "My favorite number is {k}.",
+        range: (3, 30),
+        topics: &["favorite", "favourite"],
+    },
+    PersonForm {
         third: "{who} is {k} years old.",
         first: "{who} am {k} years old.",
         range: (25, 60),
-        topics: &["year", "old", "age", "born", "birthday", "young", "decade"],
+        // A child's story gets no adult's age.
+        topics: &["year", "old", "age", "born", "birthday", "young", "decade", "school", "grade",
+            "class", "mom", "dad", "mother", "father", "parent", "allowance", "toy", "kid", "child",
+            "homework", "recess", "playground", "sister", "brother", "grandm", "grandp", "babysit",
+            "lollipop", "cand", "sticker", "marble", "crayon", "summer", "friend", "teacher"],
     },
 ];
 
@@ -127,10 +167,14 @@ const PERSON_FORMS: &[PersonForm] = &[
 const THINGS: &[(&str, &[&str])] = &[
     ("{the} was built {k} years ago.", BUILT),
     ("{the} was founded {k} years ago.", FOUNDED),
+    ("{the} came out {k} years ago.", RELEASED),
+    ("{the} was planted {k} years ago.", PLANTED),
+    ("{the} was made {k} years ago.", MADE),
 ];
 
 const AGE_STEMS: &[&str] = &[
-    "year", "old", "age", "new", "decade", "built", "build", "found", "ago", "centur",
+    "year", "old", "age", "new", "decade", "built", "build", "found", "ago", "centur", "made",
+    "make", "plant", "came", "come", "release",
 ];
 
 /// Why a question gets no `noop` variant (the `generation_stats.refused` value).
@@ -182,25 +226,38 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
         .iter()
         .filter_map(|s| s.value.as_integer().filter(|_| s.value.is_integer()))
         .collect();
-    written.extend(
-        word_numbers(text)
-            .iter()
-            .filter_map(|(_, v)| v.as_integer().filter(|_| v.is_integer())),
-    );
-    // Counts of items, in sentences that state (not ask) and end with a full stop.
+    // Cardinals written as words count too ("four books"); ordinals and "twice" do not.
+    written.extend(words(text).iter().filter_map(|w| number_word_value(w.text)));
+    // Counts of items, in digits or in a word ("Four books"), in sentences that state (not
+    // ask) and end with a full stop.
+    let mut counts: Vec<(usize, usize, i128)> = find_slots(text)
+        .iter()
+        .filter(|s| !cut::before(text, s.start).ends_with('$'))
+        .filter_map(|s| {
+            let n = s.value.as_integer().filter(|_| s.value.is_integer())?;
+            Some((s.start, s.end, n))
+        })
+        .collect();
+    let ws = words(text);
+    for (i, w) in ws.iter().enumerate() {
+        // A word joined to another by a hyphen ("fifty-four", "two-thirds") is no count alone.
+        let hyphened = cut::after(text, w.end).starts_with('-')
+            || (i > 0 && cut::between(text, ws[i - 1].end, w.start) == "-");
+        if let Some(n) = number_word_value(w.text).filter(|_| !hyphened && w.text != "dozen") {
+            counts.push((w.start, w.end, n));
+        }
+    }
+    counts.sort_unstable();
     let mut items = Vec::new();
-    for slot in find_slots(text) {
-        let Some(n) = slot.value.as_integer().filter(|_| slot.value.is_integer()) else {
-            continue;
-        };
-        let Some(at) = sentence_of(slot.start) else {
+    for (start, end, n) in counts {
+        let Some(at) = sentence_of(start) else {
             continue;
         };
         let (a, b) = spans[at];
-        if n < 3 || cut::before(text, slot.start).ends_with('$') {
+        if n < 2 {
             continue;
         }
-        let Some((kind, noun)) = counted(text, slot.end) else {
+        let Some((kind, noun)) = counted(text, end) else {
             continue;
         };
         if at != last && cut::between(text, a, b).ends_with('.') {
@@ -221,19 +278,37 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
         let Some(&&(_, property, _)) = forms.first() else {
             continue;
         };
-        let Some(k) = draw_unwritten(&mut rng, 2, (n - 1).min(12), &written) else {
+        let Some(at) = first_fit(text, &spans, at, last, true, |_| true) else {
             continue;
         };
+        // Two or more of the items where the count allows, so that the number stands apart
+        // from an answer merely off by one; one of two items otherwise.
+        let k = draw_unwritten(&mut rng, 2, (n - 1).min(12), &written)
+            .or_else(|| draw_unwritten(&mut rng, 1, 1, &written));
+        let Some(k) = k else {
+            continue;
+        };
+        let be = if k == 1 { "was" } else { "were" };
         let spot = Spot {
             after: at,
-            sentence: format!("{} of the {noun} {property}.", SMALL_WORDS[k as usize]),
+            sentence: format!(
+                "{} of the {noun} {}.",
+                SMALL_WORDS[k as usize],
+                property.replace("{be}", be)
+            ),
             number: k,
         };
         return Ok(place(text, &spans, spot));
     }
     let mut persons = people_spoken_of(text);
     persons.shuffle(&mut rng);
-    for (who, first_person, first) in persons {
+    for subject in persons {
+        let Subject {
+            who,
+            first_person,
+            at: first,
+            gender,
+        } = subject;
         let Some(at) = sentence_of(first) else {
             continue;
         };
@@ -245,17 +320,21 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
         let Some(f) = forms.first() else {
             continue;
         };
-        let Some(k) = draw_unwritten(&mut rng, f.range.0, f.range.1, &written) else {
-            continue;
-        };
-        let form = if first_person { f.first } else { f.third };
-        let sentence = form.replace("{who}", &who).replace("{k}", &k.to_string());
         // A person first named in the question sentence is introduced just before it.
         let after = if at == last {
             at.checked_sub(1)
         } else {
             Some(at)
         };
+        let stays = |a| first_person || pronouns_stay_theirs(text, &spans, a, &who, gender);
+        let Some(after) = first_fit(text, &spans, after, last, false, stays) else {
+            continue;
+        };
+        let Some(k) = draw_unwritten(&mut rng, f.range.0, f.range.1, &written) else {
+            continue;
+        };
+        let form = if first_person { f.first } else { f.third };
+        let sentence = form.replace("{who}", &who).replace("{k}", &k.to_string());
         let spot = Spot {
             after,
             sentence,
@@ -273,6 +352,9 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
                 } else {
                     Some(at)
                 };
+                let Some(after) = first_fit(text, &spans, after, last, false, |_| true) else {
+                    return Err(NoopRefusal::NoPlace);
+                };
                 let spot = Spot {
                     after,
                     sentence,
@@ -283,6 +365,106 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
         }
     }
     Err(NoopRefusal::NoPlace)
+}
+
+/// The first place from `after` on, before the question sentence `last`, where a sentence fits
+/// (see [`fits_before_next`]): right after the sentence that introduces its subject, or as soon
+/// after as the text allows.
+fn first_fit(
+    text: &str,
+    spans: &[(usize, usize)],
+    after: Option<usize>,
+    last: usize,
+    items: bool,
+    also: impl Fn(Option<usize>) -> bool,
+) -> Option<Option<usize>> {
+    let fits = |a: Option<usize>| fits_before_next(text, spans, a, items) && also(a);
+    if fits(after) {
+        return Some(after);
+    }
+    let from = after.map_or(0, |i| i + 1);
+    (from..last).map(Some).find(|&a| fits(a))
+}
+
+/// Whether a sentence may go after sentence `after` (before the text when `None`): that one
+/// ends with a full stop, and the next starts a sentence of its own (a capital letter: not the
+/// rest of a list cut by a stray full stop) and reaches back to nothing the new sentence could
+/// take over ("four times that many", "the rest"; after a sentence about some of the items,
+/// also "them", "they", "it").
+fn fits_before_next(
+    text: &str,
+    spans: &[(usize, usize)],
+    after: Option<usize>,
+    items: bool,
+) -> bool {
+    const BACK: &[&str] = &[
+        "that many",
+        "that much",
+        "that number",
+        "that amount",
+        "this number",
+        "this amount",
+        "those",
+        "these",
+        "of them",
+        "the rest",
+        "the remaining",
+        "the others",
+        "the same",
+        "that total",
+        "this total",
+        "all of them",
+        "each of them",
+        "such",
+        "other",
+        "others",
+        "rest",
+        "remaining",
+        "remainder",
+    ];
+    // A count a sentence about a person gives could be taken for these.
+    const BACK_TO_NUMBER: &[&str] = &[
+        "that many",
+        "that much",
+        "that number",
+        "that amount",
+        "this number",
+        "this amount",
+        "the same number",
+        "the same amount",
+        "that total",
+        "this total",
+        "so many",
+        "such",
+    ];
+    const BACK_TO_ITEMS: &[&str] = &["them", "they", "their", "it", "its", "ones"];
+    if let Some(i) = after {
+        if !cut::between(text, spans[i].0, spans[i].1).ends_with('.') {
+            return false;
+        }
+    }
+    let next = after.map_or(0, |i| i + 1);
+    let Some(&(a, b)) = spans.get(next) else {
+        return true;
+    };
+    let sentence = cut::between(text, a, b);
+    let opens = sentence
+        .trim_start_matches(|c: char| c.is_whitespace() || "\"“‘'(".contains(c))
+        .starts_with(char::is_uppercase);
+    let lower: Vec<String> = words(sentence)
+        .iter()
+        .map(|w| w.text.to_lowercase())
+        .collect();
+    let joined = format!(" {} ", lower.join(" "));
+    let back = if items { BACK } else { BACK_TO_NUMBER };
+    // "the same amount of weight" says what it is the same as; "the same amount" alone may
+    // reach back to the new sentence's number.
+    let reaches_back = back.iter().any(|p| {
+        joined
+            .match_indices(&format!(" {p} "))
+            .any(|(at, m)| !cut::after(&joined, at + m.len()).starts_with("of "))
+    }) || (items && BACK_TO_ITEMS.iter().any(|p| lower.iter().any(|w| w == p)));
+    opens && !reaches_back
 }
 
 /// The first made thing a sentence opens with ("A wooden bridge …"): "The bridge", its form,
@@ -309,15 +491,149 @@ fn thing_spoken_of(text: &str) -> Option<(String, &'static str, usize)> {
     None
 }
 
-/// The people a sentence can be about: (how the sentence names them, whether that is "I",
-/// where they are first mentioned). Named people first; else a person noun opening a sentence
-/// ("A merchant", "The zookeeper"), or the narrator ("I have …").
-fn people_spoken_of(text: &str) -> Vec<(String, bool, usize)> {
-    let Named { people, titled } = named(text);
-    let named: Vec<(String, bool, usize)> = people
+/// Owned nouns whose owner's pronoun they could take ("Nate's dog … He digs").
+const TAKES_PRONOUNS: &[&str] = &[
+    "dog",
+    "cat",
+    "puppy",
+    "kitten",
+    "horse",
+    "pet",
+    "bird",
+    "parrot",
+    "hamster",
+    "fish",
+    "rabbit",
+    "turtle",
+    "pig",
+    "cow",
+    "goat",
+    "pony",
+    "father",
+    "mother",
+    "dad",
+    "mom",
+    "brother",
+    "sister",
+    "son",
+    "daughter",
+    "husband",
+    "wife",
+    "friend",
+    "boyfriend",
+    "girlfriend",
+    "grandmother",
+    "grandfather",
+    "grandma",
+    "grandpa",
+    "uncle",
+    "aunt",
+    "cousin",
+    "teacher",
+    "boss",
+    "neighbor",
+    "coach",
+    "baby",
+    "child",
+    "kid",
+];
+
+/// Whether a sentence about `who` after sentence `after` leaves the next sentence's pronouns
+/// as they were: the next has none that could be theirs before it names them itself, or the
+/// one before it speaks of them already. Otherwise "He digs" after "Nate lives 8 miles away"
+/// would turn from Nate's dog to Nate.
+fn pronouns_stay_theirs(
+    text: &str,
+    spans: &[(usize, usize)],
+    after: Option<usize>,
+    who: &str,
+    gender: Gender,
+) -> bool {
+    const SHE: &[&str] = &["she", "her", "hers", "herself"];
+    const HE: &[&str] = &["he", "him", "his", "himself"];
+    let compatible = |w: &str| {
+        let lower = w.to_lowercase();
+        let (she, he) = (SHE.contains(&lower.as_str()), HE.contains(&lower.as_str()));
+        match gender {
+            Gender::Female => she,
+            Gender::Male => he,
+            Gender::Either => she || he,
+        }
+    };
+    let next = after.map_or(0, |i| i + 1);
+    let Some(&(a, b)) = spans.get(next) else {
+        return true;
+    };
+    let could_be_theirs = words(cut::between(text, a, b))
+        .iter()
+        .take_while(|w| w.text != who)
+        .any(|w| compatible(w.text));
+    // The sentence before speaks of them: by name, as the owner of a thing (not of an animal or
+    // a person, who could take the pronoun), or it opens with one of their pronouns.
+    let spoken_of = after.is_some_and(|i| {
+        let (a, b) = spans[i];
+        let sentence = cut::between(text, a, b);
+        let ws = words(sentence);
+        let by_name = ws.iter().enumerate().any(|(k, w)| {
+            let possessive = cut::after(sentence, w.end).starts_with(['\'', '’']);
+            let owned = ws
+                .get(k + 2)
+                .map(|o| o.text.to_lowercase())
+                .unwrap_or_default();
+            w.text == who && (!possessive || !TAKES_PRONOUNS.contains(&owned.as_str()))
+        });
+        let by_pronoun = ws.first().is_some_and(|w| match gender {
+            Gender::Female => w.text.eq_ignore_ascii_case("she"),
+            Gender::Male => w.text.eq_ignore_ascii_case("he"),
+            Gender::Either => false,
+        });
+        by_name || by_pronoun
+    });
+    !could_be_theirs || spoken_of
+}
+
+/// Someone a sentence can be about.
+struct Subject {
+    /// How the sentence names them ("Weng", "Mrs. Cruz", "The merchant", "I").
+    who: String,
+    first_person: bool,
+    /// Where they are first mentioned.
+    at: usize,
+    /// The pronouns that may be theirs.
+    gender: Gender,
+}
+
+/// The people a sentence can be about: named people first; else a person noun opening a
+/// sentence ("A merchant", "The zookeeper"), or the narrator ("I have …").
+fn people_spoken_of(text: &str) -> Vec<Subject> {
+    let Named {
+        people: named_people,
+        titled,
+        ..
+    } = named(text);
+    let genders: Vec<(String, Gender)> = people(text)
+        .map(|ps| ps.into_iter().map(|p| (p.name, p.gender)).collect())
+        .unwrap_or_default();
+    let gender_of = |name: &str| {
+        genders
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(Gender::Either, |(_, g)| *g)
+    };
+    let named: Vec<Subject> = named_people
         .into_iter()
-        .map(|(name, mentions)| (name, false, mentions[0].0))
-        .chain(titled.into_iter().map(|(name, at, _)| (name, false, at)))
+        .map(|(name, mentions)| Subject {
+            gender: gender_of(&name),
+            who: name,
+            first_person: false,
+            at: mentions[0].0,
+        })
+        .chain(titled.into_iter().map(|(name, at, gender)| Subject {
+            who: name,
+            first_person: false,
+            at,
+            gender,
+        }))
         .collect();
     if !named.is_empty() {
         return named;
@@ -330,10 +646,15 @@ fn people_spoken_of(text: &str) -> Vec<(String, bool, usize)> {
         };
         match ws[i].text {
             "I" => {
-                out.push(("I".to_string(), true, ws[i].start));
+                out.push(Subject {
+                    who: "I".to_string(),
+                    first_person: true,
+                    at: ws[i].start,
+                    gender: Gender::Either,
+                });
                 break;
             }
-            "A" | "An" | "The" => {
+            "A" | "An" | "The" | "My" => {
                 // The noun within the next three words, before any verb-like word.
                 let noun = ws[i + 1..]
                     .iter()
@@ -341,7 +662,13 @@ fn people_spoken_of(text: &str) -> Vec<(String, bool, usize)> {
                     .take_while(|w| w.text.starts_with(char::is_lowercase))
                     .find(|w| PERSON_NOUNS.contains(&w.text));
                 if let Some(n) = noun {
-                    out.push((format!("The {}", n.text), false, ws[i].start));
+                    let det = if ws[i].text == "My" { "My" } else { "The" };
+                    out.push(Subject {
+                        who: format!("{det} {}", n.text),
+                        first_person: false,
+                        at: ws[i].start,
+                        gender: Gender::Either,
+                    });
                     break;
                 }
             }

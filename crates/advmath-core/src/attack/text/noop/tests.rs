@@ -25,10 +25,15 @@ fn an_item_sentence_follows_the_sentence_that_counts_the_items() {
 fn the_number_is_never_one_the_question_writes() {
     let text = "Ann has 3 apples. She buys 4 more, then 2 more. How many apples does she have?";
     for seed in 0..100 {
-        // The only part of 3 apples is 2, which the question writes: a fact about Ann instead.
+        // The parts of 3 apples are 1 and 2, and the question writes 2: one apple, singular.
         let n = insert_noop(text, seed).unwrap();
         assert!(![2, 3, 4].contains(&n.number), "{} {}", n.number, n.text);
-        assert!(n.sentence.starts_with("Ann "), "{}", n.sentence);
+        assert_eq!(n.number, 1);
+        assert!(
+            n.sentence.starts_with("One of the apples was "),
+            "{}",
+            n.sentence
+        );
     }
 }
 
@@ -59,4 +64,17 @@ fn a_question_without_items_or_people_is_refused() {
         insert_noop("What is 5 times 7?", 0),
         Err(NoopRefusal::NoPlace)
     );
+}
+
+#[test]
+fn a_count_in_words_takes_an_item_sentence_too() {
+    let text = "Four books are arranged on a shelf. The first book is 31 mm thick while the \
+                second book is 50 mm thick. What is the total thickness of the four books?";
+    let n = insert_noop(text, 1).unwrap();
+    assert!(
+        n.sentence.ends_with("of the books were blue."),
+        "{}",
+        n.sentence
+    );
+    assert!(n.text.starts_with("Four books are arranged on a shelf. "));
 }
