@@ -44,13 +44,14 @@ pub(super) const TITLES: &[&str] = &[
     "Teacher", "Nurse", "Mom", "Dad", "Mother", "Father", "Sister", "Brother",
 ];
 
-/// Titles that say their person's gender.
+/// Titles that say their person is a woman.
 #[rustfmt::skip]
 pub(super) const FEMALE_TITLES: &[&str] = &[
     "Mrs", "Ms", "Miss", "Aunt", "Auntie", "Grandma", "Granny", "Grandmother", "Nana", "Lady",
     "Queen", "Madam", "Mom", "Mother", "Sister",
 ];
 
+/// Titles that say their person is a man.
 #[rustfmt::skip]
 pub(super) const MALE_TITLES: &[&str] = &[
     "Mr", "Uncle", "Grandpa", "Grandfather", "Sir", "Lord", "King", "Mister", "Dad", "Father",
@@ -59,7 +60,6 @@ pub(super) const MALE_TITLES: &[&str] = &[
 
 /// Words before a capitalised word that make it a person in a story about people ("gives 30 to
 /// Nicky", "her friend Johanna").
-#[rustfmt::skip]
 #[rustfmt::skip]
 pub(super) const PERSON_BEFORE: &[&str] = &[
     "to", "than", "as", "and", "with", "from", "for", "by", "friend", "colleague", "sister",
@@ -70,6 +70,7 @@ pub(super) const PERSON_BEFORE: &[&str] = &[
 
 /// Lower-case words before a capitalised word that make it a thing or a place, not a person
 /// ("a Rottweiler", "the Hortex company", "team Alphas", "in Jordan").
+#[rustfmt::skip]
 pub(super) const THING_BEFORE: &[&str] = &[
     "a",
     "an",
