@@ -337,7 +337,9 @@ pub(super) fn dataset_card(
     b.push_str("- **M1** (free): new numbers drawn uniformly with up to c significant digits (divisors up to c/2).\n");
     b.push_str("- **M2** (same digit count): each number keeps its number of digits (one-digit numbers draw from 1-99).\n");
     b.push_str("- **M3** (same significant digits): one-digit leading parts draw from 1-9, larger ones from a Poisson around the original.\n");
-    b.push_str("- **punctNN** (ArithmAttack): one of `. , ! ? ; :` inserted before NN% of the words; `m3_punctNN` (attack `m3+punctNN`) noises M3 variants.\n\n");
+    b.push_str("- **punctNN** (ArithmAttack): one of `. , ! ? ; :` inserted before NN% of the words; `m3_punctNN` (attack `m3+punctNN`) noises M3 variants.\n");
+    b.push_str("- **names** (after GSM-Symbolic, Mirzadeh et al. 2024; advmath's extension, made by rule, not by hand): every person the question names gets a new first name, the same at every mention, of the gender its pronouns give (a name used for either where they do not), from a name list written for advmath (CC0-1.0); numbers and gold unchanged. A question that names no one, or with a word that may be an unseen person, has none. `m3_names` (attack `m3+names`) renames the people of M3 variants: GSM-Symbolic's names and numbers together.\n");
+    b.push_str("- **noop** (after GSM-NoOp, Mirzadeh et al. 2024; GSM-Plus's distractor insertion; advmath's extension, made by rule from a fixed bank of sentence forms, not by hand): one sentence with a number the answer never reads, after the sentence that introduces what it speaks of (\"Five of the cookies were a bit smaller than average.\", \"Weng has 4 cousins.\"); the number is the `distractor` column, and the gold is unchanged. `m3_noop` (attack `m3+noop`) adds one to M3 variants.\n\n");
     if runs.is_empty() {
         b.push_str("Generation settings were not recorded with these tables.\n\n");
     } else {
@@ -354,8 +356,11 @@ pub(super) fn dataset_card(
             });
             let noise = attack.contains("punct");
             let when = |used: bool, v: String| if used { v } else { "—".to_string() };
+            let text_only = !numeric && (attack.contains("names") || attack.contains("noop"));
             let variants = if numeric {
                 r.variants
+            } else if text_only {
+                r.text_variants.unwrap_or(r.noise_variants)
             } else {
                 r.noise_variants
             };
@@ -430,7 +435,7 @@ pub(super) fn dataset_card(
         b.push_str("\nThe sources carry different licences (`license: other`); each row's `dataset` column names its source, and \
             the licence of that source applies to the row.\n");
     }
-    b.push_str("\n## Citation\n\n```bibtex\n@inproceedings{xie2024adversarial,\n  title     = {Adversarial Math Word Problem Generation},\n  author    = {Xie, Roy and Huang, Chengxuan and Wang, Junlin and Dhingra, Bhuwan},\n  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2024},\n  year      = {2024},\n  note      = {arXiv:2402.17916}\n}\n\n@article{abedin2025arithmattack,\n  title   = {ArithmAttack: Evaluating Robustness of LLMs to Noisy Context in Math Problem Solving},\n  author  = {Abedin, Zain Ul and Qamar, Shahzeb and Flek, Lucie and Karimi, Akbar},\n  year    = {2025}\n}\n```\n");
+    b.push_str("\n## Citation\n\n```bibtex\n@inproceedings{xie2024adversarial,\n  title     = {Adversarial Math Word Problem Generation},\n  author    = {Xie, Roy and Huang, Chengxuan and Wang, Junlin and Dhingra, Bhuwan},\n  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2024},\n  year      = {2024},\n  note      = {arXiv:2402.17916}\n}\n\n@article{abedin2025arithmattack,\n  title   = {ArithmAttack: Evaluating Robustness of LLMs to Noisy Context in Math Problem Solving},\n  author  = {Abedin, Zain Ul and Qamar, Shahzeb and Flek, Lucie and Karimi, Akbar},\n  year    = {2025}\n}\n\n@article{mirzadeh2024gsmsymbolic,\n  title   = {GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models},\n  author  = {Mirzadeh, Iman and Alizadeh, Keivan and Shahrokhi, Hooman and Tuzel, Oncel and Bengio, Samy and Farajtabar, Mehrdad},\n  year    = {2024},\n  note    = {arXiv:2410.05229}\n}\n```\n");
     y + &b
 }
 

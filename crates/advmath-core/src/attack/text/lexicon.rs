@@ -3,6 +3,22 @@
 //! and the nouns a no-op sentence may speak of. Kept apart from the logic so that a reader can
 //! audit them at a glance.
 
+/// Singular nouns of animals: a name beside one is an animal's ("Gunther, the gorilla", "his
+/// dog Rex"), never renamed.
+#[rustfmt::skip]
+pub(super) const ANIMAL: &[&str] = &[
+    "dog", "cat", "puppy", "kitten", "horse", "pony", "bird", "parrot", "hamster", "fish",
+    "goldfish", "rabbit", "bunny", "turtle", "tortoise", "pig", "cow", "goat", "sheep", "lamb",
+    "chicken", "hen", "rooster", "duck", "goose", "frog", "toad", "snake", "lizard", "gorilla",
+    "chimpanzee", "monkey", "ape", "elephant", "lion", "tiger", "bear", "giraffe", "zebra",
+    "whale", "shark", "dolphin", "owl", "eagle", "albatross", "seagull", "penguin", "mouse", "rat",
+    "squirrel", "fox", "wolf", "deer", "camel", "donkey", "llama", "alpaca", "sloth", "kangaroo",
+    "koala", "panda", "dinosaur", "dragon", "unicorn", "spider", "bee", "ant", "butterfly",
+    "caterpillar", "crab", "octopus", "snail", "worm", "beetle", "porcupine", "hedgehog",
+    "raccoon", "skunk", "beaver", "otter", "seal", "crocodile", "alligator", "pet", "cub", "calf",
+    "foal", "t", "rex",
+];
+
 /// Capitalised words that are never a person's name here: sentence openers, days, months,
 /// holidays, languages and peoples, brands, subjects.
 #[rustfmt::skip]
@@ -16,7 +32,9 @@ pub(super) const NEVER: &[&str] = &[
     "On", "Once", "One", "Only", "Or", "Originally", "Our", "Out", "Over", "Overall", "Per",
     "Recently", "Second", "She", "Since", "So", "Some", "Suppose", "That", "The", "Their", "Then",
     "There", "These", "They", "Third", "This", "Those", "Three", "To", "Today", "Together",
-    "Tomorrow", "Tonight", "Two", "Although", "Though", "Unless", "Whenever", "Whether", "Under",
+    "Tomorrow", "Tonight", "Two", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+    "Eleven", "Twelve", "Twenty", "Thirty", "Fifty", "Hundred", "Mondays", "Tuesdays",
+    "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays", "Although", "Though", "Unless", "Whenever", "Whether", "Under",
     "Until", "Usually", "We", "What", "When", "Where", "Which", "While", "Who", "Why", "With",
     "Without", "Yesterday", "You", "Your", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
     "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August",
@@ -62,10 +80,10 @@ pub(super) const MALE_TITLES: &[&str] = &[
 /// Nicky", "her friend Johanna").
 #[rustfmt::skip]
 pub(super) const PERSON_BEFORE: &[&str] = &[
-    "to", "than", "as", "and", "with", "from", "for", "by", "friend", "colleague", "sister",
+    "to", "than", "as", "and", "with", "friend", "colleague", "sister",
     "brother", "cousin", "neighbor", "neighbour", "mother", "father", "mom", "dad", "son",
     "daughter", "wife", "husband", "boyfriend", "girlfriend", "partner", "roommate", "classmate",
-    "teammate", "boss", "coworker", "named", "called", "while",
+    "teammate", "boss", "coworker", "named", "called",
 ];
 
 /// Lower-case words before a capitalised word that make it a thing or a place, not a person
@@ -156,7 +174,8 @@ pub(super) const PLACE_AFTER: &[&str] = &[
     "Bridge", "Hall", "Center", "Centre", "Mall", "Market", "Company", "Airlines", "Hotel",
     "Restaurant", "Cafe", "Library", "Museum", "Zoo", "Beach", "Island", "City", "County", "Town",
     "Village", "Hospital", "Church", "Station", "Stadium", "Theater", "Theatre", "Grill", "Diner",
-    "Pizza", "Burger", "Inc", "Co", "Club", "Academy",
+    "Pizza", "Burger", "Inc", "Co", "Club", "Academy", "Shores", "Valley", "Woods", "Forest",
+    "Bay", "Harbor", "Falls", "Springs", "Heights",
 ];
 
 /// Singular nouns of a person a sentence may open with ("A merchant wants …", "The zookeeper
@@ -275,7 +294,7 @@ pub(super) const BUILT: &[&str] = &[
 #[rustfmt::skip]
 pub(super) const FOUNDED: &[&str] = &[
     "company", "team", "band", "club", "website", "business", "charity", "firm", "agency",
-    "orchestra", "choir", "organization", "startup", "newspaper", "magazine",
+    "orchestra", "choir", "organization", "startup",
 ];
 
 /// Singular nouns of works that came out, whose age a no-op may give.
@@ -298,4 +317,20 @@ pub(super) const MADE: &[&str] = &[
     "bicycle", "computer", "laptop", "phone", "piano", "guitar", "violin", "watch", "camera",
     "printer", "microwave", "dishwasher", "heater", "clock", "mirror", "cabinet", "bookshelf",
     "quilt", "blanket", "sweater", "scarf", "kite", "robot", "whirligig", "flag",
+];
+
+/// Singular nouns of a group a sentence may open with ("The Adams family"): the no-op speaks of
+/// where it lives or has been.
+#[rustfmt::skip]
+pub(super) const GROUP_NOUNS: &[&str] = &[
+    "family", "team", "group", "class", "club", "band", "choir", "crew", "couple",
+];
+
+/// Verbs of giving: "to" after one of them leads to a person ("gives 30 to Nicky").
+#[rustfmt::skip]
+pub(super) const GIVING: &[&str] = &[
+    "give", "gives", "gave", "given", "sell", "sells", "sold", "lend", "lends", "lent", "send",
+    "sends", "sent", "pay", "pays", "paid", "hand", "hands", "handed", "show", "shows", "showed",
+    "tell", "tells", "told", "offer", "offers", "offered", "donate", "donates", "donated",
+    "return", "returns", "returned", "owe", "owes", "owed", "passed", "passes", "mailed",
 ];

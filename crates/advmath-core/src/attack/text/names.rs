@@ -18,7 +18,8 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::lexicon::{
-    ACTS, FEMALE_TITLES, MALE_TITLES, NEVER, PERSON_BEFORE, PLACE_AFTER, THING_BEFORE, TITLES,
+    ACTS, ANIMAL, FEMALE_TITLES, GIVING, MALE_TITLES, NEVER, PERSON_BEFORE, PLACE_AFTER,
+    THING_BEFORE, TITLES,
 };
 use super::{words, Word};
 use crate::cut;
@@ -253,11 +254,19 @@ pub fn named(text: &str) -> Named {
                 kept.insert(w.text);
                 continue;
             }
-            if adjacent(p, w)
-                && (candidate_at[i - 1]
-                    || (is_capitalised(p.text)
-                        && !NEVER.contains(&p.text)
-                        && (LISTED.contains_key(p.text) || !starts_sentence(text, p.start))))
+            // "T-Rex": a word joined by a hyphen is part of another word.
+            let hyphened = cut::between(text, p.end, w.start) == "-";
+            // A surname, a word of a proper noun ("Cozy Homes"), or an animal's name ("his dog
+            // Rex", "a cat named Binkie").
+            let named_animal = ANIMAL.contains(&p.text.to_lowercase().as_str())
+                || (matches!(p.text, "named" | "called")
+                    && i >= 2
+                    && ANIMAL.contains(&ws[i - 2].text.to_lowercase().as_str()));
+            if hyphened
+                || named_animal
+                || (adjacent(p, w)
+                    && (candidate_at[i - 1]
+                        || (is_capitalised(p.text) && !NEVER.contains(&p.text))))
             {
                 // A surname, or a word of a proper noun: kept wherever it is written.
                 kept.insert(w.text);
@@ -271,8 +280,27 @@ pub fn named(text: &str) -> Named {
             if business {
                 kept.insert(ws[i - 2].text);
             }
+            // "the Rubik's cube": after an article even a possessive is a thing's name; so is a
+            // word after "a gold", "the new" ("a gold Jewell").
+            let article = matches!(before.as_str(), "a" | "an" | "the");
+            const ADJECTIVES: &[&str] = &[
+                "gold", "golden", "silver", "diamond", "wooden", "plastic", "metal", "glass",
+                "red", "blue", "green", "white", "black", "yellow", "brown", "pink", "purple",
+                "big", "small", "large", "new", "old", "little",
+            ];
+            let after_article = i >= 2
+                && ADJECTIVES.contains(&p.text)
+                && adjacent(p, w)
+                && matches!(ws[i - 2].text.to_lowercase().as_str(), "a" | "an" | "the")
+                && adjacent(&ws[i - 2], p);
+            if after_article {
+                kept.insert(w.text);
+                continue;
+            }
             if business
-                || (adjacent(p, w) && THING_BEFORE.contains(&before.as_str()) && !possessive)
+                || (adjacent(p, w)
+                    && THING_BEFORE.contains(&before.as_str())
+                    && (!possessive || article))
             {
                 kept.insert(w.text);
                 continue;
@@ -289,7 +317,39 @@ pub fn named(text: &str) -> Named {
         if let Some(n) = beyond {
             let after = cut::between(text, w.end, n.start).trim_start_matches(['\'', '’']);
             let after = after.strip_prefix('s').unwrap_or(after);
-            if after == " " && PLACE_AFTER.contains(&n.text) {
+            // "Sally's Bakery" is a business, "Tom's restaurant" Tom's; "Hollock valley" a place.
+            let place = PLACE_AFTER
+                .iter()
+                .any(|p| *p == n.text || (!possessive && p.eq_ignore_ascii_case(n.text)));
+            if after == " " && place {
+                kept.insert(w.text);
+                continue;
+            }
+        }
+        // "Gunther, the gorilla", "Alfie the albatross": an animal's name.
+        let described = ws[i + 1..]
+            .iter()
+            .take(3)
+            .skip_while(|n| n.text == "the")
+            .take(2)
+            .any(|n| ANIMAL.contains(&n.text.to_lowercase().as_str()));
+        let appositive = next.is_some_and(|n| {
+            n.text == "the"
+                && cut::between(text, w.end, n.start)
+                    .trim_matches([' ', ','])
+                    .is_empty()
+        });
+        if appositive && described {
+            kept.insert(w.text);
+            continue;
+        }
+        // "San Diego", "Los Angeles", "Publisher A": an unlisted word right before another
+        // capitalised word, or before a one-letter label, is a word of a name of a place or a
+        // thing.
+        if let Some(n) = next.filter(|n| cut::between(text, w.end, n.start) == " ") {
+            let label = n.text.chars().count() == 1 && n.text.starts_with(char::is_uppercase);
+            let proper = is_capitalised(n.text) && !NEVER.contains(&n.text);
+            if label || (proper && !LISTED.contains_key(w.text)) {
                 kept.insert(w.text);
                 continue;
             }
@@ -301,8 +361,7 @@ pub fn named(text: &str) -> Named {
         // only where it is no word the text also writes in lower case, and only a plural-free
         // word acts by a mere "is" or "has".
         let lower = w.text.to_lowercase();
-        let common = lower_words.contains(lower.as_str())
-            || lower_words.contains(lower.trim_end_matches('s'));
+        let common = is_common(&lower_words, &lower);
         // The word that opens a question about someone ("Tyrion changes his mask …", "Jess is
         // trying … She") is that someone, when it is no common noun.
         let opens_story = i == 0
@@ -339,8 +398,17 @@ pub fn named(text: &str) -> Named {
             let Some((_, person)) = mentions.get_mut(w.text) else {
                 continue;
             };
+            // "to" marks a person only after giving ("gives 30 to Nicky"), not a place ("a trip
+            // to Rochester").
+            let before = i.checked_sub(1).map(|p| ws[p].text.to_lowercase());
+            let given_to = before.as_deref() == Some("to")
+                && ws[i.saturating_sub(5)..i - 1]
+                    .iter()
+                    .any(|g| GIVING.contains(&g.text.to_lowercase().as_str()));
             let after_person_word = i > 0
-                && PERSON_BEFORE.contains(&ws[i - 1].text.to_lowercase().as_str())
+                && (given_to
+                    || (before.as_deref() != Some("to")
+                        && PERSON_BEFORE.contains(&ws[i - 1].text.to_lowercase().as_str())))
                 && cut::between(text, ws[i - 1].end, w.start)
                     .trim_matches([' ', ','])
                     .is_empty();
@@ -348,7 +416,7 @@ pub fn named(text: &str) -> Named {
             if !*person
                 && after_person_word
                 && !kept.contains(w.text)
-                && !lower_words.contains(lower.as_str())
+                && !is_common(&lower_words, &lower)
             {
                 *person = true;
                 order.push(w.text);
@@ -384,6 +452,14 @@ pub fn named(text: &str) -> Named {
         titled,
         unsure,
     }
+}
+
+/// Whether `lower` (a capitalised word, lower-cased) is a word the text also writes in lower
+/// case, itself or as a plural or singular ("Publisher" beside "publishers").
+fn is_common(lower_words: &BTreeSet<&str>, lower: &str) -> bool {
+    lower_words.contains(lower)
+        || lower_words.contains(lower.trim_end_matches('s'))
+        || lower_words.contains(format!("{lower}s").as_str())
 }
 
 /// Whether two names are one edit (a letter added, dropped or changed) apart.

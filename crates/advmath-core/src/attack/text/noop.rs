@@ -19,8 +19,8 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::lexicon::{
-    ANIMALS, BUILT, FOOD, FOUNDED, HOLDERS, MADE, OBJECTS, PEOPLE, PERSON_NOUNS, PLANTED, PLANTS,
-    RELEASED,
+    ANIMALS, BUILT, FOOD, FOUNDED, GROUP_NOUNS, HOLDERS, MADE, OBJECTS, PEOPLE, PERSON_NOUNS,
+    PLANTED, PLANTS, RELEASED,
 };
 use super::names::{named, people, Gender, Named};
 use super::{mentions_any, sentences, words};
@@ -99,6 +99,13 @@ const ITEM_FORMS: &[(Kind, &str, &[&str])] = &[
     ),
 ];
 
+/// Words of a question that sorts items by their quality ("how many oranges are good?"): a
+/// property sentence about them could read as one more sort.
+const QUALITY: &[&str] = &[
+    "good", "bad", "ripe", "unripe", "rotten", "broken", "damag", "defect", "sour", "fresh",
+    "spoil", "fault", "perfect", "crack", "quality",
+];
+
 const SIZE: &[&str] = &[
     "small", "big", "large", "size", "average", "weigh", "tiny", "huge",
 ];
@@ -111,6 +118,8 @@ struct PersonForm {
     first: &'static str,
     range: (i128, i128),
     topics: &'static [&'static str],
+    /// Whether it fits a group ("The family lives 9 miles …") as well as a person.
+    groups: bool,
 }
 
 #[rustfmt::skip]
@@ -121,6 +130,7 @@ const PERSON_FORMS: &[PersonForm] = &[
         range: (2, 9),
         topics: &["cousin", "family", "relative", "people", "person", "sibling", "brother",
             "sister", "guest", "invite", "aunt", "uncle"],
+        groups: false,
     },
     PersonForm {
         third: "{who} lives {k} miles from the nearest city.",
@@ -129,6 +139,7 @@ const PERSON_FORMS: &[PersonForm] = &[
         topics: &["mile", "km", "kilomet", "meter", "metre", "drive", "drove", "walk", "distance",
             "far", "speed", "mph", "city", "town", "trip", "travel", "ride", "rode", "run", "ran",
             "gas", "fuel", "live"],
+        groups: true,
     },
     PersonForm {
         third: "{who} has {k} houseplants.",
@@ -136,6 +147,7 @@ const PERSON_FORMS: &[PersonForm] = &[
         range: (2, 9),
         topics: &["plant", "flower", "garden", "tree", "pot", "seed", "leaf", "leaves", "grow",
             "water"],
+        groups: false,
     },
     PersonForm {
         third: "{who} has been to {k} countries.",
@@ -143,12 +155,14 @@ const PERSON_FORMS: &[PersonForm] = &[
         range: (2, 9),
         topics: &["countr", "travel", "trip", "vacation", "flight", "plane", "fly", "flew",
             "visit", "abroad", "been"],
+        groups: true,
     },
     PersonForm {
         third: "{who}'s favorite number is {k}.",
         first: "My favorite number is {k}.",
         range: (3, 30),
         topics: &["favorite", "favourite"],
+        groups: false,
     },
     PersonForm {
         third: "{who} is {k} years old.",
@@ -159,6 +173,7 @@ const PERSON_FORMS: &[PersonForm] = &[
             "class", "mom", "dad", "mother", "father", "parent", "allowance", "toy", "kid", "child",
             "homework", "recess", "playground", "sister", "brother", "grandm", "grandp", "babysit",
             "lollipop", "cand", "sticker", "marble", "crayon", "summer", "friend", "teacher"],
+        groups: false,
     },
 ];
 
@@ -272,7 +287,9 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
     for (at, kind, noun, n) in items {
         let mut forms: Vec<&(Kind, &str, &[&str])> = ITEM_FORMS
             .iter()
-            .filter(|(k, _, stems)| *k == kind && !mentions_any(text, stems))
+            .filter(|(k, _, stems)| {
+                *k == kind && !mentions_any(text, stems) && !mentions_any(text, QUALITY)
+            })
             .collect();
         forms.shuffle(&mut rng);
         let Some(&&(_, property, _)) = forms.first() else {
@@ -308,13 +325,14 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
             first_person,
             at: first,
             gender,
+            group,
         } = subject;
         let Some(at) = sentence_of(first) else {
             continue;
         };
         let mut forms: Vec<&PersonForm> = PERSON_FORMS
             .iter()
-            .filter(|f| !mentions_any(text, f.topics))
+            .filter(|f| (f.groups || !group) && !mentions_any(text, f.topics))
             .collect();
         forms.shuffle(&mut rng);
         let Some(f) = forms.first() else {
@@ -483,6 +501,14 @@ fn thing_spoken_of(text: &str) -> Option<(String, &'static str, usize)> {
             .take(3)
             .take_while(|w| w.text.starts_with(char::is_lowercase))
         {
+            // "The car" is which car only when the text has one.
+            let plural = format!("{}s", w.text);
+            if ws
+                .iter()
+                .any(|o| o.text == plural || o.text == format!("{}es", w.text))
+            {
+                continue;
+            }
             if let Some((form, _)) = THINGS.iter().find(|(_, nouns)| nouns.contains(&w.text)) {
                 return Some((format!("The {}", w.text), form, ws[i].start));
             }
@@ -564,9 +590,12 @@ fn pronouns_stay_theirs(
     let Some(&(a, b)) = spans.get(next) else {
         return true;
     };
+    // "The trader" is named by its noun.
+    let name = who.rsplit(' ').next().unwrap_or(who);
+    let is_name = |w: &str| w.eq_ignore_ascii_case(name);
     let could_be_theirs = words(cut::between(text, a, b))
         .iter()
-        .take_while(|w| w.text != who)
+        .take_while(|w| !is_name(w.text))
         .any(|w| compatible(w.text));
     // The sentence before speaks of them: by name, as the owner of a thing (not of an animal or
     // a person, who could take the pronoun), or it opens with one of their pronouns.
@@ -580,7 +609,7 @@ fn pronouns_stay_theirs(
                 .get(k + 2)
                 .map(|o| o.text.to_lowercase())
                 .unwrap_or_default();
-            w.text == who && (!possessive || !TAKES_PRONOUNS.contains(&owned.as_str()))
+            is_name(w.text) && (!possessive || !TAKES_PRONOUNS.contains(&owned.as_str()))
         });
         let by_pronoun = ws.first().is_some_and(|w| match gender {
             Gender::Female => w.text.eq_ignore_ascii_case("she"),
@@ -601,6 +630,8 @@ struct Subject {
     at: usize,
     /// The pronouns that may be theirs.
     gender: Gender,
+    /// A group ("The family"), which only some forms fit.
+    group: bool,
 }
 
 /// The people a sentence can be about: named people first; else a person noun opening a
@@ -627,12 +658,14 @@ fn people_spoken_of(text: &str) -> Vec<Subject> {
             who: name,
             first_person: false,
             at: mentions[0].0,
+            group: false,
         })
         .chain(titled.into_iter().map(|(name, at, gender)| Subject {
             who: name,
             first_person: false,
             at,
             gender,
+            group: false,
         }))
         .collect();
     if !named.is_empty() {
@@ -651,6 +684,7 @@ fn people_spoken_of(text: &str) -> Vec<Subject> {
                     first_person: true,
                     at: ws[i].start,
                     gender: Gender::Either,
+                    group: false,
                 });
                 break;
             }
@@ -660,14 +694,23 @@ fn people_spoken_of(text: &str) -> Vec<Subject> {
                     .iter()
                     .take(3)
                     .take_while(|w| w.text.starts_with(char::is_lowercase))
-                    .find(|w| PERSON_NOUNS.contains(&w.text));
-                if let Some(n) = noun {
+                    .find(|w| PERSON_NOUNS.contains(&w.text) || GROUP_NOUNS.contains(&w.text));
+                // "A group of lazy Allosaurus" may be no people at all.
+                let group_of = noun.is_some_and(|n| {
+                    GROUP_NOUNS.contains(&n.text)
+                        && ws
+                            .iter()
+                            .find(|o| o.start > n.end)
+                            .is_some_and(|o| o.text == "of")
+                });
+                if let Some(n) = noun.filter(|_| !group_of) {
                     let det = if ws[i].text == "My" { "My" } else { "The" };
                     out.push(Subject {
                         who: format!("{det} {}", n.text),
                         first_person: false,
                         at: ws[i].start,
                         gender: Gender::Either,
+                        group: GROUP_NOUNS.contains(&n.text),
                     });
                     break;
                 }

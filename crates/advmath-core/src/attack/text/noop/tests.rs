@@ -78,3 +78,14 @@ fn a_count_in_words_takes_an_item_sentence_too() {
     );
     assert!(n.text.starts_with("Four books are arranged on a shelf. "));
 }
+
+#[test]
+fn a_question_that_sorts_items_by_quality_gets_no_property_of_them() {
+    let text =
+        "A basket has 25 oranges. 1 is bad and 2 are sour; the rest are good. How many are good?";
+    for seed in 0..20 {
+        if let Ok(n) = insert_noop(text, seed) {
+            assert!(!n.sentence.contains("oranges"), "{}", n.sentence);
+        }
+    }
+}
