@@ -402,7 +402,7 @@ pub fn named(text: &str) -> Named {
             // to Rochester").
             let before = i.checked_sub(1).map(|p| ws[p].text.to_lowercase());
             let given_to = before.as_deref() == Some("to")
-                && ws[i.saturating_sub(5)..i - 1]
+                && ws[i.saturating_sub(8)..i - 1]
                     .iter()
                     .any(|g| GIVING.contains(&g.text.to_lowercase().as_str()));
             let after_person_word = i > 0

@@ -18,179 +18,11 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::lexicon::{
-    ANIMALS, BUILT, FOOD, FOUNDED, GROUP_NOUNS, HOLDERS, MADE, OBJECTS, PEOPLE, PERSON_NOUNS,
-    PLANTED, PLANTS, RELEASED,
-};
+use super::lexicon::{GROUP_NOUNS, PERSON_NOUNS};
 use super::names::{named, people, Gender, Named};
 use super::{mentions_any, sentences, words};
 use crate::cut;
 use crate::question::{find_slots, number_word_value};
-
-/// What a noun counts, for the properties that fit it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    People,
-    Animals,
-    Food,
-    Plants,
-    Things,
-    /// Things that hold or carry others (boxes, albums, buses): "smaller" could mean holding
-    /// fewer, so they take a colour only.
-    Holders,
-}
-
-/// Plural nouns by kind: only these take an item sentence (a unit, an event or an abstract
-/// count never does).
-const NOUNS: &[(Kind, &[&str])] = &[
-    (Kind::People, PEOPLE),
-    (Kind::Animals, ANIMALS),
-    (Kind::Food, FOOD),
-    (Kind::Plants, PLANTS),
-    (Kind::Things, OBJECTS),
-    (Kind::Holders, HOLDERS),
-];
-
-/// (kind, property, stems the question must not mention for the property to be irrelevant).
-/// (kind, property with `{be}` for "were" or "was", stems the question must not mention).
-const ITEM_FORMS: &[(Kind, &str, &[&str])] = &[
-    (Kind::People, "{be} left-handed", &["hand"]),
-    (Kind::People, "wore glasses", &["glass", "wear", "wore"]),
-    (Kind::People, "had brown hair", &["hair", "brown"]),
-    (Kind::Animals, "had brown spots", &["spot", "brown"]),
-    (
-        Kind::Animals,
-        "{be} born in the spring",
-        &["born", "spring", "age", "old", "young", "month"],
-    ),
-    (Kind::Animals, "{be} a bit smaller than average", SIZE),
-    (Kind::Food, "{be} a bit smaller than average", SIZE),
-    (
-        Kind::Food,
-        "{be} a little darker than the rest",
-        &["dark", "light", "colo", "rest"],
-    ),
-    (
-        Kind::Plants,
-        "{be} a bit shorter than the rest",
-        &["short", "tall", "height", "inch", "foot", "feet", "rest"],
-    ),
-    (
-        Kind::Plants,
-        "had a few yellow leaves",
-        &["leaf", "leave", "yellow"],
-    ),
-    (Kind::Things, "{be} a bit smaller than average", SIZE),
-    (
-        Kind::Holders,
-        "{be} blue",
-        &[
-            "blue", "colo", "paint", "dye", "gold", "silver", "red", "green", "white", "black",
-            "yellow", "pink", "purple", "brown", "gray", "grey", "orange",
-        ],
-    ),
-    (
-        Kind::Things,
-        "{be} blue",
-        &[
-            "blue", "colo", "paint", "dye", "gold", "silver", "red", "green", "white", "black",
-            "yellow", "pink", "purple", "brown", "gray", "grey", "orange",
-        ],
-    ),
-];
-
-/// Words of a question that sorts items by their quality ("how many oranges are good?"): a
-/// property sentence about them could read as one more sort.
-const QUALITY: &[&str] = &[
-    "good", "bad", "ripe", "unripe", "rotten", "broken", "damag", "defect", "sour", "fresh",
-    "spoil", "fault", "perfect", "crack", "quality",
-];
-
-const SIZE: &[&str] = &[
-    "small", "big", "large", "size", "average", "weigh", "tiny", "huge",
-];
-
-/// A sentence about a person: its form for a third person and for "I" (`{who}` is the person,
-/// `{k}` the number), the range k is drawn from, and the topics (word stems) the question must
-/// not mention for the fact to be irrelevant.
-struct PersonForm {
-    third: &'static str,
-    first: &'static str,
-    range: (i128, i128),
-    topics: &'static [&'static str],
-    /// Whether it fits a group ("The family lives 9 miles …") as well as a person.
-    groups: bool,
-}
-
-#[rustfmt::skip]
-const PERSON_FORMS: &[PersonForm] = &[
-    PersonForm {
-        third: "{who} has {k} cousins.",
-        first: "{who} have {k} cousins.",
-        range: (2, 9),
-        topics: &["cousin", "family", "relative", "people", "person", "sibling", "brother",
-            "sister", "guest", "invite", "aunt", "uncle"],
-        groups: false,
-    },
-    PersonForm {
-        third: "{who} lives {k} miles from the nearest city.",
-        first: "{who} live {k} miles from the nearest city.",
-        range: (3, 30),
-        topics: &["mile", "km", "kilomet", "meter", "metre", "drive", "drove", "walk", "distance",
-            "far", "speed", "mph", "city", "town", "trip", "travel", "ride", "rode", "run", "ran",
-            "gas", "fuel", "live"],
-        groups: true,
-    },
-    PersonForm {
-        third: "{who} has {k} houseplants.",
-        first: "{who} have {k} houseplants.",
-        range: (2, 9),
-        topics: &["plant", "flower", "garden", "tree", "pot", "seed", "leaf", "leaves", "grow",
-            "water"],
-        groups: false,
-    },
-    PersonForm {
-        third: "{who} has been to {k} countries.",
-        first: "{who} have been to {k} countries.",
-        range: (2, 9),
-        topics: &["countr", "travel", "trip", "vacation", "flight", "plane", "fly", "flew",
-            "visit", "abroad", "been"],
-        groups: true,
-    },
-    PersonForm {
-        third: "{who}'s favorite number is {k}.",
-        first: "My favorite number is {k}.",
-        range: (3, 30),
-        topics: &["favorite", "favourite"],
-        groups: false,
-    },
-    PersonForm {
-        third: "{who} is {k} years old.",
-        first: "{who} am {k} years old.",
-        range: (25, 60),
-        // A child's story gets no adult's age.
-        topics: &["year", "old", "age", "born", "birthday", "young", "decade", "school", "grade",
-            "class", "mom", "dad", "mother", "father", "parent", "allowance", "toy", "kid", "child",
-            "homework", "recess", "playground", "sister", "brother", "grandm", "grandp", "babysit",
-            "lollipop", "cand", "sticker", "marble", "crayon", "summer", "friend", "teacher"],
-        groups: false,
-    },
-];
-
-/// Singular nouns of a made thing a sentence may open with ("A wooden bridge can …"), each with
-/// the form that gives its age; the question must not mention [`AGE_STEMS`].
-const THINGS: &[(&str, &[&str])] = &[
-    ("{the} was built {k} years ago.", BUILT),
-    ("{the} was founded {k} years ago.", FOUNDED),
-    ("{the} came out {k} years ago.", RELEASED),
-    ("{the} was planted {k} years ago.", PLANTED),
-    ("{the} was made {k} years ago.", MADE),
-];
-
-const AGE_STEMS: &[&str] = &[
-    "year", "old", "age", "new", "decade", "built", "build", "found", "ago", "centur", "made",
-    "make", "plant", "came", "come", "release",
-];
 
 /// Why a question gets no `noop` variant (the `generation_stats.refused` value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,11 +48,6 @@ pub struct WithNoop {
     pub number: i128,
     pub sentence: String,
 }
-
-const SMALL_WORDS: [&str; 13] = [
-    "Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-    "Eleven", "Twelve",
-];
 
 /// Where a sentence goes: after sentence `after`, or before the text when `None`.
 struct Spot {
@@ -385,106 +212,6 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
     Err(NoopRefusal::NoPlace)
 }
 
-/// The first place from `after` on, before the question sentence `last`, where a sentence fits
-/// (see [`fits_before_next`]): right after the sentence that introduces its subject, or as soon
-/// after as the text allows.
-fn first_fit(
-    text: &str,
-    spans: &[(usize, usize)],
-    after: Option<usize>,
-    last: usize,
-    items: bool,
-    also: impl Fn(Option<usize>) -> bool,
-) -> Option<Option<usize>> {
-    let fits = |a: Option<usize>| fits_before_next(text, spans, a, items) && also(a);
-    if fits(after) {
-        return Some(after);
-    }
-    let from = after.map_or(0, |i| i + 1);
-    (from..last).map(Some).find(|&a| fits(a))
-}
-
-/// Whether a sentence may go after sentence `after` (before the text when `None`): that one
-/// ends with a full stop, and the next starts a sentence of its own (a capital letter: not the
-/// rest of a list cut by a stray full stop) and reaches back to nothing the new sentence could
-/// take over ("four times that many", "the rest"; after a sentence about some of the items,
-/// also "them", "they", "it").
-fn fits_before_next(
-    text: &str,
-    spans: &[(usize, usize)],
-    after: Option<usize>,
-    items: bool,
-) -> bool {
-    const BACK: &[&str] = &[
-        "that many",
-        "that much",
-        "that number",
-        "that amount",
-        "this number",
-        "this amount",
-        "those",
-        "these",
-        "of them",
-        "the rest",
-        "the remaining",
-        "the others",
-        "the same",
-        "that total",
-        "this total",
-        "all of them",
-        "each of them",
-        "such",
-        "other",
-        "others",
-        "rest",
-        "remaining",
-        "remainder",
-    ];
-    // A count a sentence about a person gives could be taken for these.
-    const BACK_TO_NUMBER: &[&str] = &[
-        "that many",
-        "that much",
-        "that number",
-        "that amount",
-        "this number",
-        "this amount",
-        "the same number",
-        "the same amount",
-        "that total",
-        "this total",
-        "so many",
-        "such",
-    ];
-    const BACK_TO_ITEMS: &[&str] = &["them", "they", "their", "it", "its", "ones"];
-    if let Some(i) = after {
-        if !cut::between(text, spans[i].0, spans[i].1).ends_with('.') {
-            return false;
-        }
-    }
-    let next = after.map_or(0, |i| i + 1);
-    let Some(&(a, b)) = spans.get(next) else {
-        return true;
-    };
-    let sentence = cut::between(text, a, b);
-    let opens = sentence
-        .trim_start_matches(|c: char| c.is_whitespace() || "\"“‘'(".contains(c))
-        .starts_with(char::is_uppercase);
-    let lower: Vec<String> = words(sentence)
-        .iter()
-        .map(|w| w.text.to_lowercase())
-        .collect();
-    let joined = format!(" {} ", lower.join(" "));
-    let back = if items { BACK } else { BACK_TO_NUMBER };
-    // "the same amount of weight" says what it is the same as; "the same amount" alone may
-    // reach back to the new sentence's number.
-    let reaches_back = back.iter().any(|p| {
-        joined
-            .match_indices(&format!(" {p} "))
-            .any(|(at, m)| !cut::after(&joined, at + m.len()).starts_with("of "))
-    }) || (items && BACK_TO_ITEMS.iter().any(|p| lower.iter().any(|w| w == p)));
-    opens && !reaches_back
-}
-
 /// The first made thing a sentence opens with ("A wooden bridge …"): "The bridge", its form,
 /// and where it is mentioned.
 fn thing_spoken_of(text: &str) -> Option<(String, &'static str, usize)> {
@@ -515,110 +242,6 @@ fn thing_spoken_of(text: &str) -> Option<(String, &'static str, usize)> {
         }
     }
     None
-}
-
-/// Owned nouns whose owner's pronoun they could take ("Nate's dog … He digs").
-const TAKES_PRONOUNS: &[&str] = &[
-    "dog",
-    "cat",
-    "puppy",
-    "kitten",
-    "horse",
-    "pet",
-    "bird",
-    "parrot",
-    "hamster",
-    "fish",
-    "rabbit",
-    "turtle",
-    "pig",
-    "cow",
-    "goat",
-    "pony",
-    "father",
-    "mother",
-    "dad",
-    "mom",
-    "brother",
-    "sister",
-    "son",
-    "daughter",
-    "husband",
-    "wife",
-    "friend",
-    "boyfriend",
-    "girlfriend",
-    "grandmother",
-    "grandfather",
-    "grandma",
-    "grandpa",
-    "uncle",
-    "aunt",
-    "cousin",
-    "teacher",
-    "boss",
-    "neighbor",
-    "coach",
-    "baby",
-    "child",
-    "kid",
-];
-
-/// Whether a sentence about `who` after sentence `after` leaves the next sentence's pronouns
-/// as they were: the next has none that could be theirs before it names them itself, or the
-/// one before it speaks of them already. Otherwise "He digs" after "Nate lives 8 miles away"
-/// would turn from Nate's dog to Nate.
-fn pronouns_stay_theirs(
-    text: &str,
-    spans: &[(usize, usize)],
-    after: Option<usize>,
-    who: &str,
-    gender: Gender,
-) -> bool {
-    const SHE: &[&str] = &["she", "her", "hers", "herself"];
-    const HE: &[&str] = &["he", "him", "his", "himself"];
-    let compatible = |w: &str| {
-        let lower = w.to_lowercase();
-        let (she, he) = (SHE.contains(&lower.as_str()), HE.contains(&lower.as_str()));
-        match gender {
-            Gender::Female => she,
-            Gender::Male => he,
-            Gender::Either => she || he,
-        }
-    };
-    let next = after.map_or(0, |i| i + 1);
-    let Some(&(a, b)) = spans.get(next) else {
-        return true;
-    };
-    // "The trader" is named by its noun.
-    let name = who.rsplit(' ').next().unwrap_or(who);
-    let is_name = |w: &str| w.eq_ignore_ascii_case(name);
-    let could_be_theirs = words(cut::between(text, a, b))
-        .iter()
-        .take_while(|w| !is_name(w.text))
-        .any(|w| compatible(w.text));
-    // The sentence before speaks of them: by name, as the owner of a thing (not of an animal or
-    // a person, who could take the pronoun), or it opens with one of their pronouns.
-    let spoken_of = after.is_some_and(|i| {
-        let (a, b) = spans[i];
-        let sentence = cut::between(text, a, b);
-        let ws = words(sentence);
-        let by_name = ws.iter().enumerate().any(|(k, w)| {
-            let possessive = cut::after(sentence, w.end).starts_with(['\'', '’']);
-            let owned = ws
-                .get(k + 2)
-                .map(|o| o.text.to_lowercase())
-                .unwrap_or_default();
-            is_name(w.text) && (!possessive || !TAKES_PRONOUNS.contains(&owned.as_str()))
-        });
-        let by_pronoun = ws.first().is_some_and(|w| match gender {
-            Gender::Female => w.text.eq_ignore_ascii_case("she"),
-            Gender::Male => w.text.eq_ignore_ascii_case("he"),
-            Gender::Either => false,
-        });
-        by_name || by_pronoun
-    });
-    !could_be_theirs || spoken_of
 }
 
 /// Someone a sentence can be about.
@@ -800,6 +423,14 @@ fn place(text: &str, spans: &[(usize, usize)], spot: Spot) -> WithNoop {
         sentence: spot.sentence,
     }
 }
+
+mod forms;
+mod placement;
+
+use forms::{
+    Kind, PersonForm, AGE_STEMS, ITEM_FORMS, NOUNS, PERSON_FORMS, QUALITY, SMALL_WORDS, THINGS,
+};
+use placement::{first_fit, pronouns_stay_theirs};
 
 #[cfg(test)]
 mod tests;

@@ -169,11 +169,8 @@ fn animals_names_and_named_things_are_left_alone() {
 fn to_leads_to_a_person_only_after_giving() {
     let text =
         "Andrew plans a road trip from New Jersey to Rochester. It takes 6 days by bus. How long?";
-    let r = rename(text, 4).unwrap();
-    assert_eq!(
-        r.swaps.iter().map(|s| s.0.as_str()).collect::<Vec<_>>(),
-        ["Andrew"]
-    );
+    // Rochester is no one: a word that may be someone the rules do not see refuses the question.
+    assert_eq!(rename(text, 4), Err(NamesRefusal::UnsureName));
     let text = "Argo has 200 toys. He gives 40 toys to Alyssa, and 30 to Nicky. How many are left?";
     let r = rename(text, 4).unwrap();
     assert_eq!(r.swaps.len(), 3, "{:?}", r.swaps);
