@@ -112,3 +112,236 @@ pub fn symbolic_fixture() -> (tempfile::TempDir, PathBuf) {
     write_responses(&tables, &responses);
     (dir, tables)
 }
+
+/// The embedded default dataset ingested into a new folder: its tables.
+fn default_tables() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    crate::util::ingest(&tables, &[]).success();
+    (dir, tables)
+}
+
+fn generate(tables: &Path, threads: &str) -> assert_cmd::assert::Assert {
+    advmath()
+        .args([
+            "generate",
+            "--attack",
+            "names,noop,names+m3,noop+m3",
+            "--attempts",
+            "3000",
+            "--variants",
+            "10",
+            "--threads",
+            threads,
+            "--tables",
+        ])
+        .arg(tables)
+        .assert()
+        .success()
+}
+
+/// Every variant's bytes, by path under `variants/`.
+fn variant_files(tables: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = walkdir(&tables.join("variants"))
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(tables).unwrap().display().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn names_and_noop_compose_with_m3_are_counted_and_reproducible() {
+    let (_a, one) = default_tables();
+    let (_b, four) = default_tables();
+    let out = generate(&one, "1");
+    generate(&four, "4");
+    assert_eq!(variant_files(&one), variant_files(&four));
+    let stdout = stdout_of(&out);
+    for attack in ["names", "noop", "m3+names", "m3+noop"] {
+        assert!(
+            stdout.contains(&format!("default\t{attack}\t")),
+            "{attack} missing:\n{stdout}"
+        );
+    }
+    // Each text attack says how many problems it changed and why it left the others.
+    let stderr = stderr_of(&out);
+    for attack in ["names", "noop", "m3+names", "m3+noop"] {
+        assert!(
+            stderr.contains(&format!("default {attack}: ")) && stderr.contains("problems changed"),
+            "{stderr}"
+        );
+    }
+    // A text attack keeps every number and the gold of the question it changed; only a no-op
+    // carries a distractor, which the question writes and no number of it equals.
+    let csv = sql_csv(
+        &one,
+        "SELECT v.attack, COUNT(*) AS rows, \
+                SUM(CASE WHEN v.answer = o.answer THEN 1 ELSE 0 END) AS same_gold, \
+                SUM(CASE WHEN v.distractor IS NULL THEN 0 ELSE 1 END) AS with_distractor \
+         FROM variants v JOIN variants o \
+           ON o.variant_id = regexp_replace(v.variant_id, '/[^/]+/[0-9]+$', '/original/0') \
+         WHERE v.attack IN ('names', 'noop') GROUP BY v.attack ORDER BY v.attack",
+    );
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    for line in lines {
+        let cols: Vec<&str> = line.split(',').collect();
+        let rows: usize = cols[1].parse().unwrap();
+        assert!(rows > 0);
+        assert_eq!(cols[2], cols[1], "{line}: the gold changed");
+        let expected = if cols[0] == "noop" { rows } else { 0 };
+        assert_eq!(cols[3].parse::<usize>().unwrap(), expected, "{line}");
+    }
+    let csv = sql_csv(
+        &one,
+        "SELECT COUNT(*) FROM generation_stats WHERE attack = 'names' AND refused LIKE 'no_name%'",
+    );
+    assert!(
+        csv.lines().nth(1).unwrap().parse::<usize>().unwrap() > 0,
+        "{csv}"
+    );
+}
+
+/// A metric's CSV (as `run` and `metrics` write it) as rows of named cells.
+fn metric_rows(dir: &Path, name: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join(format!("{name}.csv"))).unwrap();
+    let mut lines = text.lines().map(split_csv);
+    let header = lines.next().unwrap();
+    lines
+        .map(|cells| header.iter().cloned().zip(cells).collect())
+        .collect()
+}
+
+/// One CSV line's cells (quoted cells may hold commas).
+fn split_csv(line: &str) -> Vec<String> {
+    let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => cells.push(std::mem::take(&mut cell)),
+            c => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells
+}
+
+/// The default run asks the simulated models about both families; `sim-distracted` uses the
+/// no-op's number, the oracle never, and GSM-Symbolic's view has a row per family.
+#[test]
+fn the_default_run_shows_each_family_and_the_simulated_models_react() {
+    let dir = crate::util::default_run();
+    let metrics = dir.path().join("reports/metrics");
+    let used = |model: &str| -> usize {
+        metric_rows(&metrics, "gsm_symbolic_distractor")
+            .iter()
+            .filter(|r| r["model"] == model && r["attack"] == "noop")
+            .map(|r| r["used_distractor"].parse::<usize>().unwrap())
+            .sum()
+    };
+    assert_eq!(used("oracle"), 0);
+    assert!(used("sim-distracted") > 0);
+    let families: std::collections::BTreeSet<String> = metric_rows(&metrics, "gsm_symbolic")
+        .into_iter()
+        .filter(|r| r["model"] == "sim-careful")
+        .map(|r| r["family"].clone())
+        .collect();
+    for family in [
+        "names and numbers",
+        "names only",
+        "no-op",
+        "numbers and no-op",
+        "numbers only",
+        "original",
+    ] {
+        assert!(families.contains(family), "{family} missing: {families:?}");
+    }
+    let headline = std::fs::read_to_string(metrics.join("report.md")).unwrap();
+    for attack in ["names", "noop", "m3+names", "m3+noop"] {
+        assert!(
+            headline.contains(&format!("| {attack} ")),
+            "{attack} not in the headline"
+        );
+    }
+}
+
+/// A real model (SmolLM2, started by `.ci/run`) answers a fair sample of every family, and the
+/// two views have its rows.
+#[test]
+fn a_real_model_gets_gsm_symbolic_s_view() {
+    let Ok(url) = std::env::var("ADVMATH_SMOLLM2_URL") else {
+        crate::util::skip("ADVMATH_SMOLLM2_URL is not set (.ci/run starts the SmolLM2 server)");
+        return;
+    };
+    let (dir, tables) = default_tables();
+    generate(&tables, "2");
+    advmath()
+        .args([
+            "respond",
+            "--model",
+            "smollm2",
+            "--endpoint",
+            &url,
+            "--problems",
+            "2",
+            "--per-problem",
+            "2",
+            "--seed",
+            "1",
+            "--max-tokens",
+            "96",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "300",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    let out = dir.path().join("metrics");
+    advmath()
+        .args(["metrics", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let families: std::collections::BTreeSet<String> = metric_rows(&out, "gsm_symbolic")
+        .into_iter()
+        .filter(|r| r["model"] == "smollm2")
+        .map(|r| r["family"].clone())
+        .collect();
+    for family in [
+        "names and numbers",
+        "names only",
+        "no-op",
+        "numbers and no-op",
+        "original",
+    ] {
+        assert!(families.contains(family), "{family} missing: {families:?}");
+    }
+    let noop: Vec<String> = metric_rows(&out, "gsm_symbolic_distractor")
+        .into_iter()
+        .filter(|r| r["model"] == "smollm2")
+        .map(|r| r["attack"].clone())
+        .collect();
+    assert_eq!(noop, ["m3+noop", "noop"]);
+}

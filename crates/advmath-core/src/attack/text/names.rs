@@ -164,8 +164,37 @@ pub fn people(text: &str) -> Result<Vec<Person>, NamesRefusal> {
     let has = |set: &[&str]| set.iter().any(|p| lower.contains(*p));
     let (she, he) = (has(SHE), has(HE));
     let alone = named.len() + titled.len() == 1;
+    // Where every person is mentioned, titled ones too: a person's own pronouns are those after
+    // their mention and before anyone else's.
+    let ws = words(text);
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    for (k, (_, mentions)) in named.iter().enumerate() {
+        starts.extend(mentions.iter().map(|&(a, _)| (a, k)));
+    }
+    starts.extend(titled.iter().map(|(_, at, _)| (*at, usize::MAX)));
+    starts.sort_unstable();
+    let own_pronouns = |k: usize| {
+        let (mut she, mut he) = (false, false);
+        for (n, &(at, who)) in starts.iter().enumerate() {
+            if who != k {
+                continue;
+            }
+            let until = starts.get(n + 1).map_or(text.len(), |&(next, _)| next);
+            for w in ws.iter().filter(|w| w.start > at && w.start < until) {
+                let lower = w.text.to_lowercase();
+                she |= SHE.contains(&lower.as_str());
+                he |= HE.contains(&lower.as_str());
+            }
+        }
+        match (she, he) {
+            (true, false) => Some(Gender::Female),
+            (false, true) => Some(Gender::Male),
+            (true, true) => Some(Gender::Either),
+            (false, false) => None,
+        }
+    };
     let mut out = Vec::new();
-    for (name, mentions) in named {
+    for (k, (name, mentions)) in named.into_iter().enumerate() {
         let listed = LISTED.get(name.as_str()).map(|l| l.gender);
         let by_pronouns = match (she, he) {
             (true, false) => Some(Gender::Female),
@@ -182,10 +211,14 @@ pub fn people(text: &str) -> Result<Vec<Person>, NamesRefusal> {
                 // Both pronouns and a name of either: a name of either fits whichever is theirs.
                 (None, _) => Gender::Either,
             },
-            (Some(g @ (Gender::Female | Gender::Male)), false) => g,
-            // Several people and a name the list does not place: which pronouns are theirs is
-            // not known, and a name of either gender agrees with both.
-            (_, false) => Gender::Either,
+            // Several people: the pronouns after their own mentions ("Kim has started his own
+            // business"), else the list; a name of either gender where those are mixed or the
+            // list does not place the name.
+            (_, false) => match (own_pronouns(k), listed) {
+                (Some(g @ (Gender::Female | Gender::Male)), _) => g,
+                (_, Some(g)) => g,
+                (_, None) => Gender::Either,
+            },
         };
         out.push(Person {
             name,

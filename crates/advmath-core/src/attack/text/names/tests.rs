@@ -67,7 +67,7 @@ fn people_whose_pronouns_cannot_be_told_apart_get_names_of_either_gender() {
     assert_eq!(
         genders,
         [
-            ("Argo", Gender::Either),
+            ("Argo", Gender::Male),
             ("Alyssa", Gender::Female),
             ("Nicky", Gender::Either)
         ]
@@ -174,4 +174,12 @@ fn to_leads_to_a_person_only_after_giving() {
     let text = "Argo has 200 toys. He gives 40 toys to Alyssa, and 30 to Nicky. How many are left?";
     let r = rename(text, 4).unwrap();
     assert_eq!(r.swaps.len(), 3, "{:?}", r.swaps);
+}
+
+#[test]
+fn among_several_people_the_pronouns_after_a_name_give_its_gender() {
+    let text = "Kim has started his own business and he has 3 clients. Lucas has 5. How many?";
+    let people = people(text).unwrap();
+    let genders: Vec<(&str, Gender)> = people.iter().map(|p| (p.name.as_str(), p.gender)).collect();
+    assert_eq!(genders, [("Kim", Gender::Male), ("Lucas", Gender::Male)]);
 }
