@@ -95,7 +95,8 @@ pub(crate) fn threads(s: &str) -> Result<usize, String> {
 pub enum Command {
     /// Read problem sources, validate their solution programs, write the `problems` table.
     Ingest(IngestArgs),
-    /// Make variants of every valid problem: numeric attacks M1/M2/M3 and punctuation noise.
+    /// Make variants of every valid problem: numeric attacks M1/M2/M3, punctuation noise, and
+    /// the text attacks names and noop (alone and on M1-M3).
     Generate(GenerateArgs),
     /// Ask a model (an OpenAI-compatible endpoint, or an offline oracle/sim-* model) about the
     /// variants; crash-safe and resumable.

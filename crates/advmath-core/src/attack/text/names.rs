@@ -215,6 +215,9 @@ pub fn people(text: &str) -> Result<Vec<Person>, NamesRefusal> {
             // business"), else the list; a name of either gender where those are mixed or the
             // list does not place the name.
             (_, false) => match (own_pronouns(k), listed) {
+                // A name the list places firmly keeps its gender: a pronoun after it may be
+                // someone else's ("Martha gave Joseph 5. She …").
+                (_, Some(g @ (Gender::Female | Gender::Male))) if firmly(&name) => g,
                 (Some(g @ (Gender::Female | Gender::Male)), _) => g,
                 (_, Some(g)) => g,
                 (_, None) => Gender::Either,
@@ -485,6 +488,14 @@ pub fn named(text: &str) -> Named {
         titled,
         unsure,
     }
+}
+
+/// Whether the list gives `name` a gender and no other reading: a drawable name, not also a
+/// common word ("Kim", "Jean" and "Bill" are not).
+fn firmly(name: &str) -> bool {
+    LISTED
+        .get(name)
+        .is_some_and(|l| l.drawable && l.gender != Gender::Either)
 }
 
 /// Whether `lower` (a capitalised word, lower-cased) is a word the text also writes in lower
