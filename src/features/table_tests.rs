@@ -61,6 +61,10 @@ fn variants_batch(rows: &[(&str, &str, &[&str])]) -> RecordBatch {
             Arc::new(numbers.finish()),
             Arc::new(UInt64Array::from(vec![0u64; rows.len()])),
             Arc::new(Int32Array::from(vec![1; rows.len()])),
+            Arc::new(arrow::array::Int64Array::from(vec![
+                None::<i64>;
+                rows.len()
+            ])),
         ],
     )
     .unwrap()

@@ -75,6 +75,11 @@ pub(super) fn made_by(
         ));
     }
     made.methods = methods.iter().map(|m| m.name().to_string()).collect();
+    for attack in &config.attacks {
+        if let AttackSpec::Text(m, e) = *attack {
+            made.methods.insert(Attack::Text(m, e).to_string());
+        }
+    }
     if config.attacks.contains(&AttackSpec::Guided) {
         made.methods.insert(Attack::GUIDED.to_string());
     }

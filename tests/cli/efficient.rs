@@ -81,6 +81,10 @@ fn write_variants(tables: &Path, attack: &str, rows: &[(usize, usize, String)]) 
             Arc::new(numbers.finish()),
             Arc::new(arrow::array::UInt64Array::from(vec![7u64; rows.len()])),
             Arc::new(Int32Array::from(vec![1; rows.len()])),
+            Arc::new(arrow::array::Int64Array::from(vec![
+                None::<i64>;
+                rows.len()
+            ])),
         ],
     )
     .unwrap();

@@ -424,9 +424,12 @@ fn full_fixture_with(extra: Vec<Resp>) -> (tempfile::TempDir, PathBuf) {
 }
 
 /// The full fixture plus the guided attack's responses under a model of their own
-/// (`model-guided`), so that every embedded metric has rows on one tables folder.
+/// (`model-guided`) and the symbolic fixture's variants and answers (`model-s`, `sim-z`), so
+/// that every embedded metric has rows on one tables folder.
 pub fn every_metric_fixture() -> (tempfile::TempDir, PathBuf) {
-    full_fixture_with(guided_rows("model-guided"))
+    let (dir, tables) = full_fixture_with(guided_rows("model-guided"));
+    crate::text_attacks::write_symbolic(&tables, &write_responses);
+    (dir, tables)
 }
 
 /// The Table 3 fixture: the RobustMath release above ingested (its pairing written as

@@ -140,14 +140,20 @@ fn metrics_run_writes_csv_markdown_plots_and_report() {
     let out = dir.path().join("metrics");
     let summary = metrics::run_metrics(&tables, &out).unwrap();
     assert_eq!(summary.tables, vec!["responses".to_string()]);
-    // Appendix G reads generation_stats, which this fixture lacks: skipped and said so.
-    assert_eq!(summary.metrics.len(), advmath::metrics::METRICS.len() - 1);
+    // Appendix G reads generation_stats, and GSM-Symbolic's views the variants, which this
+    // fixture lacks: skipped and said so.
+    assert_eq!(summary.metrics.len(), advmath::metrics::METRICS.len() - 3);
+    let needs_variants = "needs table `variants` (missing or empty)".to_string();
     assert_eq!(
         summary.skipped,
-        vec![(
-            "xie_generations".to_string(),
-            "needs table `generation_stats` (missing or empty)".to_string()
-        )]
+        vec![
+            (
+                "xie_generations".to_string(),
+                "needs table `generation_stats` (missing or empty)".to_string()
+            ),
+            ("gsm_symbolic".to_string(), needs_variants.clone()),
+            ("gsm_symbolic_distractor".to_string(), needs_variants),
+        ]
     );
     assert!(!out.join("xie_generations.csv").exists());
     assert_eq!(

@@ -121,7 +121,8 @@ fn the_default_runs_report_opens_sorts_and_browses_offline_in_chromium() {
         let id = s["id"].as_str().unwrap();
         if id != "examples" {
             let csv = std::fs::read_to_string(metrics.join(format!("{id}.csv"))).unwrap();
-            let rows = csv.lines().count() - 1;
+            // The page holds a table's first 2,000 rows; the CSV has them all.
+            let rows = (csv.lines().count() - 1).min(2000);
             assert_eq!(s["rows"].as_u64().unwrap() as usize, rows, "{id}");
         }
     }

@@ -297,6 +297,7 @@ fn metrics_hive_tables_are_registered_with_partition_columns() {
             numbers,
             Arc::new(arrow::array::UInt64Array::from(vec![7u64])),
             Arc::new(Int32Array::from(vec![1])),
+            Arc::new(arrow::array::Int64Array::from(vec![None::<i64>])),
         ],
     )
     .unwrap();

@@ -8,11 +8,11 @@
 //!
 //! | model | attack | p0 | p1 | p2 | p3 |
 //! |---|---|---|---|---|---|
-//! | model-a | original | 1 | 1 | 1 | 0 |
-//! | model-a | names (0, 1) | 1 1 | 1 0 | 0 1 | |
-//! | model-a | m3 (0, 1) | 1 0 | 1 1 | 0 0 | 1 1 |
-//! | model-a | m3+names (0, 1) | 0 1 | 0 0 | | |
-//! | model-a | noop (0, 1) | 1 0[7] | 0[8] 1 | 0[12] 0[none] | 1 1, and an ungraded 2 |
+//! | model-s | original | 1 | 1 | 1 | 0 |
+//! | model-s | names (0, 1) | 1 1 | 1 0 | 0 1 | |
+//! | model-s | m3 (0, 1) | 1 0 | 1 1 | 0 0 | 1 1 |
+//! | model-s | m3+names (0, 1) | 0 1 | 0 0 | | |
+//! | model-s | noop (0, 1) | 1 0[7] | 0[8] 1 | 0[12] 0[none] | 1 1, and an ungraded 2 |
 //! | sim-z | original | 1 | | | |
 //! | sim-z | noop (0, 1) | 1 1 | | | |
 
@@ -33,37 +33,37 @@ type Answer = (
 );
 
 const ANSWERS: &[Answer] = &[
-    ("model-a", "original", 0, 0, Some(true), Some("10")),
-    ("model-a", "original", 1, 0, Some(true), Some("10")),
-    ("model-a", "original", 2, 0, Some(true), Some("10")),
-    ("model-a", "original", 3, 0, Some(false), Some("4")),
-    ("model-a", "names", 0, 0, Some(true), Some("10")),
-    ("model-a", "names", 0, 1, Some(true), Some("10")),
-    ("model-a", "names", 1, 0, Some(true), Some("10")),
-    ("model-a", "names", 1, 1, Some(false), Some("9")),
-    ("model-a", "names", 2, 0, Some(false), Some("9")),
-    ("model-a", "names", 2, 1, Some(true), Some("10")),
-    ("model-a", "m3", 0, 0, Some(true), Some("10")),
-    ("model-a", "m3", 0, 1, Some(false), Some("1")),
-    ("model-a", "m3", 1, 0, Some(true), Some("10")),
-    ("model-a", "m3", 1, 1, Some(true), Some("10")),
-    ("model-a", "m3", 2, 0, Some(false), Some("1")),
-    ("model-a", "m3", 2, 1, Some(false), Some("1")),
-    ("model-a", "m3", 3, 0, Some(true), Some("10")),
-    ("model-a", "m3", 3, 1, Some(true), Some("10")),
-    ("model-a", "m3+names", 0, 0, Some(false), Some("1")),
-    ("model-a", "m3+names", 0, 1, Some(true), Some("10")),
-    ("model-a", "m3+names", 1, 0, Some(false), Some("1")),
-    ("model-a", "m3+names", 1, 1, Some(false), Some("1")),
-    ("model-a", "noop", 0, 0, Some(true), Some("10")),
-    ("model-a", "noop", 0, 1, Some(false), Some("7")),
-    ("model-a", "noop", 1, 0, Some(false), Some("8")),
-    ("model-a", "noop", 1, 1, Some(true), Some("10")),
-    ("model-a", "noop", 2, 0, Some(false), Some("12")),
-    ("model-a", "noop", 2, 1, Some(false), None),
-    ("model-a", "noop", 3, 0, Some(true), Some("10")),
-    ("model-a", "noop", 3, 1, Some(true), Some("10")),
-    ("model-a", "noop", 3, 2, None, None),
+    ("model-s", "original", 0, 0, Some(true), Some("10")),
+    ("model-s", "original", 1, 0, Some(true), Some("10")),
+    ("model-s", "original", 2, 0, Some(true), Some("10")),
+    ("model-s", "original", 3, 0, Some(false), Some("4")),
+    ("model-s", "names", 0, 0, Some(true), Some("10")),
+    ("model-s", "names", 0, 1, Some(true), Some("10")),
+    ("model-s", "names", 1, 0, Some(true), Some("10")),
+    ("model-s", "names", 1, 1, Some(false), Some("9")),
+    ("model-s", "names", 2, 0, Some(false), Some("9")),
+    ("model-s", "names", 2, 1, Some(true), Some("10")),
+    ("model-s", "m3", 0, 0, Some(true), Some("10")),
+    ("model-s", "m3", 0, 1, Some(false), Some("1")),
+    ("model-s", "m3", 1, 0, Some(true), Some("10")),
+    ("model-s", "m3", 1, 1, Some(true), Some("10")),
+    ("model-s", "m3", 2, 0, Some(false), Some("1")),
+    ("model-s", "m3", 2, 1, Some(false), Some("1")),
+    ("model-s", "m3", 3, 0, Some(true), Some("10")),
+    ("model-s", "m3", 3, 1, Some(true), Some("10")),
+    ("model-s", "m3+names", 0, 0, Some(false), Some("1")),
+    ("model-s", "m3+names", 0, 1, Some(true), Some("10")),
+    ("model-s", "m3+names", 1, 0, Some(false), Some("1")),
+    ("model-s", "m3+names", 1, 1, Some(false), Some("1")),
+    ("model-s", "noop", 0, 0, Some(true), Some("10")),
+    ("model-s", "noop", 0, 1, Some(false), Some("7")),
+    ("model-s", "noop", 1, 0, Some(false), Some("8")),
+    ("model-s", "noop", 1, 1, Some(true), Some("10")),
+    ("model-s", "noop", 2, 0, Some(false), Some("12")),
+    ("model-s", "noop", 2, 1, Some(false), None),
+    ("model-s", "noop", 3, 0, Some(true), Some("10")),
+    ("model-s", "noop", 3, 1, Some(true), Some("10")),
+    ("model-s", "noop", 3, 2, None, None),
     ("sim-z", "original", 0, 0, Some(true), Some("10")),
     ("sim-z", "noop", 0, 0, Some(true), Some("10")),
     ("sim-z", "noop", 0, 1, Some(true), Some("10")),
@@ -73,6 +73,13 @@ const ANSWERS: &[Answer] = &[
 pub fn symbolic_fixture() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("tables");
+    write_symbolic(&tables, &write_responses);
+    (dir, tables)
+}
+
+/// The symbolic fixture's variants and answers under `tables`, the answers written by `write`
+/// (beside other fixtures' responses, their own models' folders).
+pub fn write_symbolic(tables: &Path, write: &dyn Fn(&Path, &[Resp])) {
     let mut variants: std::collections::BTreeMap<&str, Vec<Row>> = Default::default();
     let mut seen = std::collections::BTreeSet::new();
     for &(_, attack, p, i, _, _) in ANSWERS {
@@ -109,8 +116,7 @@ pub fn symbolic_fixture() -> (tempfile::TempDir, PathBuf) {
             r
         })
         .collect();
-    write_responses(&tables, &responses);
-    (dir, tables)
+    write(tables, &responses);
 }
 
 /// The embedded default dataset ingested into a new folder: its tables.

@@ -51,7 +51,7 @@ pub enum Attack {
 }
 
 /// The text attacks beyond numbers (GSM-Symbolic's names, GSM-NoOp's no-op statement), one or
-/// both; see [`crate::attack::text`].
+/// both; the attack module's `text` makes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TextEdit {
     pub names: bool,

@@ -195,6 +195,33 @@ pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
     Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
 }
 
+/// `batch` in `schema`'s columns: each taken by name, a nullable one the batch lacks (a part
+/// written before the column existed) filled with nulls; a required one it lacks is an error
+/// naming `file`.
+pub fn conform(batch: &RecordBatch, schema: &SchemaRef, file: &Path) -> Result<RecordBatch> {
+    if batch.schema().fields() == schema.fields() {
+        return Ok(batch.clone());
+    }
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| match batch.column_by_name(f.name()) {
+            Some(c) => Ok(c.clone()),
+            None if f.is_nullable() => Ok(arrow::array::new_null_array(
+                f.data_type(),
+                batch.num_rows(),
+            )),
+            None => Err(Error::BadColumn {
+                file: file.to_path_buf(),
+                problem: ColumnProblem::Missing {
+                    column: f.name().clone(),
+                },
+            }),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
 /// Hand `each` the named top-level columns of a Parquet file, `batch_rows` rows at a time, as
 /// they are decoded (a file larger than memory streams through).
 pub fn each_batch_of_columns(

@@ -497,6 +497,7 @@ impl DatasetWriters {
                         .map(|id| id.map(|id| covered.contains(id) && !made.originals.contains(id)))
                         .collect();
                     let rows = arrow::compute::filter_record_batch(&batch, &keep)?;
+                    let rows = crate::parquet::conform(&rows, &schema(), &part)?;
                     self.variants(advmath_core::vocab::Attack::ORIGINAL)?
                         .write(&rows)?;
                 }
@@ -513,6 +514,8 @@ impl DatasetWriters {
                         .collect();
                     let rows = arrow::compute::filter_record_batch(&batch, &keep)?;
                     if rows.num_rows() > 0 {
+                        let rows =
+                            crate::parquet::conform(&rows, &generation_stats::schema(), &part)?;
                         self.stats()?.write(&rows)?;
                     }
                 }
@@ -527,7 +530,7 @@ impl DatasetWriters {
 pub struct Made {
     /// The `variants` partitions it wrote (`m3`, `punct10`, `m3+punct10`; `original` aside).
     pub attacks: BTreeSet<String>,
-    /// The numeric attacks whose `generation_stats` rows it wrote.
+    /// The attacks whose `generation_stats` rows it wrote (numeric, guided, text).
     pub methods: BTreeSet<String>,
     /// The problems whose original rows it wrote.
     pub originals: BTreeSet<String>,

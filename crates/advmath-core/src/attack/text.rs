@@ -93,7 +93,16 @@ pub fn sentences(text: &str) -> Vec<(usize, usize)> {
             continue;
         }
         let next = chars.peek().map(|&(_, n)| n);
-        if next.is_none_or(|n| n.is_whitespace()) {
+        // "Mr. Marcellus", "Dr. Wertz", "John A. Smith": a title or an initial ends nothing.
+        let word_before = cut::before(text, i)
+            .rsplit(|c: char| !c.is_alphabetic())
+            .next()
+            .unwrap_or("");
+        let abbreviation = c == '.'
+            && (ABBREVIATIONS.contains(&word_before)
+                || (word_before.chars().count() == 1
+                    && word_before.starts_with(char::is_uppercase)));
+        if next.is_none_or(|n| n.is_whitespace()) && !abbreviation {
             let end = i + c.len_utf8();
             if !cut::between(text, start, end).trim().is_empty() {
                 out.push((start, end));
@@ -106,6 +115,12 @@ pub fn sentences(text: &str) -> Vec<(usize, usize)> {
     }
     out
 }
+
+/// Words that a full stop abbreviates without ending the sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "vs", "etc", "Inc", "Ltd", "Co", "No",
+    "Jan", "Feb", "Aug", "Sept", "Oct", "Nov", "Dec",
+];
 
 /// Whether any word of `text` starts with one of `stems` (lower case): "old" finds "older",
 /// "cousin" finds "cousins".
@@ -144,6 +159,12 @@ mod tests {
     #[test]
     fn words_and_sentences_keep_unicode_whole() {
         let text = "Zoë’s café sells 3.50 cakes. Then? “Yes.” Done";
+        let titled = "Mr. Lee met Dr. A. Wertz. Then they ate.";
+        let s: Vec<&str> = sentences(titled)
+            .iter()
+            .map(|&(a, b)| cut::between(titled, a, b))
+            .collect();
+        assert_eq!(s, ["Mr. Lee met Dr. A. Wertz.", " Then they ate."]);
         let w: Vec<&str> = words(text).iter().map(|w| w.text).collect();
         assert_eq!(
             w,

@@ -162,17 +162,21 @@ pub fn insert_noop(text: &str, seed: u64) -> Result<WithNoop, NoopRefusal> {
             .filter(|f| (f.groups || !group) && !mentions_any(text, f.topics))
             .collect();
         forms.shuffle(&mut rng);
-        let Some(f) = forms.first() else {
-            continue;
-        };
         // A person first named in the question sentence is introduced just before it.
         let after = if at == last {
             at.checked_sub(1)
         } else {
             Some(at)
         };
-        let stays = |a| first_person || pronouns_stay_theirs(text, &spans, a, &who, gender);
-        let Some(after) = first_fit(text, &spans, after, last, false, stays) else {
+        // The first form, in the drawn order, that fits somewhere.
+        let placed = forms.iter().find_map(|f| {
+            let fits = |a: Option<usize>| {
+                (first_person || pronouns_stay_theirs(text, &spans, a, &who, gender))
+                    && next_is_free_of(text, &spans, a, f.taken_by)
+            };
+            first_fit(text, &spans, after, last, false, fits).map(|a| (f, a))
+        });
+        let Some((f, after)) = placed else {
             continue;
         };
         let Some(k) = draw_unwritten(&mut rng, f.range.0, f.range.1, &written) else {
@@ -430,7 +434,7 @@ mod placement;
 use forms::{
     Kind, PersonForm, AGE_STEMS, ITEM_FORMS, NOUNS, PERSON_FORMS, QUALITY, SMALL_WORDS, THINGS,
 };
-use placement::{first_fit, pronouns_stay_theirs};
+use placement::{first_fit, next_is_free_of, pronouns_stay_theirs};
 
 #[cfg(test)]
 mod tests;

@@ -100,6 +100,9 @@ pub(super) struct PersonForm {
     pub(super) topics: &'static [&'static str],
     /// Whether it fits a group ("The family lives 9 miles …") as well as a person.
     pub(super) groups: bool,
+    /// Words of the next sentence that could turn to what the form introduces ("Tom has 9
+    /// houseplants. They measure 20 by 18 feet"): the form does not go before one.
+    pub(super) taken_by: &'static [&'static str],
 }
 
 #[rustfmt::skip]
@@ -111,6 +114,7 @@ pub(super) const PERSON_FORMS: &[PersonForm] = &[
         topics: &["cousin", "family", "relative", "people", "person", "sibling", "brother",
             "sister", "guest", "invite", "aunt", "uncle"],
         groups: false,
+        taken_by: &["they", "them", "their", "these", "those", "theirs"],
     },
     PersonForm {
         third: "{who} lives {k} miles from the nearest city.",
@@ -120,6 +124,7 @@ pub(super) const PERSON_FORMS: &[PersonForm] = &[
             "far", "speed", "mph", "city", "town", "trip", "travel", "ride", "rode", "run", "ran",
             "gas", "fuel", "live"],
         groups: true,
+        taken_by: &["it", "its", "there"],
     },
     PersonForm {
         third: "{who} has {k} houseplants.",
@@ -128,6 +133,7 @@ pub(super) const PERSON_FORMS: &[PersonForm] = &[
         topics: &["plant", "flower", "garden", "tree", "pot", "seed", "leaf", "leaves", "grow",
             "water"],
         groups: false,
+        taken_by: &["they", "them", "their", "these", "those", "theirs"],
     },
     PersonForm {
         third: "{who} has been to {k} countries.",
@@ -136,6 +142,7 @@ pub(super) const PERSON_FORMS: &[PersonForm] = &[
         topics: &["countr", "travel", "trip", "vacation", "flight", "plane", "fly", "flew",
             "visit", "abroad", "been"],
         groups: true,
+        taken_by: &["they", "them", "their", "these", "those", "theirs"],
     },
     PersonForm {
         third: "{who}'s favorite number is {k}.",
@@ -143,6 +150,7 @@ pub(super) const PERSON_FORMS: &[PersonForm] = &[
         range: (3, 30),
         topics: &["favorite", "favourite"],
         groups: false,
+        taken_by: &["it", "its", "that", "this"],
     },
     PersonForm {
         third: "{who} is {k} years old.",
@@ -154,6 +162,7 @@ pub(super) const PERSON_FORMS: &[PersonForm] = &[
             "homework", "recess", "playground", "sister", "brother", "grandm", "grandp", "babysit",
             "lollipop", "cand", "sticker", "marble", "crayon", "summer", "friend", "teacher"],
         groups: false,
+        taken_by: &[],
     },
 ];
 

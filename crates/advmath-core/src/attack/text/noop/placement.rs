@@ -209,3 +209,19 @@ pub(super) fn pronouns_stay_theirs(
     });
     !could_be_theirs || spoken_of
 }
+
+/// Whether the sentence after sentence `after` has none of `words` (lower case).
+pub(super) fn next_is_free_of(
+    text: &str,
+    spans: &[(usize, usize)],
+    after: Option<usize>,
+    words_of: &[&str],
+) -> bool {
+    let next = after.map_or(0, |i| i + 1);
+    let Some(&(a, b)) = spans.get(next) else {
+        return true;
+    };
+    !words(cut::between(text, a, b))
+        .iter()
+        .any(|w| words_of.contains(&w.text.to_lowercase().as_str()))
+}
