@@ -6,7 +6,9 @@
 -- `m3+noop`; `m3+names+noop`). `family` says which in words. A variant set is every problem's
 -- variant of one index (GSM-Symbolic draws 50 sets of one instance per template): `sets` counts
 -- the sets with a graded question, `set_accuracy_mean` and `set_accuracy_std` (sample standard
--- deviation, NULL for a single set) are taken over the sets' accuracies. `accuracy` pools every
+-- deviation, NULL for a single set) are taken over the sets' accuracies, from their sum and sum
+-- of squares and rounded to 10 decimals, so that the figures do not depend on the order an
+-- engine adds the sets in (it differs with the thread count). `accuracy` pools every
 -- graded question. `original_accuracy` is the accuracy on the originals of the row's own
 -- problems, and `accuracy_drop` = original_accuracy - set_accuracy_mean, the fall their figures show.
 -- Rows stand on different problems (a question that names no one gets no `names` variant):
@@ -52,8 +54,8 @@ spread AS (
         dataset,
         attack,
         COUNT(*) AS sets,
-        AVG(set_accuracy) AS set_accuracy_mean,
-        STDDEV_SAMP(set_accuracy) AS set_accuracy_std
+        SUM(set_accuracy) AS total,
+        SUM(set_accuracy * set_accuracy) AS squares
     FROM per_set
     GROUP BY model, template, dataset, attack
 ),
@@ -86,7 +88,7 @@ same_problems AS (
         f.template,
         f.dataset,
         f.attack,
-        AVG(o.original_ok) AS original_accuracy
+        ROUND(AVG(o.original_ok), 10) AS original_accuracy
     FROM (SELECT DISTINCT model, template, dataset, attack, problem_id FROM family) f
     JOIN originals o
       ON o.model = f.model
@@ -114,10 +116,13 @@ SELECT
     p.questions,
     s.sets,
     p.accuracy,
-    s.set_accuracy_mean,
-    s.set_accuracy_std,
+    ROUND(s.total / s.sets, 10) AS set_accuracy_mean,
+    CASE
+        WHEN s.sets < 2 THEN NULL
+        ELSE ROUND(SQRT(GREATEST((s.squares - s.total * s.total / s.sets) / (s.sets - 1), 0)), 10)
+    END AS set_accuracy_std,
     sp.original_accuracy,
-    sp.original_accuracy - s.set_accuracy_mean AS accuracy_drop
+    ROUND(sp.original_accuracy - s.total / s.sets, 10) AS accuracy_drop
 FROM pooled p
 JOIN spread s
   ON s.model = p.model

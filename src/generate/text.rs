@@ -1,6 +1,7 @@
 //! The text attacks' rows (`names`, `noop`, and their compositions with M1–M3): each question
 //! of a problem, the original's or a numeric variant's, is changed by
 //! [`crate::attack::text::apply`] on its own seed; the numbers and the gold stay the question's.
+//! On the original, `--text-variants` distinct texts are kept, each with the seed that drew it.
 //! One `generation_stats` row per (problem, text attack) counts the questions tried, changed
 //! and refused per reason.
 
@@ -17,7 +18,7 @@ use crate::store::variants::Row;
 use crate::vocab::{Attack, Method, TextEdit};
 
 /// A question to change: its index, its numbers, gold and support, and the text before the
-/// change.
+/// change (the original's, or a numeric variant's).
 struct Source<'q> {
     index: usize,
     question: String,
@@ -39,15 +40,13 @@ pub(super) fn text_rows(
     let name = Attack::Text(method, edit).to_string();
     let stream = stream_key(config.seed, &p.record.problem_id, &name);
     let sources: Vec<Source> = match drawn {
-        None => (0..config.text_variants)
-            .map(|i| Source {
-                index: i,
-                question: p.record.question.clone(),
-                values: &p.values,
-                answer: original_answer,
-                support: p.original_support(),
-            })
-            .collect(),
+        None => vec![Source {
+            index: 0,
+            question: p.record.question.clone(),
+            values: &p.values,
+            answer: original_answer,
+            support: p.original_support(),
+        }],
         Some(drawn) => drawn
             .iter()
             .enumerate()
@@ -62,13 +61,34 @@ pub(super) fn text_rows(
     };
     let mut rows = Vec::new();
     let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
-    for s in &sources {
-        let seed = draw_seed(stream, s.index as u64);
+    // On the original, K distinct texts from at most 4K draws (two draws can give the same
+    // names or the same sentence): draw j goes to the next free index.
+    let draws: Vec<(usize, u64)> = match drawn {
+        None => (0..4 * config.text_variants as u64)
+            .map(|j| (0, draw_seed(stream, j)))
+            .collect(),
+        Some(_) => sources
+            .iter()
+            .map(|s| (s.index, draw_seed(stream, s.index as u64)))
+            .collect(),
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut tried = 0;
+    for (source, seed) in draws {
+        let s = &sources[source.min(sources.len() - 1)];
+        let index = if drawn.is_none() { seen.len() } else { s.index };
+        if drawn.is_none() && seen.len() == config.text_variants {
+            break;
+        }
+        tried += 1;
         match apply(edit, &s.question, seed) {
             Ok(edited) => {
+                if !seen.insert(edited.text.clone()) {
+                    continue;
+                }
                 let mut row = p.row(
                     &name,
-                    s.index,
+                    index,
                     0,
                     edited.text,
                     s.values,
@@ -79,14 +99,21 @@ pub(super) fn text_rows(
                 row.distractor = edited.distractor.and_then(|k| i64::try_from(k).ok());
                 rows.push((name.clone(), row));
             }
-            Err(reason) => *refused.entry(reason).or_default() += 1,
+            Err(reason) => {
+                *refused.entry(reason).or_default() += 1;
+                // A question one edit refuses, every draw refuses: the rules read the text,
+                // not the seed, save the no-op's number.
+                if drawn.is_none() && reason != "no_place" {
+                    break;
+                }
+            }
         }
     }
     let stats = StatRow {
         problem_id: p.record.problem_id.clone(),
         attack: name,
         stats: AttackStats {
-            attempts: sources.len() as u64,
+            attempts: tried,
             ..Default::default()
         },
         emitted: rows.len(),

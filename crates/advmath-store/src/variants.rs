@@ -98,8 +98,8 @@ pub const DOC: &[(&str, &str)] = &[
     ("answer_exact", "the exact answer as a decimal or a fraction `n/d`"),
     ("numbers", "the value of every question slot, exact text, in slot order"),
     ("seed", "the draw seed: the variant can be regenerated from it alone"),
-    ("distractor", "the number the `noop` sentence gives, which the answer never reads (null for every other attack): a reply whose answer is the gold plus or minus it used the distractor (`sql/gsm_symbolic_distractor.sql`)"),
     ("support", "how many independent programs compute this row's gold answer from its numbers: the problem's own program and every valid program of another source (`candidate_programs`) that reads each number the row changes; a numeric variant any of them answers otherwise is never written (`generation_stats.rejected_disagreement`). 0 when no program backs the gold (the dataset's own answer: noise on a problem without a valid program, RobustMath's rewrites)"),
+    ("distractor", "the number the `noop` sentence gives, which the answer never reads (null for every other attack): a reply whose answer is the gold plus or minus it used the distractor (`sql/gsm_symbolic_distractor.sql`)"),
 ];
 
 /// Rows of a variants batch whose gold two or more independent programs give (`support` of at
