@@ -69,8 +69,8 @@ pub struct GenerateConfig {
     pub noise_levels: Vec<u32>,
     pub noise_variants: usize,
     pub noise_count: NoiseCount,
-    /// Variants per problem of a text attack on the original (`names`, `noop`): each its own
-    /// draw of names or of a no-op sentence. Composed with M1–M3, one per numeric variant.
+    /// Distinct variants per problem of a text attack on the original (`names`, `noop`), from at
+    /// most 4 times as many draws. Composed with M1–M3, one per numeric variant.
     pub text_variants: usize,
     /// Make the noun after a count that becomes one, or stops being one, agree with it
     /// ("1 notebook", "5 hours"), and the article before a number with it ("an 8"; see

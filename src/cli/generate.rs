@@ -61,8 +61,9 @@ pub struct GenerationArgs {
     #[arg(long, default_value_t = GenerateConfig::default().noise_variants as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub noise_variants: u32,
-    /// Variants per problem of `names` and `noop` on the original question, each its own draw
-    /// (GSM-Symbolic's instances of one template); composed with M1–M3, one per numeric variant.
+    /// Distinct variants per problem of `names` and `noop` on the original question
+    /// (GSM-Symbolic's instances of one template), from at most 4 times as many draws; composed
+    /// with M1–M3, one per numeric variant.
     #[arg(long, default_value_t = GenerateConfig::default().text_variants as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub text_variants: u32,
