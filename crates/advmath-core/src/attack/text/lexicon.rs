@@ -334,3 +334,14 @@ pub(super) const GIVING: &[&str] = &[
     "tell", "tells", "told", "offer", "offers", "offered", "donate", "donates", "donated",
     "return", "returns", "returned", "owe", "owes", "owed", "passed", "passes", "mailed",
 ];
+
+/// Owned nouns who could take their owner's pronouns ("Nate's dog … He digs", "Melanie's father
+/// … brings him").
+#[rustfmt::skip]
+pub(super) const PRONOUN_TAKERS: &[&str] = &[
+    "dog", "cat", "puppy", "kitten", "horse", "pet", "bird", "parrot", "hamster", "fish",
+    "rabbit", "turtle", "pig", "cow", "goat", "pony", "father", "mother", "dad", "mom", "brother",
+    "sister", "son", "daughter", "husband", "wife", "friend", "boyfriend", "girlfriend",
+    "grandmother", "grandfather", "grandma", "grandpa", "uncle", "aunt", "cousin", "teacher",
+    "boss", "neighbor", "coach", "baby", "child", "kid",
+];

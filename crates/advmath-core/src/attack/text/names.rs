@@ -19,7 +19,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::lexicon::{
     ACTS, ANIMAL, FEMALE_TITLES, GIVING, MALE_TITLES, NEVER, PERSON_BEFORE, PLACE_AFTER,
-    THING_BEFORE, TITLES,
+    PRONOUN_TAKERS, THING_BEFORE, TITLES,
 };
 use super::{words, Word};
 use crate::cut;
@@ -202,7 +202,18 @@ pub fn people(text: &str) -> Result<Vec<Person>, NamesRefusal> {
             (false, false) => Some(Gender::Either),
             (true, true) => None,
         };
+        // "Melanie's father … brings him": a person named only as the owner of someone who can
+        // take the pronouns is not shown to be theirs.
+        let owner_only = mentions.iter().all(|&(_, end)| {
+            let rest = cut::after(text, end);
+            let owned = rest
+                .strip_prefix("'s ")
+                .or_else(|| rest.strip_prefix("’s "))
+                .and_then(|r| words(r).first().map(|w| w.text.to_lowercase()));
+            owned.is_some_and(|o| PRONOUN_TAKERS.contains(&o.as_str()))
+        });
         let gender = match (listed, alone) {
+            (_, true) if owner_only && firmly(&name) => listed.unwrap_or(Gender::Either),
             // A lone person's pronouns are theirs, whatever the list says.
             (_, true) => match (by_pronouns, listed) {
                 (Some(Gender::Either), Some(g)) => g,

@@ -183,3 +183,10 @@ fn among_several_people_the_pronouns_after_a_name_give_its_gender() {
     let genders: Vec<(&str, Gender)> = people.iter().map(|p| (p.name.as_str(), p.gender)).collect();
     assert_eq!(genders, [("Kim", Gender::Male), ("Lucas", Gender::Male)]);
 }
+
+#[test]
+fn a_person_named_only_as_an_owner_keeps_the_list_s_gender() {
+    let text = "Melanie's father opens a farm with 50 cows. A dealer brings him 20 cows. How many?";
+    let people = people(text).unwrap();
+    assert_eq!(people[0].gender, Gender::Female);
+}

@@ -2,6 +2,7 @@
 //! opens a sentence of its own and reaches back to nothing the new sentence could take over, and
 //! (for a sentence about a person) where no later pronoun could turn to that person.
 
+use super::super::lexicon::PRONOUN_TAKERS;
 use super::super::names::Gender;
 use super::super::words;
 use crate::cut;
@@ -106,53 +107,6 @@ pub(super) fn fits_before_next(
     opens && !reaches_back
 }
 
-/// Owned nouns whose owner's pronoun they could take ("Nate's dog … He digs").
-pub(super) const TAKES_PRONOUNS: &[&str] = &[
-    "dog",
-    "cat",
-    "puppy",
-    "kitten",
-    "horse",
-    "pet",
-    "bird",
-    "parrot",
-    "hamster",
-    "fish",
-    "rabbit",
-    "turtle",
-    "pig",
-    "cow",
-    "goat",
-    "pony",
-    "father",
-    "mother",
-    "dad",
-    "mom",
-    "brother",
-    "sister",
-    "son",
-    "daughter",
-    "husband",
-    "wife",
-    "friend",
-    "boyfriend",
-    "girlfriend",
-    "grandmother",
-    "grandfather",
-    "grandma",
-    "grandpa",
-    "uncle",
-    "aunt",
-    "cousin",
-    "teacher",
-    "boss",
-    "neighbor",
-    "coach",
-    "baby",
-    "child",
-    "kid",
-];
-
 /// Whether a sentence about `who` after sentence `after` leaves the next sentence's pronouns
 /// as they were: the next has none that could be theirs before it names them itself, or the
 /// one before it speaks of them already. Otherwise "He digs" after "Nate lives 8 miles away"
@@ -198,7 +152,7 @@ pub(super) fn pronouns_stay_theirs(
                 .get(k + 2)
                 .map(|o| o.text.to_lowercase())
                 .unwrap_or_default();
-            is_name(w.text) && (!possessive || !TAKES_PRONOUNS.contains(&owned.as_str()))
+            is_name(w.text) && (!possessive || !PRONOUN_TAKERS.contains(&owned.as_str()))
         });
         let by_pronoun = ws.first().is_some_and(|w| match gender {
             Gender::Female => w.text.eq_ignore_ascii_case("she"),
