@@ -235,6 +235,15 @@ fn metric_rows(dir: &Path, name: &str) -> Vec<std::collections::BTreeMap<String,
         .collect()
 }
 
+/// The families GSM-Symbolic's view has rows of for `model`.
+fn families(dir: &Path, model: &str) -> std::collections::BTreeSet<String> {
+    metric_rows(dir, "gsm_symbolic")
+        .into_iter()
+        .filter(|r| r["model"] == model)
+        .map(|r| r["family"].clone())
+        .collect()
+}
+
 /// One CSV line's cells (quoted cells may hold commas).
 fn split_csv(line: &str) -> Vec<String> {
     let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
@@ -264,11 +273,7 @@ fn the_default_run_shows_each_family_and_the_simulated_models_react() {
     };
     assert_eq!(used("oracle"), 0);
     assert!(used("sim-distracted") > 0);
-    let families: std::collections::BTreeSet<String> = metric_rows(&metrics, "gsm_symbolic")
-        .into_iter()
-        .filter(|r| r["model"] == "sim-careful")
-        .map(|r| r["family"].clone())
-        .collect();
+    let families = families(&metrics, "sim-careful");
     for family in [
         "names and numbers",
         "names only",
@@ -330,11 +335,7 @@ fn a_real_model_gets_gsm_symbolic_s_view() {
         .arg(&out)
         .assert()
         .success();
-    let families: std::collections::BTreeSet<String> = metric_rows(&out, "gsm_symbolic")
-        .into_iter()
-        .filter(|r| r["model"] == "smollm2")
-        .map(|r| r["family"].clone())
-        .collect();
+    let families = families(&out, "smollm2");
     for family in [
         "names and numbers",
         "names only",

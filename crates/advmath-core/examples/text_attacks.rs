@@ -1,6 +1,7 @@
 //! Runs the `names` and `noop` text attacks over a JSON Lines file of `{"question"}` rows and
 //! prints, per attack, how many questions got a variant and why the others did not; with
-//! `--show N`, the first N variants of each, for reading by hand.
+//! `--show N`, the first N variants of each, for reading by hand; with `SHOW_REFUSED=<reason>`
+//! in the environment, every question refused for that reason.
 //!
 //! `cargo run -p advmath-core --example text_attacks -- ../shared/data/gsm8k/test.jsonl --show 5`
 
@@ -18,9 +19,10 @@ fn main() {
         .position(|a| a == "--show")
         .and_then(|i| args.get(i + 1)?.parse().ok())
         .unwrap_or(0);
+    let refused_to_show = std::env::var("SHOW_REFUSED").unwrap_or_default();
     let text = std::fs::read_to_string(path).expect("readable file");
-    let mut tally: BTreeMap<(&str, String), usize> = BTreeMap::new();
-    let (mut shown_names, mut shown_noop) = (0, 0);
+    let mut tally: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut shown: BTreeMap<&str, usize> = BTreeMap::new();
     for (line, row) in text.lines().enumerate() {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(row) else {
             continue;
@@ -29,34 +31,36 @@ fn main() {
             continue;
         };
         let seed = line as u64;
-        match rename(q, seed) {
-            Ok(r) => {
-                *tally.entry(("names", "made".into())).or_default() += 1;
-                if shown_names < show {
-                    shown_names += 1;
-                    println!("names {line}: {:?}\n  {q}\n  {}", r.swaps, r.text);
+        let outcomes: [(&str, Result<String, &str>); 2] = [
+            (
+                "names",
+                rename(q, seed)
+                    .map(|r| format!("{:?}\n  {q}\n  {}", r.swaps, r.text))
+                    .map_err(|e| e.name()),
+            ),
+            (
+                "noop",
+                insert_noop(q, seed)
+                    .map(|n| format!("({}): {}", n.number, n.text))
+                    .map_err(|e| e.name()),
+            ),
+        ];
+        for (attack, outcome) in outcomes {
+            match outcome {
+                Ok(made) => {
+                    *tally.entry((attack, "made")).or_default() += 1;
+                    let count = shown.entry(attack).or_default();
+                    if *count < show {
+                        *count += 1;
+                        println!("{attack} {line}: {made}");
+                    }
                 }
-            }
-            Err(e) => {
-                if std::env::var("SHOW_REFUSED").is_ok_and(|v| v == e.name()) {
-                    println!("refused {line}: {q}");
+                Err(reason) => {
+                    if reason == refused_to_show {
+                        println!("refused {line}: {q}");
+                    }
+                    *tally.entry((attack, reason)).or_default() += 1;
                 }
-                *tally.entry(("names", e.name().into())).or_default() += 1
-            }
-        }
-        match insert_noop(q, seed) {
-            Ok(n) => {
-                *tally.entry(("noop", "made".into())).or_default() += 1;
-                if shown_noop < show {
-                    shown_noop += 1;
-                    println!("noop {line} ({}): {}", n.number, n.text);
-                }
-            }
-            Err(e) => {
-                if std::env::var("SHOW_REFUSED").is_ok_and(|v| v == e.name()) {
-                    println!("refused {line}: {q}");
-                }
-                *tally.entry(("noop", e.name().into())).or_default() += 1
             }
         }
     }

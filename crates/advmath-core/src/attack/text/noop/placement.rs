@@ -83,11 +83,9 @@ pub(super) fn fits_before_next(
             return false;
         }
     }
-    let next = after.map_or(0, |i| i + 1);
-    let Some(&(a, b)) = spans.get(next) else {
+    let Some(sentence) = next_sentence(text, spans, after) else {
         return true;
     };
-    let sentence = cut::between(text, a, b);
     let opens = sentence
         .trim_start_matches(|c: char| c.is_whitespace() || "\"“‘'(".contains(c))
         .starts_with(char::is_uppercase);
@@ -129,14 +127,13 @@ pub(super) fn pronouns_stay_theirs(
             Gender::Either => she || he,
         }
     };
-    let next = after.map_or(0, |i| i + 1);
-    let Some(&(a, b)) = spans.get(next) else {
+    let Some(next) = next_sentence(text, spans, after) else {
         return true;
     };
     // "The trader" is named by its noun.
     let name = who.rsplit(' ').next().unwrap_or(who);
     let is_name = |w: &str| w.eq_ignore_ascii_case(name);
-    let could_be_theirs = words(cut::between(text, a, b))
+    let could_be_theirs = words(next)
         .iter()
         .take_while(|w| !is_name(w.text))
         .any(|w| compatible(w.text));
@@ -171,11 +168,20 @@ pub(super) fn next_is_free_of(
     after: Option<usize>,
     words_of: &[&str],
 ) -> bool {
-    let next = after.map_or(0, |i| i + 1);
-    let Some(&(a, b)) = spans.get(next) else {
+    let Some(next) = next_sentence(text, spans, after) else {
         return true;
     };
-    !words(cut::between(text, a, b))
+    !words(next)
         .iter()
         .any(|w| words_of.contains(&w.text.to_lowercase().as_str()))
+}
+
+/// The sentence after sentence `after` (the first when `None`), if there is one.
+fn next_sentence<'t>(
+    text: &'t str,
+    spans: &[(usize, usize)],
+    after: Option<usize>,
+) -> Option<&'t str> {
+    let &(a, b) = spans.get(after.map_or(0, |i| i + 1))?;
+    Some(cut::between(text, a, b))
 }
