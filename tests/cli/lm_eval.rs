@@ -16,6 +16,10 @@ use serde_json::Value;
 use crate::server::{spawn_with, Reply};
 use crate::util::{advmath, python_has, skip, sql_csv, stdout_of};
 
+/// The tasks the default run publishes, one per attack: original, m1–m3, punct10/30/50, names,
+/// noop, m3+names and m3+noop.
+const TASKS: usize = 11;
+
 #[test]
 fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
     let Ok(url) = std::env::var("ADVMATH_SMOLLM2_URL") else {
@@ -193,7 +197,7 @@ fn harness_round(
             samples += 1;
         }
     }
-    assert_eq!(samples, 7 * 3, "three questions of each of the seven tasks");
+    assert_eq!(samples, TASKS * 3, "three questions of each task");
     let acc: BTreeMap<String, f64> = results["results"]
         .as_object()
         .unwrap()
@@ -205,7 +209,7 @@ fn harness_round(
             ))
         })
         .collect();
-    assert_eq!(acc.len(), 7, "{results}");
+    assert_eq!(acc.len(), TASKS, "{results}");
     acc
 }
 
@@ -224,10 +228,12 @@ fn agrees_with_advmath(
             "SELECT attack, AVG(CAST(ok AS DOUBLE)) AS accuracy FROM graded WHERE model = '{model}' GROUP BY attack ORDER BY attack"
         ),
     );
-    assert_eq!(per_attack.lines().count(), 1 + 7, "{per_attack}");
+    assert_eq!(per_attack.lines().count(), 1 + TASKS, "{per_attack}");
     for line in per_attack.lines().skip(1) {
         let (attack, acc) = line.split_once(',').unwrap();
-        assert_eq!(acc.parse::<f64>().unwrap(), harness_acc[attack], "{attack}");
+        // A task is named by its attack with `+` as `_` (`m3+names`: `advmath_default_m3_names`).
+        let task = attack.replace('+', "_");
+        assert_eq!(acc.parse::<f64>().unwrap(), harness_acc[&task], "{attack}");
     }
     let metrics = dir.join(format!("metrics-{model}"));
     advmath()
