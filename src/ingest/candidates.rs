@@ -31,6 +31,7 @@ use crate::published::{
 };
 
 mod judge;
+pub mod shortfall;
 
 use judge::counts_of;
 pub use judge::judge;
@@ -104,6 +105,9 @@ pub struct CandidatesReport {
     pub files: Vec<CandidateFile>,
     /// In the order first read.
     pub sources: Vec<SourceCounts>,
+    /// Each problem offered candidates that is still without a valid program, by problem id:
+    /// its nearest candidate's shortfall.
+    pub shortfalls: BTreeMap<String, shortfall::ProblemShortfall>,
 }
 
 /// Read every candidate file. A file that cannot be read at all is an error naming it; its bad
@@ -308,6 +312,7 @@ pub fn start_report(candidates: &Candidates, matched: &[Vec<(usize, usize)>]) ->
     let mut report = CandidatesReport {
         files: candidates.files.clone(),
         sources: Vec::new(),
+        shortfalls: BTreeMap::new(),
     };
     let mut hit = vec![false; candidates.rows.len()];
     for &(_, c) in matched.iter().flatten() {

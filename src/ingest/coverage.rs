@@ -3,6 +3,9 @@
 
 use std::fmt::Write;
 
+use std::collections::BTreeMap;
+
+use super::candidates::shortfall::{ProblemShortfall, Shortfall};
 use super::candidates::{publication, CandidateFile, CandidatesReport};
 use super::Coverage;
 use crate::store::problems::ProblemRecord;
@@ -17,7 +20,7 @@ const LISTED_LINES: usize = 10;
 /// Program validity as the paper states it, for the Xie release's datasets.
 const PAPER_VALIDITY: &str = "96.5% and 92.5%";
 
-pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
+pub fn markdown(sources: &[Vec<ProblemRecord>], candidates: Option<&CandidatesReport>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Program coverage\n");
     let _ = writeln!(
@@ -81,8 +84,18 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
                 rejected.len()
             );
         }
-        let _ = writeln!(out, "| problem | reason | detail |");
-        let _ = writeln!(out, "|---|---|---|");
+        let offered = candidates.map(|c| &c.shortfalls);
+        if let Some(shortfalls) = offered {
+            shortfall_table(&mut out, records, &rejected, shortfalls);
+            let _ = writeln!(
+                out,
+                "| problem | reason | detail | nearest published program |"
+            );
+            let _ = writeln!(out, "|---|---|---|---|");
+        } else {
+            let _ = writeln!(out, "| problem | reason | detail |");
+            let _ = writeln!(out, "|---|---|---|");
+        }
         let mut shown: std::collections::BTreeMap<String, usize> = Default::default();
         let mut sorted = rejected.clone();
         sorted.sort_by_key(|r| (r.error.as_ref().map(|e| e.kind), r.source_index));
@@ -95,10 +108,95 @@ pub fn markdown(sources: &[Vec<ProblemRecord>]) -> String {
             }
             let detail = e.detail.replace('|', "\\|").replace('\n', " ");
             let detail: String = detail.chars().take(160).collect();
-            let _ = writeln!(out, "| {} | {} | {} |", r.problem_id, e.kind, detail);
+            match offered {
+                Some(shortfalls) => {
+                    let nearest = shortfalls
+                        .get(&r.problem_id)
+                        .map(|n| format!("{} ({})", n.shortfall, n.source))
+                        .unwrap_or_else(|| "none offered".to_string());
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} | {} |",
+                        r.problem_id, e.kind, detail, nearest
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "| {} | {} | {} |", r.problem_id, e.kind, detail);
+                }
+            }
         }
     }
     out
+}
+
+/// Why the published programs left a source's rejected problems without a program: per class
+/// of the nearest candidate, how many problems and whose rule; then what the paper's rules alone
+/// would admit and how many problems have a program that gives the gold at all.
+fn shortfall_table(
+    out: &mut String,
+    records: &[ProblemRecord],
+    rejected: &[&ProblemRecord],
+    shortfalls: &BTreeMap<String, ProblemShortfall>,
+) {
+    let mut by_class: BTreeMap<Shortfall, usize> = BTreeMap::new();
+    let mut none_offered = 0;
+    for r in rejected {
+        match shortfalls.get(&r.problem_id) {
+            Some(n) => *by_class.entry(n.shortfall).or_default() += 1,
+            None => none_offered += 1,
+        }
+    }
+    let _ = writeln!(
+        out,
+        "Of each rejected problem's published programs, the nearest to being taken (`--candidates`), \
+         and whose rule stops it; the table below lists it per problem.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| nearest published program | problems | what it does | whose rule |"
+    );
+    let _ = writeln!(out, "|---|---:|---|---|");
+    for class in Shortfall::ALL {
+        let n = by_class.get(&class).copied().unwrap_or(0);
+        if n > 0 {
+            let _ = writeln!(
+                out,
+                "| {class} | {n} | {} | {} |",
+                class.meaning(),
+                class.rule()
+            );
+        }
+    }
+    if none_offered > 0 {
+        let _ = writeln!(
+            out,
+            "| none offered | {none_offered} | no published program matched the problem | |"
+        );
+    }
+    let total = records.len();
+    let valid = total - rejected.len();
+    let count = |upto: Shortfall| -> usize {
+        by_class
+            .iter()
+            .filter(|(c, _)| **c <= upto)
+            .map(|(_, n)| n)
+            .sum()
+    };
+    let share = |n: usize| 100.0 * n as f64 / total.max(1) as f64;
+    let paper = valid + count(Shortfall::UnexplainedConstant);
+    let code = valid + count(Shortfall::IgnoresNumber);
+    let gold = valid + count(Shortfall::CountsDiffer);
+    let _ = writeln!(
+        out,
+        "\nValid: {valid} of {total} ({:.1}%). Without advmath's checks past the paper's (the first three \
+         classes), at most {paper} ({:.1}%) would be; keeping an ignored number constant as well, as the authors' \
+         code does, at most {code} ({:.1}%). {gold} ({:.1}%) have a program that gives the gold answer in the \
+         interpreted subset, whatever its alignment.\n",
+        share(valid),
+        share(paper),
+        share(code),
+        share(gold)
+    );
 }
 
 /// The section on published candidate programs (`ingest --candidates`): per source what was read,

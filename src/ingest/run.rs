@@ -248,7 +248,7 @@ pub fn ingest(config: &IngestConfig) -> Result<IngestSummary> {
         summary.candidates = Some(report);
     }
     if let Some(report) = &config.report {
-        let mut text = coverage::markdown(&summary.sources);
+        let mut text = coverage::markdown(&summary.sources, summary.candidates.as_ref());
         if let Some(candidates) = &summary.candidates {
             text.push_str(&coverage::candidates_markdown(candidates));
         }

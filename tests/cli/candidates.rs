@@ -427,6 +427,54 @@ fn shared_gsm8k_test_with_the_published_programs() {
     ] {
         assert!(text.contains(expected), "the report lacks {expected:?}");
     }
+    // Each rejected problem names its nearest published program and whose rule stops it, and the
+    // classes count every rejected problem once.
+    let rejected = records.len() - valid;
+    let row_of = |id: usize| {
+        let prefix = format!("| gsm8k/test/{id} |");
+        text.lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("the report does not list gsm8k/test/{id}"))
+            .to_string()
+    };
+    assert!(
+        row_of(783).ends_with("| unconfirmed (pal:gsmhardv2) |"),
+        "{}",
+        row_of(783)
+    );
+    assert!(
+        row_of(544).contains("| unexplained_constant ("),
+        "{}",
+        row_of(544)
+    );
+    assert!(row_of(584).contains("| unit_reading ("), "{}", row_of(584));
+    let table = text
+        .split("| nearest published program | problems |")
+        .nth(1)
+        .expect("the report has the table of nearest published programs");
+    let classes: usize = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.split('|')
+                .nth(2)
+                .unwrap()
+                .trim()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(classes, rejected, "{table}");
+    let listed = text
+        .lines()
+        .filter(|l| l.starts_with("| gsm8k/test/"))
+        .count();
+    assert_eq!(listed, rejected);
+    assert!(
+        text.contains(&format!("Valid: {valid} of 1319 (")),
+        "the report states the valid count under the table"
+    );
     // Every candidate row of the files gave one verdict row (GSM8K test asks no question twice).
     let n = sql_csv(&tables, "SELECT count(*) AS n FROM candidate_programs");
     assert_eq!(n, "n\n6428\n");

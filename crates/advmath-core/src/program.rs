@@ -11,6 +11,10 @@ pub mod tree;
 use std::fmt;
 
 pub use align::validate_program;
+
+/// The detail of a program whose answer, once linked, no number of the question feeds: nothing a
+/// variant changes would reach it.
+pub const NOTHING_VARIES: &str = "no number of the question feeds the answer";
 pub use links::{AlignMode, Links};
 pub use tree::{BinOp, Builder, ConstKind, Func, Node, NodeId, Program, Tie};
 

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::shortfall::{ProblemShortfall, Shortfall, Stage};
 use super::{Candidates, CandidatesReport, ReadCandidate, SourceCounts, ORIGIN_PREFIX};
 use crate::num::Num;
 use crate::program::align::justify_constant;
@@ -32,23 +33,39 @@ pub fn judge(
     links: Links,
     report: &mut CandidatesReport,
 ) -> Vec<CandidateRecord> {
-    let verdicts: Vec<std::result::Result<Vec<Program>, ProgramError>> = matched
+    let verdicts: Vec<Verdict> = matched
         .par_iter()
         .map(|&(pos, c)| {
             let (record, program) = (&records[pos], &candidates.rows[c].candidate.program);
             crate::contain::run(|| verdict(record, program, links)).unwrap_or_else(|panicked| {
-                Err(ProgramError::new(ErrorKind::Internal, panicked.to_string()))
+                Err((
+                    ProgramError::new(ErrorKind::Internal, panicked.to_string()),
+                    Stage::Validation,
+                ))
             })
         })
         .collect();
     let confirmations = confirmations(records, matched, candidates, &verdicts);
     let mut rows = Vec::with_capacity(matched.len());
+    let mut nearest: BTreeMap<usize, ProblemShortfall> = BTreeMap::new();
     for ((&(pos, c), verdict), confirmation) in matched.iter().zip(verdicts).zip(confirmations) {
         let read = &candidates.rows[c];
         let record = &mut records[pos];
         let counts = counts_of(report, read, &candidates.files[read.file].path);
         counts.judged += 1;
-        let error = match verdict.and_then(|readings| taken_reading(readings, confirmation)) {
+        let taken = verdict.and_then(|readings| {
+            taken_reading(readings, confirmation).map_err(|e| (e, Stage::Readings))
+        });
+        // A confirmed program is taken, so only an unconfirmed one can leave a problem invalid.
+        let shortfall = match &taken {
+            Ok(_) => Shortfall::Unconfirmed,
+            Err((e, stage)) => Shortfall::of_error(e, *stage),
+        };
+        if nearest.get(&pos).is_none_or(|n| shortfall < n.shortfall) {
+            let source = read.source.clone();
+            nearest.insert(pos, ProblemShortfall { shortfall, source });
+        }
+        let error = match taken.map_err(|(e, _)| e) {
             Ok((tree, confirmed_by)) => {
                 counts.valid += 1;
                 // Once it took one the problem is valid, so later candidates are not chosen.
@@ -80,8 +97,16 @@ pub fn judge(
         }
         rows.push(row(record, read, candidates, Some(error), false));
     }
+    for (pos, n) in nearest {
+        if !records[pos].is_valid() {
+            report.shortfalls.insert(records[pos].problem_id.clone(), n);
+        }
+    }
     rows
 }
+
+/// A candidate's readings, or why it was refused and at which stage.
+type Verdict = std::result::Result<Vec<Program>, (ProgramError, Stage)>;
 
 /// What the other sources' programs say of one candidate's readings.
 #[derive(Clone, Debug, PartialEq)]
@@ -133,7 +158,7 @@ fn confirmations(
     records: &[ProblemRecord],
     matched: &[(usize, usize)],
     candidates: &Candidates,
-    verdicts: &[std::result::Result<Vec<Program>, ProgramError>],
+    verdicts: &[Verdict],
 ) -> Vec<Confirmation> {
     let mut by_problem: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, (&(pos, _), verdict)) in matched.iter().zip(verdicts).enumerate() {
@@ -206,23 +231,23 @@ fn takes_a_candidate(record: &ProblemRecord) -> bool {
 /// A candidate program validated against a problem as a given program is, with the readings a
 /// published program may have besides (see [`validate_published`]); each reading is held to
 /// what a published program must show.
-fn verdict(
-    record: &ProblemRecord,
-    program: &str,
-    links: Links,
-) -> std::result::Result<Vec<Program>, ProgramError> {
+fn verdict(record: &ProblemRecord, program: &str, links: Links) -> Verdict {
     let Some(gold) = record
         .answer
         .as_deref()
         .and_then(crate::num::wide::Value::parse_decimal)
     else {
-        return Err(ProgramError::new(
-            ErrorKind::BadInput,
-            "the problem has no gold answer to check the program against",
+        return Err((
+            ProgramError::new(
+                ErrorKind::BadInput,
+                "the problem has no gold answer to check the program against",
+            ),
+            Stage::Validation,
         ));
     };
     let slots = find_slots(&record.question);
-    let readings = validate_published(program, &record.question, &slots, Some(gold), links)?;
+    let readings = validate_published(program, &record.question, &slots, Some(gold), links)
+        .map_err(|e| (e, Stage::Validation))?;
     let mut kept = Vec::with_capacity(readings.len());
     let mut first_error = None;
     for tree in readings {
@@ -234,7 +259,7 @@ fn verdict(
         }
     }
     match first_error {
-        Some(e) if kept.is_empty() => Err(e),
+        Some(e) if kept.is_empty() => Err((e, Stage::Explained)),
         _ => Ok(kept),
     }
 }

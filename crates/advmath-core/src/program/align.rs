@@ -534,7 +534,7 @@ pub fn finish_checked(
     if program.variable_slots().is_empty() {
         return Err(ProgramError::new(
             ErrorKind::NumberMisalignment,
-            "no number of the question feeds the answer",
+            super::NOTHING_VARIES,
         ));
     }
     readings::require_every_number_used(&program, &written, slots, question)?;

@@ -398,17 +398,23 @@ pub fn require_every_number_used(
         let uses = uses + by_constant;
         if occurrences > uses && !tied {
             let s = &slots[first as usize];
-            return Err(ProgramError::new(
-                ErrorKind::UnusedNumber,
+            let written = s.written_in(question);
+            let detail = if uses == 0 {
+                format!("{written} appears {occurrences} time(s) in the question and {NEVER_USED}")
+            } else {
                 format!(
-                    "{} appears {occurrences} time(s) in the question and the program uses it {uses} time(s)",
-                    s.written_in(question)
-                ),
-            ));
+                    "{written} appears {occurrences} time(s) in the question and the program uses it {uses} time(s)"
+                )
+            };
+            return Err(ProgramError::new(ErrorKind::UnusedNumber, detail));
         }
     }
     Ok(())
 }
+
+/// How an [`ErrorKind::UnusedNumber`] detail ends when the program never uses the number (rather
+/// than using it fewer times than the question writes it).
+pub const NEVER_USED: &str = "the program uses it 0 time(s)";
 
 /// The (numerator, denominator) slots of a fraction written "a/b" that slot `i` is part of.
 fn fraction_partner(slots: &[Slot], question: &str, i: usize) -> Option<(usize, usize)> {
