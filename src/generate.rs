@@ -276,13 +276,13 @@ fn attack_problem(
 const CHUNK: usize = 64;
 
 /// Can punctuation noise use a problem that has no valid program? It needs a question and a
-/// numeric gold answer to grade responses by.
+/// numeric gold answer to grade responses by, one its question does not contradict.
 fn noise_usable(r: &ProblemRecord) -> bool {
     !r.question.trim().is_empty()
         && r.answer.as_deref().and_then(Value::parse_decimal).is_some()
         && r.error
             .as_ref()
-            .is_none_or(|e| e.kind != ErrorKind::BadInput)
+            .is_none_or(|e| !matches!(e.kind, ErrorKind::BadInput | ErrorKind::WrongLabel))
 }
 
 /// Run the generation stage over every valid problem in `config.tables` (the guided attack

@@ -21,6 +21,7 @@ pub mod candidates;
 pub mod coverage;
 pub mod default_dataset;
 pub mod disambiguate;
+pub mod errata;
 pub mod programs;
 mod read;
 pub mod robustmath;
@@ -284,6 +285,14 @@ pub fn build_record(
                 "no program given and no worked solution to synthesise one from",
             ));
         }
+    }
+    if let Some(wrong) = gold
+        .as_ref()
+        .and_then(|g| errata::wrong_label(&raw.question, g))
+    {
+        // The program stays for the reader; nothing may be derived from its answer.
+        record.tree = None;
+        record.error = Some(wrong);
     }
     record
 }

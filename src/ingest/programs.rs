@@ -90,7 +90,7 @@ fn wants_program(r: &ProblemRecord, origin: &str) -> bool {
         && !r.question.trim().is_empty()
         && r.error
             .as_ref()
-            .is_none_or(|e| e.kind != ErrorKind::BadInput)
+            .is_none_or(|e| !matches!(e.kind, ErrorKind::BadInput | ErrorKind::WrongLabel))
 }
 
 pub fn write_programs(config: &ProgramsConfig) -> Result<ProgramsSummary> {

@@ -316,6 +316,48 @@ fn programs_right_by_coincidence_keep_gold_answers_true_to_their_text() {
     }
 }
 
+/// Two GSM8K labels contradict their own questions (454: two people eating 4 apples a day for 30
+/// days, labelled 150; 1309: the girls' $2,180, labelled 2,280), and the worked solutions that
+/// give them gave every variant a wrong gold. They are refused as `wrong_label` for every attack,
+/// punctuation noise included, while a problem beside them is attacked as before.
+#[test]
+fn known_wrong_labels_are_refused_for_every_attack() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    crate::util::ingest(&tables, &[&data.join("gsm8k/test.jsonl")]).success();
+    let ids = ["gsm8k/test/0", "gsm8k/test/454", "gsm8k/test/1309"];
+    keep_only(&tables, "gsm8k", "test", &ids);
+    let records = problems_in(&problems_path(&tables, "gsm8k", "test"));
+    for id in &ids[1..] {
+        let r = records.iter().find(|r| r.problem_id == *id).unwrap();
+        let e = r.error.as_ref().expect("refused");
+        assert_eq!(
+            e.kind,
+            advmath::program::ErrorKind::WrongLabel,
+            "{id}: {e:?}"
+        );
+        assert!(
+            e.detail.contains("contradicts its question"),
+            "{}",
+            e.detail
+        );
+    }
+    advmath()
+        .args(["generate", "--tables"])
+        .arg(&tables)
+        .args(["--attack", "m1,punct,names", "--variants", "3"])
+        .assert()
+        .success();
+    let per_problem = crate::util::sql_csv(
+        &tables,
+        "SELECT problem_id, count(*) AS n FROM variants GROUP BY problem_id ORDER BY problem_id",
+    );
+    assert!(per_problem.contains("gsm8k/test/0,"), "{per_problem}");
+    assert!(!per_problem.contains("/454,"), "{per_problem}");
+    assert!(!per_problem.contains("/1309,"), "{per_problem}");
+}
+
 /// What the default settings must never make: a changed number word, a written fraction turned
 /// improper, or a percentage above 100 where the original was at most 100. Counted over every
 /// numeric variant of both Xie datasets.

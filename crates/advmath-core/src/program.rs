@@ -43,9 +43,36 @@ pub enum ErrorKind {
     AmbiguousOperand,
     /// Validating the problem hit a bug in advmath (a panic); the detail says where.
     Internal,
+    /// The dataset's answer contradicts its own question (a known error of the dataset): no
+    /// program that gives it can give a variant's gold, and no other answer is invented.
+    WrongLabel,
 }
 
 impl ErrorKind {
+    /// Every kind, so that one read back from a table by its name is found.
+    pub const ALL: [ErrorKind; 15] = [
+        ErrorKind::HasLoop,
+        ErrorKind::HasBranch,
+        ErrorKind::HasComparison,
+        ErrorKind::WrongAnswer,
+        ErrorKind::NumberMisalignment,
+        ErrorKind::UnresolvedConstant,
+        ErrorKind::Unsupported,
+        ErrorKind::ParseError,
+        ErrorKind::EvalError,
+        ErrorKind::MissingProgram,
+        ErrorKind::BadInput,
+        ErrorKind::UnusedNumber,
+        ErrorKind::AmbiguousOperand,
+        ErrorKind::Internal,
+        ErrorKind::WrongLabel,
+    ];
+
+    /// The kind a table names, if any.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::HasLoop => "has_loop",
@@ -62,6 +89,7 @@ impl ErrorKind {
             ErrorKind::UnusedNumber => "unused_number",
             ErrorKind::AmbiguousOperand => "ambiguous_operand",
             ErrorKind::Internal => "internal_error",
+            ErrorKind::WrongLabel => "wrong_label",
         }
     }
 }
@@ -95,3 +123,36 @@ impl fmt::Display for ProgramError {
 }
 
 impl std::error::Error for ProgramError {}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::ErrorKind;
+
+    #[test]
+    fn every_kind_reads_back_by_its_name() {
+        // Exhaustive, so a new kind must be placed here, and then in `ALL`.
+        let listed = |k: ErrorKind| match k {
+            ErrorKind::HasLoop
+            | ErrorKind::HasBranch
+            | ErrorKind::HasComparison
+            | ErrorKind::WrongAnswer
+            | ErrorKind::NumberMisalignment
+            | ErrorKind::UnresolvedConstant
+            | ErrorKind::Unsupported
+            | ErrorKind::ParseError
+            | ErrorKind::EvalError
+            | ErrorKind::MissingProgram
+            | ErrorKind::BadInput
+            | ErrorKind::UnusedNumber
+            | ErrorKind::AmbiguousOperand
+            | ErrorKind::Internal
+            | ErrorKind::WrongLabel => ErrorKind::ALL.contains(&k),
+        };
+        for k in ErrorKind::ALL {
+            assert!(listed(k));
+            assert_eq!(ErrorKind::from_name(k.as_str()), Some(k));
+        }
+        assert!(listed(ErrorKind::WrongLabel));
+        assert_eq!(ErrorKind::from_name("no_such_kind"), None);
+    }
+}

@@ -51,7 +51,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("program_origin", "`given`, `gsm8k_annotations`, `multiarith_equations`, `published:<source>` (a published model-written program, `ingest --candidates`; its verdicts in `candidate_programs`), `llm:<model>` (`advmath programs`, kept also when rejected) or `none`"),
     ("tree", "the validated solution tree as JSON (null when invalid)"),
     ("status", "`valid` or `invalid`"),
-    ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer (the program does not compute the dataset's answer, which stays the gold; for a synthesised program: no worked step computes it), number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input, unused_number (the question writes a number more often than the program uses it), ambiguous_operand (a synthesised step's operand could be two earlier quantities that give different answers)"),
+    ("error_kind", "why the problem is invalid: has_loop, has_branch, has_comparison, wrong_answer (the program does not compute the dataset's answer, which stays the gold; for a synthesised program: no worked step computes it), number_misalignment, unresolved_constant, unsupported, parse_error, eval_error, missing_program, bad_input, unused_number (the question writes a number more often than the program uses it), ambiguous_operand (a synthesised step's operand could be two earlier quantities that give different answers), wrong_label (the dataset's answer contradicts its question: advmath's errata list)"),
     ("error_detail", "a sentence naming the construct, value or file row at fault"),
 ];
 
@@ -214,11 +214,7 @@ pub fn batch_to_records(batch: &RecordBatch) -> Result<Vec<ProblemRecord>> {
                 None => None,
             };
             let error = opt(kind, i).map(|k| {
-                let kind = ALL_KINDS
-                    .iter()
-                    .copied()
-                    .find(|x| x.as_str() == k)
-                    .unwrap_or(ErrorKind::BadInput);
+                let kind = ErrorKind::from_name(&k).unwrap_or(ErrorKind::BadInput);
                 ProgramError::new(kind, opt(detail, i).unwrap_or_default())
             });
             let sv = slots.value(i);
@@ -240,20 +236,3 @@ pub fn batch_to_records(batch: &RecordBatch) -> Result<Vec<ProblemRecord>> {
         })
         .collect()
 }
-
-const ALL_KINDS: &[ErrorKind] = &[
-    ErrorKind::HasLoop,
-    ErrorKind::HasBranch,
-    ErrorKind::HasComparison,
-    ErrorKind::WrongAnswer,
-    ErrorKind::NumberMisalignment,
-    ErrorKind::UnresolvedConstant,
-    ErrorKind::Unsupported,
-    ErrorKind::ParseError,
-    ErrorKind::EvalError,
-    ErrorKind::MissingProgram,
-    ErrorKind::BadInput,
-    ErrorKind::UnusedNumber,
-    ErrorKind::AmbiguousOperand,
-    ErrorKind::Internal,
-];

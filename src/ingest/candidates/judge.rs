@@ -219,13 +219,15 @@ fn confirmations(
 }
 
 /// A problem that may take a candidate: no valid program of its own, and a usable row whose
-/// validation did not fail on a bug.
+/// validation did not fail on a bug and whose label is not known wrong.
 fn takes_a_candidate(record: &ProblemRecord) -> bool {
     !record.is_valid()
-        && record
-            .error
-            .as_ref()
-            .is_none_or(|e| !matches!(e.kind, ErrorKind::BadInput | ErrorKind::Internal))
+        && record.error.as_ref().is_none_or(|e| {
+            !matches!(
+                e.kind,
+                ErrorKind::BadInput | ErrorKind::Internal | ErrorKind::WrongLabel
+            )
+        })
 }
 
 /// A candidate program validated against a problem as a given program is, with the readings a

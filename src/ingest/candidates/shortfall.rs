@@ -143,7 +143,8 @@ impl Shortfall {
             | ErrorKind::EvalError
             | ErrorKind::MissingProgram
             | ErrorKind::BadInput
-            | ErrorKind::Internal => Shortfall::NoGold,
+            | ErrorKind::Internal
+            | ErrorKind::WrongLabel => Shortfall::NoGold,
         }
     }
 }
