@@ -180,71 +180,67 @@ mod tests {
 
     #[test]
     fn the_paper_s_counting_and_advmath_s_checks_are_told_apart() {
-        let e = |kind, detail: &str| ProgramError::new(kind, detail.to_string());
-        let counts = e(
-            ErrorKind::NumberMisalignment,
-            "3 appears 2 time(s) in the question and 1 time(s) in the program",
-        );
-        let fewer = e(
-            ErrorKind::UnusedNumber,
-            "8 appears 2 time(s) in the question and the program uses it 1 time(s)",
-        );
-        assert_eq!(
-            Shortfall::of_error(&fewer, Stage::Validation),
-            Shortfall::CountsDiffer
-        );
-        assert_eq!(
-            Shortfall::of_error(&counts, Stage::Validation),
-            Shortfall::CountsDiffer
-        );
-        let unused = e(
-            ErrorKind::UnusedNumber,
-            "1 appears 1 time(s) in the question and the program uses it 0 time(s)",
-        );
-        assert_eq!(
-            Shortfall::of_error(&unused, Stage::Validation),
-            Shortfall::IgnoresNumber
-        );
-        let nothing = e(ErrorKind::NumberMisalignment, NOTHING_VARIES);
-        assert_eq!(
-            Shortfall::of_error(&nothing, Stage::Validation),
-            Shortfall::NothingVaries
-        );
-        assert_eq!(
-            Shortfall::of_error(&counts, Stage::Readings),
-            Shortfall::UndecidedReading
-        );
-        let constant = e(ErrorKind::UnresolvedConstant, "5 is not a question number");
-        assert_eq!(
-            Shortfall::of_error(&constant, Stage::Explained),
-            Shortfall::UnexplainedConstant
-        );
-        let unit = e(
-            ErrorKind::AmbiguousOperand,
-            "the question's 2 could be read where the program means the unit it names (a pair)",
-        );
-        assert_eq!(
-            Shortfall::of_error(&unit, Stage::Explained),
-            Shortfall::UnitReading
-        );
-        for kind in [
-            ErrorKind::WrongAnswer,
-            ErrorKind::Unsupported,
-            ErrorKind::ParseError,
-            ErrorKind::HasLoop,
-        ] {
+        use ErrorKind as K;
+        use Shortfall as S;
+        use Stage::{Explained, Readings, Validation};
+        let counts = "3 appears 2 time(s) in the question and 1 time(s) in the program";
+        let cases = [
+            (K::NumberMisalignment, counts, Validation, S::CountsDiffer),
+            (
+                K::UnusedNumber,
+                "8 appears 2 time(s) in the question and the program uses it 1 time(s)",
+                Validation,
+                S::CountsDiffer,
+            ),
+            (
+                K::UnusedNumber,
+                "1 appears 1 time(s) in the question and the program uses it 0 time(s)",
+                Validation,
+                S::IgnoresNumber,
+            ),
+            (
+                K::NumberMisalignment,
+                NOTHING_VARIES,
+                Validation,
+                S::NothingVaries,
+            ),
+            (K::NumberMisalignment, counts, Readings, S::UndecidedReading),
+            (
+                K::UnresolvedConstant,
+                "5 is not a question number",
+                Explained,
+                S::UnexplainedConstant,
+            ),
+            (
+                K::AmbiguousOperand,
+                "the question's 2 could mean a pair",
+                Explained,
+                S::UnitReading,
+            ),
+            (
+                K::WrongAnswer,
+                "program prints 3, expected 4",
+                Validation,
+                S::NoGold,
+            ),
+            (K::Unsupported, "list", Validation, S::NoGold),
+            (K::ParseError, "invalid syntax", Validation, S::NoGold),
+            (K::HasLoop, "for", Validation, S::NoGold),
+            (
+                K::WrongLabel,
+                "contradicts its question",
+                Validation,
+                S::NoGold,
+            ),
+        ];
+        for (kind, detail, stage, expected) in cases {
+            let error = ProgramError::new(kind, detail.to_string());
             assert_eq!(
-                Shortfall::of_error(&e(kind, "x"), Stage::Validation),
-                Shortfall::NoGold
+                S::of_error(&error, stage),
+                expected,
+                "{kind:?} {detail:?} {stage:?}"
             );
         }
-        assert!(Shortfall::ALL.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(
-            Shortfall::ALL.len(),
-            Shortfall::ALL
-                .iter()
-                .collect::<std::collections::BTreeSet<_>>()
-                .len()
-        );
+        assert!(S::ALL.windows(2).all(|w| w[0] < w[1]));
     }
 }
