@@ -108,6 +108,22 @@ pub struct CandidatesReport {
     /// Each problem offered candidates that is still without a valid program, by problem id:
     /// its nearest candidate's shortfall.
     pub shortfalls: BTreeMap<String, shortfall::ProblemShortfall>,
+    /// Labels that several published programs agree on another answer than, in problem order.
+    pub disputes: Vec<Dispute>,
+}
+
+/// A label the published programs dispute: enough of them, from enough projects, agree on one
+/// other answer. Listed for a reader to check; models share mistakes, so nothing acts on it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dispute {
+    pub problem_id: String,
+    pub label: String,
+    /// The answer they agree on.
+    pub answer: String,
+    /// Their sources.
+    pub sources: Vec<String>,
+    /// `valid`, or why the problem is not.
+    pub status: String,
 }
 
 /// Read every candidate file. A file that cannot be read at all is an error naming it; its bad
@@ -313,6 +329,7 @@ pub fn start_report(candidates: &Candidates, matched: &[Vec<(usize, usize)>]) ->
         files: candidates.files.clone(),
         sources: Vec::new(),
         shortfalls: BTreeMap::new(),
+        disputes: Vec::new(),
     };
     let mut hit = vec![false; candidates.rows.len()];
     for &(_, c) in matched.iter().flatten() {

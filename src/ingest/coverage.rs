@@ -259,11 +259,39 @@ pub fn candidates_markdown(report: &CandidatesReport) -> String {
             f.unmatched.len()
         );
     }
+    disputes_markdown(&mut out, &report.disputes);
     list_lines(&mut out, "Bad lines", &report.files, |f| &f.bad);
     list_lines(&mut out, "Unmatched candidates", &report.files, |f| {
         &f.unmatched
     });
     out
+}
+
+/// The labels the published programs dispute, for a reader to check against the question: a
+/// wrong one goes on the errata list (`src/ingest/errata.tsv`).
+fn disputes_markdown(out: &mut String, disputes: &[super::candidates::Dispute]) {
+    if disputes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Labels the published programs dispute\n\n\
+         Three or more programs, of two or more projects, compute one answer other than the label. \
+         Models share mistakes, so this proves nothing; read the question. A label the question \
+         contradicts belongs on the errata list (`src/ingest/errata.tsv`, `reports/gold_audit.md`).\n\n\
+         | problem | label | they compute | programs | problem status |\n|---|---:|---:|---|---|"
+    );
+    for d in disputes {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            d.problem_id,
+            d.label,
+            d.answer,
+            d.sources.join(", "),
+            d.status
+        );
+    }
 }
 
 /// A subsection listing the first lines `pick` gives of each file (each `file:line: reason`),

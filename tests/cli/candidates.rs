@@ -466,7 +466,11 @@ fn shared_gsm8k_test_with_the_published_programs() {
         })
         .sum();
     assert_eq!(classes, rejected, "{table}");
-    let listed = text
+    let rejected_section = text
+        .split("## Published candidate programs")
+        .next()
+        .unwrap();
+    let listed = rejected_section
         .lines()
         .filter(|l| l.starts_with("| gsm8k/test/"))
         .count();
@@ -475,6 +479,20 @@ fn shared_gsm8k_test_with_the_published_programs() {
         text.contains(&format!("Valid: {valid} of 1319 (")),
         "the report states the valid count under the table"
     );
+    // The labels the programs dispute are listed for a reader: the two the errata list refuses
+    // among them, with the answer the question gives.
+    let disputes = text
+        .split("### Labels the published programs dispute")
+        .nth(1)
+        .expect("the report lists disputed labels");
+    for (id, label, answer) in [(454, 150, 240), (823, 14, 18), (1309, 2280, 2180)] {
+        let row = format!("| gsm8k/test/{id} | {label} | {answer} |");
+        let line = disputes
+            .lines()
+            .find(|l| l.starts_with(&row))
+            .unwrap_or_else(|| panic!("{row} is not listed"));
+        assert!(line.ends_with("| wrong_label |"), "{line}");
+    }
     // Every candidate row of the files gave one verdict row (GSM8K test asks no question twice).
     let n = sql_csv(&tables, "SELECT count(*) AS n FROM candidate_programs");
     assert_eq!(n, "n\n6428\n");

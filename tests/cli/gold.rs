@@ -316,9 +316,9 @@ fn programs_right_by_coincidence_keep_gold_answers_true_to_their_text() {
     }
 }
 
-/// Two GSM8K labels contradict their own questions (454: two people eating 4 apples a day for 30
-/// days, labelled 150; 1309: the girls' $2,180, labelled 2,280), and the worked solutions that
-/// give them gave every variant a wrong gold. They are refused as `wrong_label` for every attack,
+/// Three GSM8K labels contradict their own questions (454: two people eating 4 apples a day for
+/// 30 days, labelled 150; 823: Sasha's 14 and 4 points, labelled 14; 1309: the girls' $2,180,
+/// labelled 2,280), and the worked solutions that give them gave every variant a wrong gold. They are refused as `wrong_label` for every attack,
 /// punctuation noise included, while a problem beside them is attacked as before.
 #[test]
 fn known_wrong_labels_are_refused_for_every_attack() {
@@ -326,7 +326,12 @@ fn known_wrong_labels_are_refused_for_every_attack() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
     crate::util::ingest(&tables, &[&data.join("gsm8k/test.jsonl")]).success();
-    let ids = ["gsm8k/test/0", "gsm8k/test/454", "gsm8k/test/1309"];
+    let ids = [
+        "gsm8k/test/0",
+        "gsm8k/test/454",
+        "gsm8k/test/823",
+        "gsm8k/test/1309",
+    ];
     keep_only(&tables, "gsm8k", "test", &ids);
     let records = problems_in(&problems_path(&tables, "gsm8k", "test"));
     for id in &ids[1..] {
@@ -355,6 +360,7 @@ fn known_wrong_labels_are_refused_for_every_attack() {
     );
     assert!(per_problem.contains("gsm8k/test/0,"), "{per_problem}");
     assert!(!per_problem.contains("/454,"), "{per_problem}");
+    assert!(!per_problem.contains("/823,"), "{per_problem}");
     assert!(!per_problem.contains("/1309,"), "{per_problem}");
 }
 

@@ -10,10 +10,10 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::shortfall::{ProblemShortfall, Shortfall, Stage};
-use super::{Candidates, CandidatesReport, ReadCandidate, SourceCounts, ORIGIN_PREFIX};
+use super::{Candidates, CandidatesReport, Dispute, ReadCandidate, SourceCounts, ORIGIN_PREFIX};
 use crate::num::Num;
-use crate::program::align::justify_constant;
 use crate::program::align::validate_published;
+use crate::program::align::{computed_answer, justify_constant};
 use crate::program::links::UNIT_CONSTANTS;
 use crate::program::readings::agree;
 use crate::program::{ConstKind, Node, Program};
@@ -48,6 +48,8 @@ pub fn judge(
     let confirmations = confirmations(records, matched, candidates, &verdicts);
     let mut rows = Vec::with_capacity(matched.len());
     let mut nearest: BTreeMap<usize, ProblemShortfall> = BTreeMap::new();
+    // Per problem, the answers of its programs that miss the gold: (answer, source, family).
+    let mut missed: BTreeMap<usize, Vec<(String, String, &'static str)>> = BTreeMap::new();
     for ((&(pos, c), verdict), confirmation) in matched.iter().zip(verdicts).zip(confirmations) {
         let read = &candidates.rows[c];
         let record = &mut records[pos];
@@ -64,6 +66,18 @@ pub fn judge(
         if nearest.get(&pos).is_none_or(|n| shortfall < n.shortfall) {
             let source = read.source.clone();
             nearest.insert(pos, ProblemShortfall { shortfall, source });
+        }
+        if let Err((e, Stage::Validation)) = &taken {
+            if e.kind == ErrorKind::WrongAnswer {
+                let program = &read.candidate.program;
+                if let Ok(Ok(answer)) = crate::contain::run(|| computed_answer(program)) {
+                    missed.entry(pos).or_default().push((
+                        answer.to_string(),
+                        read.source.clone(),
+                        read.candidate.family.as_str(),
+                    ));
+                }
+            }
         }
         let error = match taken.map_err(|(e, _)| e) {
             Ok((tree, confirmed_by)) => {
@@ -97,12 +111,58 @@ pub fn judge(
         }
         rows.push(row(record, read, candidates, Some(error), false));
     }
-    for (pos, n) in nearest {
-        if !records[pos].is_valid() {
-            report.shortfalls.insert(records[pos].problem_id.clone(), n);
+    for (pos, mut n) in nearest {
+        let record = &records[pos];
+        if record.is_valid() {
+            continue;
+        }
+        // No program may give a label the question contradicts, whatever its verdict.
+        if record.error.as_ref().map(|e| e.kind) == Some(ErrorKind::WrongLabel) {
+            n.shortfall = Shortfall::NoGold;
+        }
+        report.shortfalls.insert(record.problem_id.clone(), n);
+    }
+    for (pos, answers) in missed {
+        if let Some(d) = dispute(&records[pos], answers) {
+            report.disputes.push(d);
         }
     }
     rows
+}
+
+/// Programs that agree on one answer other than the label: at least this many...
+const DISPUTE_PROGRAMS: usize = 3;
+/// ...from at least this many projects.
+const DISPUTE_FAMILIES: usize = 2;
+
+/// The label a problem's published programs dispute, if enough of them, from enough projects,
+/// agree on one other answer. Agreement is no proof (models share mistakes), so this is only
+/// listed for a reader, never acted on.
+fn dispute(
+    record: &ProblemRecord,
+    answers: Vec<(String, String, &'static str)>,
+) -> Option<Dispute> {
+    let mut by_answer: BTreeMap<String, (Vec<String>, std::collections::BTreeSet<&str>)> =
+        BTreeMap::new();
+    for (answer, source, family) in answers {
+        let entry = by_answer.entry(answer).or_default();
+        entry.0.push(source);
+        entry.1.insert(family);
+    }
+    let (answer, (sources, _)) = by_answer
+        .into_iter()
+        .filter(|(_, (s, f))| s.len() >= DISPUTE_PROGRAMS && f.len() >= DISPUTE_FAMILIES)
+        .max_by_key(|(_, (s, _))| s.len())?;
+    Some(Dispute {
+        problem_id: record.problem_id.clone(),
+        label: record.answer.clone().unwrap_or_default(),
+        answer,
+        sources,
+        status: match &record.error {
+            None => "valid".to_string(),
+            Some(e) => e.kind.to_string(),
+        },
+    })
 }
 
 /// A candidate's readings, or why it was refused and at which stage.

@@ -34,8 +34,8 @@ pub enum Shortfall {
     /// A question number the program writes fewer or more times than the question (appendix
     /// H.4's counting).
     CountsDiffer,
-    /// Computes no gold answer in the interpreted subset: a wrong answer, a truncated or
-    /// unparsable script, a construct outside the subset.
+    /// Computes no gold answer in the interpreted subset (a wrong answer, a truncated or
+    /// unparsable script, a construct outside the subset), or the gold is a known wrong label.
     NoGold,
 }
 
@@ -88,7 +88,9 @@ impl Shortfall {
             Shortfall::IgnoresNumber => {
                 "gives the gold, but never writes a number the question writes in digits"
             }
-            Shortfall::NoGold => "no program computes the gold in the interpreted subset",
+            Shortfall::NoGold => {
+                "no program computes the gold in the interpreted subset, or the gold is a label the question contradicts"
+            }
         }
     }
 
@@ -106,7 +108,7 @@ impl Shortfall {
             Shortfall::NothingVaries => "paper alignment (digits); `--link number-words` may link words",
             Shortfall::CountsDiffer => "paper H.4 (its code too)",
             Shortfall::IgnoresNumber => "paper H.4's text (its code keeps the number constant); `--link percentages,fractions` may link `0.2` for 20%",
-            Shortfall::NoGold => "A.1: the program must reproduce the gold",
+            Shortfall::NoGold => "A.1: the program must reproduce the gold; advmath's errata",
         }
     }
 

@@ -458,6 +458,23 @@ pub fn validate_program(
     finish_checked(builder, answer, slots, question, links)
 }
 
+/// The answer a program computes on its own literals, read as the gold check reads it (the last
+/// value printed, else the last one assigned): what a program that misses the gold gives instead.
+pub fn computed_answer(source: &str) -> Res<Value> {
+    let body = parse_module(source)?;
+    let mut first = Lowerer::new(source, RecordLiterals::default());
+    first.module(&body)?;
+    let (lowered, _) = first.into_parts();
+    let values = eval_all(&lowered.builder.nodes)?;
+    let node = match choose_answer(&lowered.printed, lowered.last_assigned, &values, None)? {
+        AnswerPick::Printed { entry, .. } => lowered.printed[entry].node,
+        AnswerPick::LastAssigned => lowered
+            .last_assigned
+            .ok_or_else(|| ProgramError::new(ErrorKind::Unsupported, "program computes nothing"))?,
+    };
+    Ok(values.get(node))
+}
+
 /// A program parsed, its literals (in source order) recorded, and the value that is its answer
 /// picked: where every alignment of it starts.
 fn parse_and_pick(

@@ -276,3 +276,16 @@ fn fifty_percent_off_and_fifty_percent_of_are_not_told_apart() {
     let p = check_linked(q, "print(8 * 0.6)", "4.8", AlignMode::Given, ALL).unwrap();
     assert_eq!(p.variable_slots(), vec![0, 1]);
 }
+
+#[test]
+fn a_program_s_own_answer_is_read_as_the_gold_check_reads_it() {
+    let answer = |src: &str| computed_answer(src).map(|v| v.to_string());
+    assert_eq!(
+        answer("a = 320 + 430\nb = 400 + 300\nprint(a + 430 + b)").unwrap(),
+        "1880"
+    );
+    // The last value printed, else the last assigned.
+    assert_eq!(answer("x = 3\nprint(x * 2)\nprint(x * 5)").unwrap(), "15");
+    assert_eq!(answer("x = 3\ny = x / 2").unwrap(), "1.5");
+    assert!(answer("x = 1 / 0\nprint(x)").is_err());
+}
