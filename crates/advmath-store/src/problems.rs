@@ -77,6 +77,15 @@ impl ProblemRecord {
         self.error.is_none() && self.tree.is_some()
     }
 
+    /// The table's `status`: `valid` or `invalid`.
+    pub fn status(&self) -> &'static str {
+        if self.is_valid() {
+            "valid"
+        } else {
+            "invalid"
+        }
+    }
+
     pub fn slot_nums(&self) -> Vec<Num> {
         self.slot_values
             .iter()
@@ -169,7 +178,7 @@ pub fn records_to_batch(records: &[ProblemRecord]) -> Result<RecordBatch> {
         s(|r| r.program.clone()),
         s(|r| Some(r.program_origin.clone())),
         s(|r| r.tree.as_ref().map(Program::to_json)),
-        s(|r| Some(if r.is_valid() { "valid" } else { "invalid" }.to_string())),
+        s(|r| Some(r.status().to_string())),
         s(|r| r.error.as_ref().map(|e| e.kind.as_str().to_string())),
         s(|r| r.error.as_ref().map(|e| e.detail.clone())),
     ];

@@ -159,7 +159,7 @@ fn dispute(
         answer,
         sources,
         status: match &record.error {
-            None => "valid".to_string(),
+            None => record.status().to_string(),
             Some(e) => e.kind.to_string(),
         },
     })
