@@ -283,6 +283,17 @@ fn coincidence_by_hand(problem: &str, question: &str) -> Num {
     }
 }
 
+/// GSM8K test ingested whole, then every problem but `ids` dropped; `None` without the shared
+/// data.
+fn gsm8k_test_with_only(ids: &[&str]) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    let data = shared_data()?;
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    crate::util::ingest(&tables, &[&data.join("gsm8k/test.jsonl")]).success();
+    keep_only(&tables, "gsm8k", "test", ids);
+    Some((dir, tables))
+}
+
 /// Two GSM8K problems whose synthesised programs gave the right answer only on the original
 /// numbers: a half read as its complement (821: "1/2 ... had gone", answered with the half that
 /// stayed), and a coefficient the solution derived read as a question number (783: "3*x = 24"
@@ -290,12 +301,9 @@ fn coincidence_by_hand(problem: &str, question: &str) -> Num {
 /// keeps its half, and 783 is refused, since the program cannot follow the algebra.
 #[test]
 fn programs_right_by_coincidence_keep_gold_answers_true_to_their_text() {
-    let Some(data) = shared_data() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let tables = dir.path().join("t");
-    crate::util::ingest(&tables, &[&data.join("gsm8k/test.jsonl")]).success();
-    let ids = ["gsm8k/test/783", "gsm8k/test/821"];
-    keep_only(&tables, "gsm8k", "test", &ids);
+    let Some((_dir, tables)) = gsm8k_test_with_only(&["gsm8k/test/783", "gsm8k/test/821"]) else {
+        return;
+    };
     let checked = generate_and_check(&tables, &["gsm8k"], coincidence_by_hand);
     eprintln!("hand-worked gold answers checked: {checked:?}");
     assert!(
@@ -318,21 +326,20 @@ fn programs_right_by_coincidence_keep_gold_answers_true_to_their_text() {
 
 /// Three GSM8K labels contradict their own questions (454: two people eating 4 apples a day for
 /// 30 days, labelled 150; 823: Sasha's 14 and 4 points, labelled 14; 1309: the girls' $2,180,
-/// labelled 2,280), and the worked solutions that give them gave every variant a wrong gold. They are refused as `wrong_label` for every attack,
-/// punctuation noise included, while a problem beside them is attacked as before.
+/// labelled 2,280), and the worked solutions that give them gave every variant a wrong gold. They
+/// are refused as `wrong_label` for every attack, punctuation noise included, while a problem
+/// beside them is attacked as before.
 #[test]
 fn known_wrong_labels_are_refused_for_every_attack() {
-    let Some(data) = shared_data() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let tables = dir.path().join("t");
-    crate::util::ingest(&tables, &[&data.join("gsm8k/test.jsonl")]).success();
     let ids = [
         "gsm8k/test/0",
         "gsm8k/test/454",
         "gsm8k/test/823",
         "gsm8k/test/1309",
     ];
-    keep_only(&tables, "gsm8k", "test", &ids);
+    let Some((_dir, tables)) = gsm8k_test_with_only(&ids) else {
+        return;
+    };
     let records = problems_in(&problems_path(&tables, "gsm8k", "test"));
     for id in &ids[1..] {
         let r = records.iter().find(|r| r.problem_id == *id).unwrap();
