@@ -115,7 +115,10 @@ impl HumanEvalConfig {
             model: model.into(),
             template: None,
             dataset: None,
-            methods: vec!["m1".into(), "m2".into(), "m3".into()],
+            methods: crate::vocab::Method::ALL
+                .iter()
+                .map(|m| m.name().to_string())
+                .collect(),
             problems: 30,
             per_problem: 2,
             seed: 0,

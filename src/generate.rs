@@ -13,13 +13,13 @@
 pub mod audit;
 mod chunk;
 mod config;
+pub mod family;
 pub mod guided;
 mod made;
 pub mod select;
 pub mod shard;
 mod summary;
 mod support;
-mod text;
 
 pub use config::GenerateConfig;
 pub use summary::GenerateSummary;
@@ -31,7 +31,6 @@ use rayon::prelude::*;
 
 use crate::agreement::{is_one, render_agreeing_as};
 use crate::attack::coherence::{reader_rules, Constraints, ReaderRule};
-use crate::attack::sample;
 use crate::error::{Error, Result};
 use crate::num::wide::Value;
 use crate::num::Num;
@@ -40,18 +39,18 @@ use crate::program::ErrorKind;
 use crate::question::rendering::{format_like, render};
 use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, Slot};
-use crate::seed::stream_key;
 use crate::store::problems::{read_problems, ProblemRecord};
-use crate::vocab::Attack;
 use crate::vocab::AttackSpec;
 
+use crate::attack::sample::Method;
 use crate::program::Program;
 use crate::store::lock::WriterLock;
 use crate::store::variants::{DatasetWriters, Row};
+use crate::vocab::Family;
 use chunk::ChunkWriter;
+use family::{Draw, Drawing, GuidedDraw, NumericDraw};
 use guided::FailureModel;
 use made::made_by;
-use sample::{attack, AttackStats, Attacker, Drawn, Method};
 use support::Supporters;
 
 /// A problem ready to attack: its record, slots with their formatting, and slot values.
@@ -203,74 +202,42 @@ enum ProblemWork<'a> {
 /// Everything one problem contributes to a chunk.
 #[derive(Default)]
 struct ProblemOutput {
-    numeric: BTreeMap<Method, (Vec<Drawn>, AttackStats)>,
-    /// The attacks in which only the reader's rules keep the problem from m variants.
-    lost_to_rules: std::collections::BTreeSet<Method>,
-    /// The guided attack's variants, best first, and its attempts.
-    guided: Option<(Vec<Drawn>, AttackStats)>,
+    /// Each draw family's variants and attempts (none for a problem without a valid program).
+    drawn: BTreeMap<Family, Drawing>,
     error: Option<String>,
 }
 
-fn attack_problem(
-    p: &Prepared,
-    config: &GenerateConfig,
-    methods: &[Method],
-    guide: Option<&FailureModel>,
-) -> ProblemOutput {
+/// One problem drawn by every draw family of the run, in their order.
+fn attack_problem(p: &Prepared, config: &GenerateConfig, draws: &[&dyn Draw]) -> ProblemOutput {
     let mut out = ProblemOutput::default();
     // A problem without a valid program is here for punctuation noise only.
     let Some(program) = p.record.tree.as_ref().filter(|_| p.record.is_valid()) else {
         return out;
     };
-    if let Some(guide) = guide {
-        // M3's draws and constraints, ranked by the guide.
-        match Attacker::new(program, p.values.clone(), Method::M3, config.digits) {
-            Ok(a) => {
-                let attacker = a
-                    .with_text_constraints(&p.text)
-                    .with_reader_rules(&p.rules)
-                    .with_supporters(p.supporters.iter().copied());
-                let stream = stream_key(config.seed, &p.record.problem_id, Attack::GUIDED);
-                let mut score = guide.scorer(program);
-                out.guided = Some(crate::attack::guided::guided_attack(
-                    &attacker,
-                    stream,
-                    config.attempts,
-                    config.budget,
-                    &mut score,
-                ));
+    for draw in draws {
+        match draw.draw(p, program, config) {
+            Ok(drawing) => {
+                out.drawn.insert(draw.family(), drawing);
             }
-            Err(e) => out.error = Some(format!("{}: {e}", p.record.problem_id)),
-        }
-        return out;
-    }
-    for &m in methods {
-        let attacker = match Attacker::new(program, p.values.clone(), m, config.digits) {
-            Ok(a) => a
-                .with_text_constraints(&p.text)
-                .with_reader_rules(&p.rules)
-                .with_supporters(p.supporters.iter().copied()),
             Err(e) => {
-                out.error = Some(format!("{}: {e}", p.record.problem_id));
+                out.error = Some(e);
                 return out;
             }
-        };
-        let stream = stream_key(config.seed, &p.record.problem_id, m.name());
-        let (drawn, stats) = attack(&attacker, stream, config.attempts, config.variants);
-        // A problem the reader's rules may have left short is drawn again under the paper's
-        // alone: if it reaches m there, the rules cost it (counted per dataset).
-        if drawn.len() < config.variants && attacker.rules_may_cost(&stats, config.variants) {
-            let paper = Attacker::new(program, p.values.clone(), m, config.digits).map(|a| {
-                a.with_text_constraints(&p.text)
-                    .with_supporters(p.supporters.iter().copied())
-            });
-            if paper.is_ok_and(|a| sample::reaches(&a, stream, config.attempts, config.variants)) {
-                out.lost_to_rules.insert(m);
-            }
         }
-        out.numeric.insert(m, (drawn, stats));
     }
     out
+}
+
+/// The draw families a run makes: the guided attack alone (it runs alone), or the numeric
+/// methods its attacks start from, each drawn once whatever composes with it.
+fn draws_of<'g>(methods: &[Method], guide: Option<&'g FailureModel>) -> Vec<Box<dyn Draw + 'g>> {
+    match guide {
+        Some(guide) => vec![Box::new(GuidedDraw(guide))],
+        None => methods
+            .iter()
+            .map(|&m| Box::new(NumericDraw(m)) as Box<dyn Draw>)
+            .collect(),
+    }
 }
 
 const CHUNK: usize = 64;
@@ -285,19 +252,18 @@ fn noise_usable(r: &ProblemRecord) -> bool {
             .is_none_or(|e| !matches!(e.kind, ErrorKind::BadInput | ErrorKind::WrongLabel))
 }
 
-/// Run the generation stage over every valid problem in `config.tables` (the guided attack
-/// needs its guide fitted first, by the `guide` module).
+/// Run the generation stage over every valid problem in `config.tables`: the one front door of
+/// every attack. Only a run that asks for the guided attack fits its guide first.
 pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
+    config.check()?;
+    if config.attacks.contains(&AttackSpec::Guided) {
+        let fitted = guided::fitted_for(config)?;
+        return generate_with(config, Some(&fitted));
+    }
     generate_with(config, None)
 }
 
-/// The guided attack's generation with its fitted guide, over the held-out problems.
-pub fn generate_guided(config: &GenerateConfig, guide: &FailureModel) -> Result<GenerateSummary> {
-    generate_with(config, Some(guide))
-}
-
 fn generate_with(config: &GenerateConfig, guide: Option<&FailureModel>) -> Result<GenerateSummary> {
-    config.check()?;
     let records = read_problems(&config.tables)?;
     let pool = {
         let mut b = rayon::ThreadPoolBuilder::new();
@@ -353,12 +319,7 @@ fn generate_records(
     methods.dedup();
     let guide = match (config.attacks.contains(&AttackSpec::Guided), guide) {
         (false, _) => None,
-        (true, None) => {
-            return Err(Error::setting(
-                "attacks",
-                "guided needs its fitted guide: run it with advmath::guide::generate",
-            ))
-        }
+        (true, None) => return Err(Error::setting("attacks", "guided needs its fitted guide")),
         (true, Some(fitted)) => {
             let g = config
                 .guided
@@ -410,6 +371,8 @@ fn generate_records(
         Some(shard) => shard.tables(&config.tables),
         None => config.tables.clone(),
     };
+    let draws = draws_of(&methods, guide.as_ref().map(|(f, _)| *f));
+    let draw_refs: Vec<&dyn Draw> = draws.iter().map(|d| d.as_ref()).collect();
     let total: usize = by_dataset.values().map(Vec::len).sum();
     let bar = if config.progress {
         Progress::new("generate", "problems", total as u64)
@@ -427,10 +390,11 @@ fn generate_records(
             DatasetWriters::new(&out, dataset),
             made_by(
                 config,
-                &methods,
+                &draw_refs,
                 dataset,
                 guide.as_ref().and_then(|(_, r)| r.get(dataset)),
             ),
+            &draw_refs,
         );
         for chunk in problems.chunks(CHUNK) {
             let worked: Vec<ProblemWork> = chunk
@@ -441,8 +405,7 @@ fn generate_records(
                         crate::contain::planted_panic(|| format!("generate:{}", r.problem_id));
                         match Prepared::new(r, supporters, config.constraints) {
                             Ok(p) => {
-                                let fitted = guide.as_ref().map(|(f, _)| *f);
-                                let output = attack_problem(&p, config, &methods, fitted);
+                                let output = attack_problem(&p, config, &draw_refs);
                                 ProblemWork::Attacked(Box::new((p, output)))
                             }
                             Err(e) => ProblemWork::Skipped(e),

@@ -17,7 +17,6 @@ pub mod contain;
 pub mod error;
 pub mod features;
 pub mod generate;
-pub mod guide;
 pub mod ingest;
 pub mod input;
 pub mod llm;

@@ -25,6 +25,7 @@ use crate::output::tsv_row;
 use crate::store::commit::{StagedFolder, TablesLock};
 use crate::store::problems::read_problems;
 use crate::store::{columns, read_batches, variants, AtomicParquet};
+use crate::vocab::Attack;
 use card::{dataset_card, read_runs, source_info};
 
 /// A checked publish config.
@@ -291,7 +292,7 @@ pub fn publish(config: &PublishConfig) -> Result<PublishSummary> {
 /// An attack whose gold a program computes from changed numbers (not the original, its noise or
 /// a rewrite, whose gold is the dataset's own).
 fn numeric_attack(attack: &str) -> bool {
-    !matches!(attack, "original" | "rephrase") && !attack.starts_with("punct")
+    Attack::of(attack).is_some_and(Attack::changes_numbers)
 }
 
 /// The Hub's rule for a split name: `^\w+(\.\w+)*$`.

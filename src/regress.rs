@@ -102,7 +102,7 @@ impl Default for RegressConfig {
     fn default() -> Self {
         RegressConfig {
             tables: crate::store::default_tables(),
-            attacks: vec!["m3".into()],
+            attacks: vec![crate::vocab::Method::M3.name().to_string()],
             alpha: 1.0,
             standardize: false,
             set: FeatureSet::Xie2024,

@@ -207,7 +207,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     let mut config = args.generation.config(args.tables.clone());
     config.shard = args.shard;
     args.guided.apply(&mut config);
-    let summary = advmath::guide::generate(&config)?;
+    let summary = advmath::generate::generate(&config)?;
     eprintln!(
         "{} attempts; {} invalid problems skipped",
         summary.attempts, summary.skipped_invalid
@@ -221,7 +221,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
             summary.noise_only
         );
     }
-    for line in summary.text_lines() {
+    for line in summary.refusal_lines() {
         eprintln!("{line}");
     }
     for ((dataset, attack), n) in &summary.lost_to_rules {

@@ -13,6 +13,7 @@ use crate::question::units::{unit_uses, UnitUse};
 use crate::question::{find_slots, is_percentage};
 use crate::store::problems::read_problems;
 use crate::store::variants;
+use crate::vocab::Attack;
 
 /// What one numeric attack of one dataset broke.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,7 +48,9 @@ pub fn text_property_breaks(tables: &Path) -> Result<BTreeMap<(String, String), 
     let mut out: BTreeMap<(String, String), Breaks> = BTreeMap::new();
     for (dataset, dataset_dir) in variants::datasets(tables)? {
         for (attack, attack_dir) in variants::attacks(&dataset_dir)? {
-            if !["m1", "m2", "m3", crate::vocab::Attack::GUIDED].contains(&attack.as_str()) {
+            if !Attack::of(&attack)
+                .is_some_and(|a| matches!(a, Attack::Numeric(_) | Attack::Guided))
+            {
                 continue;
             }
             let breaks = out.entry((dataset.clone(), attack)).or_default();

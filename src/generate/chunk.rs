@@ -5,16 +5,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::text::{first_refusal, text_rows};
+use super::family::{attack_rows, first_refusal, Cx, Draw};
 use super::{GenerateConfig, GenerateSummary, Prepared, ProblemOutput, ProblemWork};
-use crate::attack::noise::add_noise;
-use crate::attack::sample::Method;
 use crate::error::Result;
 use crate::num::wide::Value;
-use crate::seed::{draw_seed, stream_key};
 use crate::store::generation_stats::{stats_to_batch, StatRow};
 use crate::store::variants::{rows_to_batch, DatasetWriters, Made, Row};
-use crate::vocab::{Attack, AttackSpec};
+use crate::vocab::{Attack, Family};
 
 /// The writers of one dataset and what they have written so far.
 pub(super) struct ChunkWriter<'a> {
@@ -22,8 +19,10 @@ pub(super) struct ChunkWriter<'a> {
     dataset: &'a str,
     writers: DatasetWriters,
     made: Made,
-    /// Per method, the problems whose variants were written (`--problems` caps it).
-    emitted: BTreeMap<Method, usize>,
+    /// The run's draw families.
+    draws: &'a [&'a dyn Draw],
+    /// Per draw, the problems whose variants were written (`--problems` caps it).
+    emitted: BTreeMap<Family, usize>,
 }
 
 impl<'a> ChunkWriter<'a> {
@@ -32,12 +31,14 @@ impl<'a> ChunkWriter<'a> {
         dataset: &'a str,
         writers: DatasetWriters,
         made: Made,
+        draws: &'a [&'a dyn Draw],
     ) -> Self {
         ChunkWriter {
             config,
             dataset,
             writers,
             made,
+            draws,
             emitted: BTreeMap::new(),
         }
     }
@@ -112,24 +113,12 @@ impl<'a> ChunkWriter<'a> {
     ) {
         crate::progress::note!("error: {problem_id}: {reason}; its other variants are not written");
         let mut attacks: Vec<String> = Vec::new();
-        for attack in &self.config.attacks {
-            match *attack {
-                AttackSpec::Punct => attacks.extend(
-                    self.config
-                        .noise_levels
-                        .iter()
-                        .map(|&l| Attack::Punct(l).to_string()),
-                ),
-                AttackSpec::Guided => attacks.push(Attack::GUIDED.to_string()),
-                AttackSpec::Numeric(m) => attacks.push(m.name().to_string()),
-                AttackSpec::NumericPunct(m) => attacks.extend(
-                    self.config
-                        .noise_levels
-                        .iter()
-                        .map(|&l| Attack::NumericPunct(m, l).to_string()),
-                ),
-                AttackSpec::Text(m, e) => attacks.push(Attack::Text(m, e).to_string()),
-            }
+        for spec in &self.config.attacks {
+            attacks.extend(
+                spec.attacks(&self.config.noise_levels)
+                    .iter()
+                    .map(Attack::to_string),
+            );
         }
         attacks.dedup();
         for attack in attacks {
@@ -168,18 +157,24 @@ impl<'a> ChunkWriter<'a> {
             *self.emitted.entry(m).or_default() += 1;
         }
         summary.attempts += made.attempts;
-        for row in made
-            .stats
-            .iter()
-            .filter(|r| r.refused.is_some() || r.emitted > 0)
-        {
-            if !row.attack.contains("names") && !row.attack.contains("noop") {
+        for row in &made.stats {
+            // A draw's problem that fell short is refused for its main rejection; an edit's,
+            // tried on a question, for its first refusal.
+            let reason = if self
+                .draws
+                .iter()
+                .any(|d| Attack::of(&row.attack) == Some(d.attack()))
+            {
+                (!row.reached).then(|| row.stats.main_rejection().unwrap_or("no_attempt"))
+            } else if row.refused.is_some() || row.emitted > 0 {
+                first_refusal(row)
+            } else {
                 continue;
-            }
+            };
             let key = (self.dataset.to_string(), row.attack.clone());
-            let entry = summary.text.entry(key).or_default();
+            let entry = summary.refusals.entry(key).or_default();
             entry.0 += 1;
-            if let Some(reason) = first_refusal(row) {
+            if let Some(reason) = reason {
                 *entry.1.entry(reason.to_string()).or_default() += 1;
             }
         }
@@ -202,7 +197,6 @@ impl<'a> ChunkWriter<'a> {
     fn problem_rows(&self, p: &Prepared, out: &ProblemOutput) -> Option<ProblemRows> {
         let config = self.config;
         let mut made = ProblemRows::default();
-        let rows = &mut made.rows;
         let original_answer = match &p.record.tree {
             Some(t) => t.eval_value(&p.values).ok(),
             None => p.record.answer.as_deref().and_then(Value::parse_decimal),
@@ -214,20 +208,24 @@ impl<'a> ChunkWriter<'a> {
             );
             return None;
         };
-        // Per method: whether the problem reached m variants, and whether they are written (it
-        // reached m, and the `--problems` cap is not yet met). Decided once for both uses below.
-        let written: BTreeMap<Method, (bool, bool)> = out
-            .numeric
+        // Per draw: whether the problem reached the variants wanted, and whether they are
+        // written (it reached them, and the `--problems` cap is not yet met). Decided once for
+        // every attack that starts from the draw.
+        let written: BTreeMap<Family, (bool, bool)> = out
+            .drawn
             .iter()
-            .map(|(&m, (drawn, _))| {
-                let reached = drawn.len() >= config.variants;
-                let under_cap = config
-                    .problems
-                    .is_none_or(|n| self.emitted.get(&m).copied().unwrap_or(0) < n);
-                (m, (reached, reached && under_cap))
+            .map(|(&family, drawing)| {
+                let draw = self.draws.iter().find(|d| d.family() == family);
+                let wanted = draw.map_or(config.variants, |d| d.wanted(config));
+                let reached = drawing.drawn.len() >= wanted;
+                let under_cap = !draw.is_some_and(|d| d.capped())
+                    || config
+                        .problems
+                        .is_none_or(|n| self.emitted.get(&family).copied().unwrap_or(0) < n);
+                (family, (reached, reached && under_cap))
             })
             .collect();
-        rows.push((
+        made.rows.push((
             Attack::ORIGINAL.into(),
             p.row(
                 Attack::ORIGINAL,
@@ -240,140 +238,38 @@ impl<'a> ChunkWriter<'a> {
                 p.original_support(),
             ),
         ));
-        for attack in &config.attacks {
-            match *attack {
-                AttackSpec::Punct => {
-                    for &level in &config.noise_levels {
-                        let name = Attack::Punct(level).to_string();
-                        let stream = stream_key(config.seed, &p.record.problem_id, &name);
-                        for i in 0..config.noise_variants {
-                            let seed = draw_seed(stream, i as u64);
-                            let q = add_noise(&p.record.question, level, config.noise_count, seed);
-                            let row = p.row(
-                                &name,
-                                i,
-                                level,
-                                q,
-                                &p.values,
-                                &original_answer,
-                                seed,
-                                p.original_support(),
-                            );
-                            rows.push((name.clone(), row));
-                        }
-                    }
-                }
-                AttackSpec::Guided => {
-                    // Only a problem with K distinct candidates has a guided attack of budget K.
-                    let Some((drawn, _)) = out.guided.as_ref() else {
-                        continue;
-                    };
-                    if drawn.len() < config.budget {
-                        continue;
-                    }
-                    for (i, d) in drawn.iter().enumerate() {
-                        let question = p.question_with(&d.slots, config);
-                        let row = p.row(
-                            Attack::GUIDED,
-                            i,
-                            0,
-                            question,
-                            &d.slots,
-                            &d.answer,
-                            d.seed,
-                            d.support,
-                        );
-                        rows.push((Attack::GUIDED.to_string(), row));
-                    }
-                }
-                AttackSpec::Text(method, edit) => {
-                    // Only a gold a program confirms is carried over to a changed text.
-                    if !p.record.is_valid() {
-                        continue;
-                    }
-                    let drawn = match method {
-                        None => None,
-                        Some(m) => match out.numeric.get(&m) {
-                            Some((drawn, _)) if written.get(&m).is_some_and(|&(_, w)| w) => {
-                                Some(drawn.as_slice())
-                            }
-                            _ => continue,
-                        },
-                    };
-                    let (text_rows, stats) =
-                        text_rows(p, config, method, edit, drawn, &original_answer);
-                    rows.extend(text_rows);
-                    made.stats.push(stats);
-                }
-                AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => {
-                    let Some((drawn, _)) = out.numeric.get(&m) else {
-                        continue; // no valid program: noised only
-                    };
-                    if !written.get(&m).is_some_and(|&(_, write)| write) {
-                        continue;
-                    }
-                    for (i, d) in drawn.iter().enumerate() {
-                        let question = p.question_with(&d.slots, config);
-                        if let AttackSpec::NumericPunct(_) = attack {
-                            for &level in &config.noise_levels {
-                                let name = Attack::NumericPunct(m, level).to_string();
-                                let seed = draw_seed(
-                                    stream_key(config.seed, &p.record.problem_id, &name),
-                                    i as u64,
-                                );
-                                let q = add_noise(&question, level, config.noise_count, seed);
-                                let row =
-                                    p.row(&name, i, level, q, &d.slots, &d.answer, seed, d.support);
-                                rows.push((name, row));
-                            }
-                        } else {
-                            let row = p.row(
-                                m.name(),
-                                i,
-                                0,
-                                question,
-                                &d.slots,
-                                &d.answer,
-                                d.seed,
-                                d.support,
-                            );
-                            rows.push((m.name().to_string(), row));
-                        }
-                    }
-                }
+        let cx = Cx {
+            p,
+            out,
+            config,
+            written: &written,
+            original_answer: &original_answer,
+        };
+        for spec in &config.attacks {
+            for attack in spec.attacks(&config.noise_levels) {
+                attack_rows(&cx, attack, &mut made.rows, &mut made.stats);
             }
         }
-        for (&m, (drawn, stats)) in &out.numeric {
-            let (reached, write) = written[&m];
-            let emitted = if write { drawn.len() } else { 0 };
+        for draw in self.draws {
+            let family = draw.family();
+            let Some(drawing) = out.drawn.get(&family) else {
+                continue;
+            };
+            let (reached, write) = written[&family];
+            let emitted = if write { drawing.drawn.len() } else { 0 };
             if emitted > 0 {
-                made.emitted.push(m);
+                made.emitted.push(family);
             }
-            made.attempts += stats.attempts;
+            made.attempts += drawing.stats.attempts;
             made.stats.push(StatRow {
                 problem_id: p.record.problem_id.clone(),
-                attack: m.name().to_string(),
-                stats: stats.clone(),
+                attack: draw.attack().to_string(),
+                stats: drawing.stats.clone(),
                 emitted,
                 reached,
                 failure: None,
                 reader_rules: p.rules_text.clone(),
-                lost_to_reader_rules: out.lost_to_rules.contains(&m),
-                refused: None,
-            });
-        }
-        if let Some((drawn, stats)) = &out.guided {
-            let reached = drawn.len() >= config.budget;
-            made.attempts += stats.attempts;
-            made.stats.push(StatRow {
-                problem_id: p.record.problem_id.clone(),
-                attack: Attack::GUIDED.to_string(),
-                stats: stats.clone(),
-                emitted: if reached { drawn.len() } else { 0 },
-                reached,
-                failure: None,
-                reader_rules: p.rules_text.clone(),
-                lost_to_reader_rules: false,
+                lost_to_reader_rules: drawing.lost_to_rules,
                 refused: None,
             });
         }
@@ -387,7 +283,7 @@ struct ProblemRows {
     /// (attack, row), in the order they are written.
     rows: Vec<(String, Row)>,
     stats: Vec<StatRow>,
-    /// The numeric methods whose variants it writes (each counts toward `--problems`).
-    emitted: Vec<Method>,
+    /// The draws whose variants it writes (each counts toward `--problems`).
+    emitted: Vec<Family>,
     attempts: u64,
 }

@@ -1,9 +1,14 @@
 //! What the generation stage knows of the guided attack: the seeded split of the problems into
 //! training and held-out ones (a problem is wholly on one side), and the fitted failure model
-//! it scores candidates with. The fit itself is the feature study's, done by the `guide` module
-//! before generation. A held-out problem's M3 candidates are scored on features computed exactly
+//! it scores candidates with, fitted (by [`fit`], the feature study's own fit) before the
+//! held-out problems are drawn. A held-out problem's M3 candidates are scored on features computed exactly
 //! as `features` computes them, and [`crate::attack::guided::guided_attack`] keeps the K
 //! likeliest failures.
+
+mod fit;
+
+pub use fit::fit;
+pub(super) use fit::fitted_for;
 
 use crate::error::{Error, Result};
 use crate::feature_sets::{compute_set_into, FeatureSet, SetScratch};

@@ -2,10 +2,10 @@
 //! partitions and statistics it replaces, and its run record per attack (settings, and the
 //! guided attack's guide).
 
+use super::family::{self, Draw};
 use super::GenerateConfig;
-use crate::attack::sample::Method;
 use crate::store::variants::Made;
-use crate::vocab::{Attack, AttackSpec};
+use crate::vocab::AttackSpec;
 
 /// The record of the settings that made one attack of a dataset's variants; `attacks` lists
 /// everything the same run made.
@@ -38,50 +38,27 @@ fn run_record(
     .to_json()
 }
 
-/// What a run of `config` makes of a dataset (the originals are added as they are written).
+/// What a run of `config` makes of a dataset (the originals are added as they are written): the
+/// partitions of its attacks, and the statistics of its draws and of the attacks whose edits
+/// count refusals.
 pub(super) fn made_by(
     config: &GenerateConfig,
-    methods: &[Method],
+    draws: &[&dyn Draw],
     dataset: &str,
     guided: Option<&crate::store::runs::GuidedRecord>,
 ) -> Made {
     let mut made = Made::default();
-    for attack in &config.attacks {
-        match *attack {
-            AttackSpec::Numeric(m) => {
-                made.attacks.insert(m.name().to_string());
+    for spec in &config.attacks {
+        for attack in spec.attacks(&config.noise_levels) {
+            if !family::refusals(attack).is_empty() {
+                made.methods.insert(attack.to_string());
             }
-            AttackSpec::Punct => {
-                for &level in &config.noise_levels {
-                    made.attacks.insert(Attack::Punct(level).to_string());
-                }
-            }
-            AttackSpec::NumericPunct(m) => {
-                for &level in &config.noise_levels {
-                    made.attacks
-                        .insert(Attack::NumericPunct(m, level).to_string());
-                }
-            }
-            AttackSpec::Guided => {
-                made.attacks.insert(Attack::GUIDED.to_string());
-            }
-            AttackSpec::Text(m, e) => {
-                made.attacks.insert(Attack::Text(m, e).to_string());
-            }
+            made.attacks.insert(attack.to_string());
         }
-        made.records.push((
-            attack.to_string(),
-            run_record(config, dataset, attack, guided),
-        ));
+        made.records
+            .push((spec.to_string(), run_record(config, dataset, spec, guided)));
     }
-    made.methods = methods.iter().map(|m| m.name().to_string()).collect();
-    for attack in &config.attacks {
-        if let AttackSpec::Text(m, e) = *attack {
-            made.methods.insert(Attack::Text(m, e).to_string());
-        }
-    }
-    if config.attacks.contains(&AttackSpec::Guided) {
-        made.methods.insert(Attack::GUIDED.to_string());
-    }
+    made.methods
+        .extend(draws.iter().map(|d| d.attack().to_string()));
     made
 }

@@ -160,13 +160,15 @@ fn short_attacks(
     let Ok(p) = super::Prepared::new(record, supporters, config.constraints) else {
         return methods.iter().map(|m| m.name().to_string()).collect();
     };
-    let out = super::attack_problem(&p, config, methods, None);
+    let draws = super::draws_of(methods, None);
+    let draws: Vec<&dyn super::Draw> = draws.iter().map(|d| d.as_ref()).collect();
+    let out = super::attack_problem(&p, config, &draws);
     methods
         .iter()
         .filter(|m| {
-            out.numeric
-                .get(m)
-                .is_none_or(|(drawn, _)| drawn.len() < config.variants)
+            out.drawn
+                .get(&crate::vocab::Family::Numeric(**m))
+                .is_none_or(|d| d.drawn.len() < config.variants)
         })
         .map(|m| m.name().to_string())
         .collect()

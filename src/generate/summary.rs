@@ -30,9 +30,10 @@ pub struct GenerateSummary {
     /// (dataset, attack) -> problems that fall short of m variants only because of the reader's
     /// rules (they reach m under the paper's constraints alone).
     pub lost_to_rules: BTreeMap<(String, String), usize>,
-    /// (dataset, text attack) -> (problems it was tried on, reason -> problems none of whose
-    /// questions it could change).
-    pub text: BTreeMap<(String, String), (usize, BTreeMap<String, usize>)>,
+    /// (dataset, attack) -> (problems it was tried on, reason -> problems it made nothing of):
+    /// a draw's problems that fell short of the variants wanted, by their main rejection; an
+    /// edit's none of whose questions it could change, by the first refusal.
+    pub refusals: BTreeMap<(String, String), (usize, BTreeMap<String, usize>)>,
 }
 
 impl GenerateSummary {
@@ -69,15 +70,16 @@ impl GenerateSummary {
         }
     }
 
-    /// One line per (dataset, text attack) saying how many problems it changed, and why the
-    /// others were refused: "gsm8k names: 948 of 1,010 problems changed; refused: no_name 40".
-    pub fn text_lines(&self) -> Vec<String> {
-        self.text
+    /// One line per (dataset, attack) with refusals counted, saying how many problems it made
+    /// variants of, and why the others were refused (the reasons sum to the rest): "gsm8k
+    /// names: 948 of 1,010 problems attacked; refused: no_name 40, unsure_name 22".
+    pub fn refusal_lines(&self) -> Vec<String> {
+        self.refusals
             .iter()
             .map(|((dataset, attack), (tried, refused))| {
                 let none: usize = refused.values().sum();
                 let mut line = format!(
-                    "{dataset} {attack}: {} of {tried} problems changed",
+                    "{dataset} {attack}: {} of {tried} problems attacked",
                     tried - none
                 );
                 if none > 0 {

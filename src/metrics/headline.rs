@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use super::result::{Cell, ResultTable};
 use super::MetricSql;
 use crate::store::columns;
+use crate::vocab::{Attack, Family, Kind};
 
 /// One row: model (with its template when a model has several), dataset, attack, then OA, AA,
 /// ASR and the noise accuracy, each absent where the attack has none.
@@ -59,14 +60,14 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
     // A noise level as its attack's name: level 0 is the clean question.
     let level = |t: &ResultTable, r: usize| match number(t, r, columns::NOISE_LEVEL).unwrap_or(0.0)
     {
-        0.0 => "original".to_string(),
-        l => format!("punct{l:.0}"),
+        0.0 => Attack::Original.to_string(),
+        l => Attack::Punct(l.round() as u32).to_string(),
     };
     if let Some(t) = table("xie_asr") {
         fill(&mut rows, t, attack, |h, r| {
             h.oa = number(t, r, "oa");
             h.aa = number(t, r, "aa");
-            match h.attack.contains("punct") {
+            match Attack::of(&h.attack).is_some_and(|a| a.has(Family::Punct)) {
                 true => h.xie_asr_of_noise = number(t, r, "asr"),
                 false => h.asr = number(t, r, "asr"),
             }
@@ -75,7 +76,7 @@ pub fn headline(results: &[(MetricSql, ResultTable)]) -> Vec<HeadlineRow> {
     // A text attack's accuracy (GSM-Symbolic's view pools every graded question).
     if let Some(t) = table("gsm_symbolic") {
         fill(&mut rows, t, attack, |h, r| {
-            if h.attack.contains("names") || h.attack.contains("noop") {
+            if Attack::of(&h.attack).is_some_and(|a| a.has_kind(Kind::Text)) {
                 h.accuracy = number(t, r, columns::ACCURACY);
             }
         });

@@ -10,7 +10,7 @@ use arrow::datatypes::{DataType, Field, SchemaRef};
 use super::hub;
 use super::{published_variants_schema, PublishConfig, PublishSummary};
 use crate::store::runs::RunRecord;
-use crate::vocab::Attack;
+use crate::vocab::{Attack, AttackSpec, Family, Kind, Method};
 
 /// What the card says about the data itself, read from the tables: per source dataset its
 /// problems, how many have a valid program and where the valid programs came from; per config
@@ -220,8 +220,10 @@ pub(super) fn dataset_card(
         let _ = writeln!(y, "- {}", yaml_str(&source));
     }
     y.push_str("configs:\n");
-    let default = if summary.configs.contains_key("m3") {
-        "m3"
+    // The paper's headline attack is the card's default config, where the run made it.
+    let m3 = super::config_name(&Attack::Numeric(Method::M3).to_string());
+    let default = if summary.configs.contains_key(&m3) {
+        m3.as_str()
     } else {
         summary
             .configs
@@ -350,13 +352,15 @@ pub(super) fn dataset_card(
             let attack = r.attack.clone().unwrap_or_else(|| list(&r.attacks));
             // A setting the attack does not use is a dash, not the run's value for another one:
             // noise has no attempts or digits, M1-M3 alone no noise levels.
-            let numeric = attack.split(['+', ',']).any(|a| {
-                let a = a.trim();
-                a.starts_with('m') || a == Attack::GUIDED
-            });
-            let noise = attack.contains("punct");
+            let specs: Vec<Attack> = attack
+                .split(',')
+                .filter_map(|a| AttackSpec::parse(a).ok())
+                .map(|spec| spec.at_level(0))
+                .collect();
+            let numeric = specs.iter().any(|a| a.changes_numbers());
+            let noise = specs.iter().any(|a| a.has(Family::Punct));
             let when = |used: bool, v: String| if used { v } else { "—".to_string() };
-            let text_only = !numeric && (attack.contains("names") || attack.contains("noop"));
+            let text_only = !numeric && specs.iter().any(|a| a.has_kind(Kind::Text));
             let variants = if numeric {
                 r.variants
             } else if text_only {

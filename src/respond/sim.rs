@@ -27,7 +27,7 @@ use crate::num::{pow10, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{fnv1a, mix};
 
-use crate::vocab::SIMULATED_MODELS;
+use crate::vocab::{Attack, Family, SIMULATED_MODELS};
 
 /// What a simulated model sees of a variant besides its numbers.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,7 +45,8 @@ pub fn renamed(variant_id: &str) -> bool {
     variant_id
         .rsplit('/')
         .nth(1)
-        .is_some_and(|a| a.split('+').any(|p| p == "names"))
+        .and_then(Attack::of)
+        .is_some_and(|a| a.has(Family::Names))
 }
 
 /// A simulated answer: the text, for a variant's numbers and what else the model sees of it.

@@ -40,7 +40,7 @@ const ENGINE: &[(&str, &[&str])] = &[
     ("cluster", &["error", "store", "progress"]),
     (
         "generate",
-        &["error", "store", "output", "progress", "contain"],
+        &["error", "store", "output", "progress", "contain", "regress"],
     ),
     (
         "respond",
@@ -61,10 +61,6 @@ const ENGINE: &[(&str, &[&str])] = &[
     (
         "regress",
         &["error", "store", "output", "plot", "progress", "features"],
-    ),
-    (
-        "guide",
-        &["error", "store", "progress", "generate", "regress"],
     ),
     (
         "metrics",

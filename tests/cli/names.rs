@@ -342,3 +342,95 @@ fn partition_keys_and_part_names_live_in_the_store() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// Literals that read as an attack's name but name something else.
+const NOT_ATTACKS: &[(&str, &str, &str)] = &[
+    (
+        "src/metrics/html.rs",
+        "original",
+        "the report query's `role` of a question and the page's key for it",
+    ),
+    (
+        "src/publish/hub.rs",
+        "original",
+        "the Hub's `source_datasets` value for data written for the dataset itself",
+    ),
+];
+
+/// Whether a literal spells an attack or a join of attack families (`m3`, `punct30`,
+/// `names+noop`, `+punct`).
+fn spells_an_attack(text: &str) -> bool {
+    let token = |t: &str| {
+        matches!(
+            t,
+            "original" | "m1" | "m2" | "m3" | "names" | "noop" | "guided" | "rephrase" | "punct"
+        ) || t
+            .strip_prefix("punct")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let text = text.strip_prefix('+').unwrap_or(text);
+    !text.is_empty() && text.split('+').all(token)
+}
+
+/// Every library source of the workspace but the vocabulary, without inline test modules, by
+/// path from the repository's root.
+fn code_outside_the_vocabulary() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "crates/advmath-store/src", "crates/advmath-core/src"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let rel = file
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == "crates/advmath-core/src/vocab.rs" || rel.ends_with("tests.rs") {
+                return None;
+            }
+            let text = fs::read_to_string(&file).unwrap();
+            let code = text.split("#[cfg(test)]\nmod tests {").next().unwrap();
+            Some((rel, code.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn no_attack_is_spelled_outside_the_vocabulary() {
+    assert!(spells_an_attack("m3+names") && spells_an_attack("punct30"));
+    assert!(spells_an_attack("+punct") && !spells_an_attack("m4") && !spells_an_attack("mean"));
+    let mut found = Vec::new();
+    let mut used = BTreeSet::new();
+    for (rel, code) in code_outside_the_vocabulary() {
+        for l in literals(&code) {
+            if !spells_an_attack(&l.text) {
+                continue;
+            }
+            match NOT_ATTACKS
+                .iter()
+                .find(|(f, t, _)| *f == rel && *t == l.text)
+            {
+                Some(exception) => {
+                    used.insert(exception.0);
+                }
+                None => found.push(format!("{rel}:{}: \"{}\"", l.line, l.text)),
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "attacks spelled outside the vocabulary (ask advmath::vocab by type: Attack::of, \
+         has, has_kind, families):\n{}",
+        found.join("\n")
+    );
+    for (file, text, why) in NOT_ATTACKS {
+        assert!(
+            used.contains(file),
+            "{file} no longer spells {text:?} ({why}): drop the exception"
+        );
+    }
+}

@@ -186,12 +186,31 @@ fn names_and_noop_compose_with_m3_are_counted_and_reproducible() {
             "{attack} missing:\n{stdout}"
         );
     }
-    // Each text attack says how many problems it changed and why it left the others.
+    // Each attack that can refuse a problem (the text attacks, and the draws that fall short)
+    // says how many problems it made variants of, and why it left the others: the reasons sum
+    // to the rest.
     let stderr = stderr_of(&out);
-    for attack in ["names", "noop", "m3+names", "m3+noop"] {
-        assert!(
-            stderr.contains(&format!("default {attack}: ")) && stderr.contains("problems changed"),
-            "{stderr}"
+    for attack in ["names", "noop", "m3+names", "m3+noop", "m3"] {
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("default {attack}: ")))
+            .unwrap_or_else(|| panic!("no line for {attack}:\n{stderr}"));
+        let (counts, reasons) = line.split_once(" problems attacked").unwrap();
+        let (attacked, tried) = counts
+            .rsplit_once(": ")
+            .unwrap()
+            .1
+            .split_once(" of ")
+            .unwrap();
+        let refused: usize = reasons.strip_prefix("; refused: ").map_or(0, |r| {
+            r.split(", ")
+                .map(|p| p.rsplit_once(' ').unwrap().1.parse::<usize>().unwrap())
+                .sum()
+        });
+        assert_eq!(
+            attacked.parse::<usize>().unwrap() + refused,
+            tried.parse::<usize>().unwrap(),
+            "{line}"
         );
     }
     // A text attack keeps every number and the gold of the question it changed; only a no-op

@@ -1,8 +1,9 @@
 //! The names every table shares, parsed and printed in one place: the attacks (the `attack`
-//! column and hive partition: `original`, `m1`–`m3`, `punct10`, `m3+punct10`, `names`, `noop`,
-//! `m3+names`, `rephrase`), the attack families a user asks `generate` for (`m1`, `punct`,
-//! `m3+punct`, `names+m3`), the reasons a sampled
-//! attempt is discarded (the `generation_stats` columns) and which models are simulated.
+//! column and hive partition: `original`, `m1`–`m3`, `punct10`, `m3+punct10`, `names`,
+//! `noop`, `m3+names`, `rephrase`), what each is made of by type ([`Attack::families`], each
+//! [`Family`] of a [`Kind`]), the attacks a user asks `generate` for (`m1`, `punct`, `m3+punct`,
+//! `names+m3`), the reasons a sampled attempt is discarded (the `generation_stats` columns) and
+//! which models are simulated. Nothing outside this module reads an attack's spelling.
 
 use std::fmt;
 use std::str::FromStr;
@@ -127,6 +128,104 @@ impl Attack {
             _ => 0,
         }
     }
+
+    /// A table's attack name read by type; `None` for a name advmath does not make (a user's
+    /// table may hold any), which every reader treats as an attack of no known kind.
+    pub fn of(name: &str) -> Option<Attack> {
+        name.parse().ok()
+    }
+
+    /// The numeric method whose draw gave the attack's numbers (the guided attack ranks M3's
+    /// candidates but is an attack of its own: `None`).
+    pub fn method(self) -> Option<Method> {
+        match self {
+            Attack::Numeric(m) | Attack::NumericPunct(m, _) => Some(m),
+            Attack::Text(m, _) => m,
+            _ => None,
+        }
+    }
+
+    /// The families the attack is made of, in the order they act on the question (numbers are
+    /// drawn first, then the words change, then the noise goes in).
+    pub fn families(self) -> Vec<Family> {
+        let mut out = Vec::new();
+        match self {
+            Attack::Original => {}
+            Attack::Numeric(m) => out.push(Family::Numeric(m)),
+            Attack::Punct(_) => out.push(Family::Punct),
+            Attack::NumericPunct(m, _) => out.extend([Family::Numeric(m), Family::Punct]),
+            Attack::Rephrase => out.push(Family::Rephrase),
+            Attack::Guided => out.push(Family::Guided),
+            Attack::Text(m, e) => {
+                out.extend(m.map(Family::Numeric));
+                out.extend(e.names.then_some(Family::Names));
+                out.extend(e.noop.then_some(Family::Noop));
+            }
+        }
+        out
+    }
+
+    /// Whether the attack is made of this family (alone or composed with others).
+    pub fn has(self, family: Family) -> bool {
+        self.families().contains(&family)
+    }
+
+    /// Whether a family of this kind is among its families (`m3+names` has a text family).
+    pub fn has_kind(self, kind: Kind) -> bool {
+        self.families().iter().any(|f| f.kind() == kind)
+    }
+
+    /// Whether two or more families made it (`m3+names`, `m3+punct30`).
+    pub fn is_composed(self) -> bool {
+        self.families().len() > 1
+    }
+
+    /// Whether a program recomputed its gold from changed numbers; otherwise the gold is the
+    /// dataset's own (the original, its noise, a rewrite, a text change of the original).
+    pub fn changes_numbers(self) -> bool {
+        self.has_kind(Kind::Numeric)
+    }
+}
+
+/// How a family changes a question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// Its numbers are drawn again and the gold recomputed by the program.
+    Numeric,
+    /// Its words change; its numbers and gold stay.
+    Text,
+    /// Punctuation marks go in; words, numbers and gold stay.
+    Noise,
+    /// Another source rewrote it (a baseline of a release).
+    Rewrite,
+}
+
+/// One family of attacks: what it does to a question, whatever it is composed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// A numeric draw: Xie et al.'s M1–M3.
+    Numeric(Method),
+    /// M3's candidates a model's failure fit ranks likeliest to break it.
+    Guided,
+    /// ArithmAttack's punctuation noise, at any level.
+    Punct,
+    /// GSM-Symbolic's renamed people.
+    Names,
+    /// GSM-NoOp's irrelevant sentence.
+    Noop,
+    /// The Xie release's RobustMath rephrasing.
+    Rephrase,
+}
+
+impl Family {
+    pub fn kind(self) -> Kind {
+        match self {
+            Family::Numeric(_) | Family::Guided => Kind::Numeric,
+            Family::Punct => Kind::Noise,
+            Family::Names | Family::Noop => Kind::Text,
+            Family::Rephrase => Kind::Rewrite,
+        }
+    }
 }
 
 impl fmt::Display for Attack {
@@ -233,6 +332,17 @@ impl AttackSpec {
             AttackSpec::Numeric(m) | AttackSpec::NumericPunct(m) => Some(m),
             AttackSpec::Text(m, _) => m,
             AttackSpec::Punct | AttackSpec::Guided => None,
+        }
+    }
+
+    /// Every attack (partition) this family writes, given the run's noise levels: one per
+    /// level for the noised families, else one.
+    pub fn attacks(self, noise_levels: &[u32]) -> Vec<Attack> {
+        match self {
+            AttackSpec::Punct | AttackSpec::NumericPunct(_) => {
+                noise_levels.iter().map(|&l| self.at_level(l)).collect()
+            }
+            _ => vec![self.at_level(0)],
         }
     }
 
@@ -413,6 +523,28 @@ mod tests {
         }
         let spec = AttackSpec::parse("m2+punct").unwrap();
         assert_eq!(spec.at_level(30).to_string(), "m2+punct30");
+    }
+
+    #[test]
+    fn an_attack_answers_by_type() {
+        let of = |name: &str| Attack::of(name).unwrap();
+        assert_eq!(
+            of("m3+names+noop").families(),
+            [Family::Numeric(Method::M3), Family::Names, Family::Noop]
+        );
+        assert!(of("m3+punct30").has(Family::Punct) && of("m3+punct30").is_composed());
+        assert!(of("m3+punct30").changes_numbers() && !of("punct30").changes_numbers());
+        assert!(of("m3+names").has_kind(Kind::Text) && of("guided").changes_numbers());
+        assert!(!of("original").is_composed() && of("original").families().is_empty());
+        assert_eq!(of("rephrase").families(), [Family::Rephrase]);
+        assert_eq!(Attack::of("m4"), None);
+        assert_eq!(of("m2+punct10").method(), Some(Method::M2));
+        let spec = AttackSpec::parse("m2+punct").unwrap();
+        assert_eq!(
+            spec.attacks(&[10, 30]),
+            [of("m2+punct10"), of("m2+punct30")]
+        );
+        assert_eq!(AttackSpec::parse("m1").unwrap().attacks(&[10]), [of("m1")]);
     }
 
     #[test]

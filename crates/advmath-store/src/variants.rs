@@ -20,6 +20,7 @@ use crate::parquet::{
 };
 use crate::paths::{hive_dir, name_component, part_file};
 use crate::{generation_stats, runs};
+use advmath_core::vocab::{Attack, Family};
 
 /// The table's folder name under the tables root.
 pub const TABLE: &str = "variants";
@@ -201,7 +202,7 @@ pub fn distractors(tables: &Path) -> Result<std::collections::HashMap<String, i6
     let mut out = std::collections::HashMap::new();
     for (_, dataset) in datasets(tables)? {
         for (attack, dir) in attacks(&dataset)? {
-            if !attack.split('+').any(|p| p == "noop") {
+            if !Attack::of(&attack).is_some_and(|a| a.has(Family::Noop)) {
                 continue;
             }
             for part in parts(&dir)? {

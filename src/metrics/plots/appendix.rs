@@ -11,6 +11,7 @@ use super::{display_model, float_of, groups, plot_path, text_of};
 use crate::error::Result;
 use crate::plot;
 use crate::store::columns;
+use crate::vocab::Attack;
 
 /// Appendix F: the share of problems per tenth of incorrect variants, one bar chart per model x
 /// template x dataset x attack.
@@ -31,7 +32,7 @@ pub(in crate::metrics) fn incorrect_share_plots(
             break;
         }
         // Punctuation noise makes one copy per problem: no distribution to draw.
-        if key[3].starts_with("punct") {
+        if Attack::of(&key[3]).is_some_and(|a| matches!(a, Attack::Punct(_))) {
             continue;
         }
         let bars: Vec<(String, Option<f64>)> = rows

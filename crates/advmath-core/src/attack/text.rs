@@ -30,15 +30,32 @@ pub fn apply(edit: TextEdit, text: &str, seed: u64) -> Result<Edited, &'static s
         distractor: None,
     };
     if edit.names {
-        out.text = names::rename(&out.text, seed).map_err(|e| e.name())?.text;
+        out = renamed(&out.text, seed)?;
     }
     if edit.noop {
-        // Its own stream, so that adding names does not change which sentence is drawn.
-        let with = noop::insert_noop(&out.text, mix(seed ^ NOOP_STREAM)).map_err(|e| e.name())?;
-        out.text = with.text;
-        out.distractor = Some(with.number);
+        out = with_noop(&out.text, seed)?;
     }
     Ok(out)
+}
+
+/// `text` with every person it names renamed, drawn from `seed` (a [`names::NamesRefusal`]'s
+/// name when it takes no such edit).
+pub fn renamed(text: &str, seed: u64) -> Result<Edited, &'static str> {
+    Ok(Edited {
+        text: names::rename(text, seed).map_err(|e| e.name())?.text,
+        distractor: None,
+    })
+}
+
+/// `text` with one no-op sentence, drawn from `seed` (a [`noop::NoopRefusal`]'s name when it
+/// takes no such edit).
+pub fn with_noop(text: &str, seed: u64) -> Result<Edited, &'static str> {
+    // Its own stream, so that renaming the people first does not change which sentence is drawn.
+    let with = noop::insert_noop(text, mix(seed ^ NOOP_STREAM)).map_err(|e| e.name())?;
+    Ok(Edited {
+        text: with.text,
+        distractor: Some(with.number),
+    })
 }
 
 /// Mixed into a variant's seed for its no-op draw.

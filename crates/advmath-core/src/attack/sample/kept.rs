@@ -34,6 +34,20 @@ pub struct AttackStats {
     pub rejections: [u64; REJECT_NAMES.len()],
 }
 
+impl AttackStats {
+    /// The reason most attempts were rejected for (the first of the most frequent), the one a
+    /// problem that fell short of its variants is counted under; `None` when none was.
+    pub fn main_rejection(&self) -> Option<&'static str> {
+        let (i, &n) = self
+            .rejections
+            .iter()
+            .enumerate()
+            .rev()
+            .max_by_key(|&(_, n)| n)?;
+        (n > 0).then_some(REJECT_NAMES[i])
+    }
+}
+
 /// Run `attempts` attempts and keep a uniform sample of at most `keep` distinct valid tuples
 /// (reservoir sampling, so memory does not grow with the attempt count).
 /// Run `attempts` attempts from `stream` and show `visit` each distinct valid tuple once, in

@@ -48,7 +48,14 @@ pub enum NamesRefusal {
 }
 
 impl NamesRefusal {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [NamesRefusal; 4] = [
+        NamesRefusal::NoName,
+        NamesRefusal::NoNameLeft,
+        NamesRefusal::UnsureName,
+        NamesRefusal::NamesAlike,
+    ];
+
+    pub const fn name(self) -> &'static str {
         match self {
             NamesRefusal::NoName => "no_name",
             NamesRefusal::NoNameLeft => "no_name_left",

@@ -33,7 +33,9 @@ pub enum NoopRefusal {
 }
 
 impl NoopRefusal {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [NoopRefusal; 1] = [NoopRefusal::NoPlace];
+
+    pub const fn name(self) -> &'static str {
         match self {
             NoopRefusal::NoPlace => "no_place",
         }

@@ -1,27 +1,22 @@
 //! The guided attack's learning step, between the feature study and generation: a guiding
 //! model's failure model fitted on its graded M3 answers to the training problems of the seeded
-//! split (by problem, never by variant), then the generation of the held-out problems' guided
-//! variants with it. The fit is the feature study's own (`regress`'s logistic fit, L2 alpha = 1,
-//! raw features of the chosen set, read from the feature table `advmath features` wrote).
+//! split (by problem, never by variant), with which `generate` attacks the held-out problems.
+//! The fit is the feature study's own (`regress`'s logistic fit, L2 alpha = 1, raw features of
+//! the chosen set, read from the feature table `advmath features` wrote).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use ndarray::Array2;
 
+use super::{problem_of, FailureModel, GuidedConfig};
 use crate::error::{Error, Result};
-use crate::generate::guided::{problem_of, FailureModel, GuidedConfig};
-use crate::generate::{GenerateConfig, GenerateSummary};
+use crate::generate::GenerateConfig;
 use crate::store::{feature_tables, responses};
-use crate::vocab::AttackSpec;
 
-/// Run the generation stage: a guided attack is fitted first (its guide is
-/// `config.guided`), every other attack is [`crate::generate::generate`].
-pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
-    if !config.attacks.contains(&AttackSpec::Guided) {
-        return crate::generate::generate(config);
-    }
-    config.check()?;
+/// The guided attack's guide for `config` (its guide is `config.guided`), fitted and said on
+/// stderr; `generate` asks for it only when the guided attack is asked for.
+pub(in crate::generate) fn fitted_for(config: &GenerateConfig) -> Result<FailureModel> {
     let guided = config
         .guided
         .as_ref()
@@ -35,7 +30,7 @@ pub fn generate(config: &GenerateConfig) -> Result<GenerateSummary> {
         fitted.problems,
         fitted.accuracy
     );
-    crate::generate::generate_guided(config, &fitted)
+    Ok(fitted)
 }
 
 /// Fit `config.model`'s failure model on its graded M3 responses to the training problems.
