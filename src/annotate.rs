@@ -115,7 +115,7 @@ impl HumanEvalConfig {
             model: model.into(),
             template: None,
             dataset: None,
-            methods: crate::vocab::Method::ALL
+            methods: crate::vocab::Method::XIE
                 .iter()
                 .map(|m| m.name().to_string())
                 .collect(),

@@ -24,7 +24,8 @@ fn parse_attack(s: &str) -> Result<AttackSpec, String> {
 #[derive(Args, Debug, Clone)]
 pub struct GenerationArgs {
     /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
-    /// punct (ArithmAttack noise on the originals), names (every person renamed, after
+    /// digits (every number that can grow gains one to three digits, after GSM-Plus), punct
+    /// (ArithmAttack noise on the originals), names (every person renamed, after
     /// GSM-Symbolic), noop (one irrelevant sentence with a number added, after GSM-NoOp), or a
     /// composition such as m3+punct, names+m3, noop+m3, names+noop+m3 (the numbers drawn first,
     /// then the text changed; written `m3+names` in the tables). `guided`
@@ -35,8 +36,9 @@ pub struct GenerationArgs {
     /// Attempts per problem and numeric attack (the paper's N).
     #[arg(long, default_value_t = GenerateConfig::default().attempts, value_parser = clap::value_parser!(u64).range(1..))]
     pub attempts: u64,
-    /// Variants per problem and attack (m); a problem that does not reach m distinct valid
-    /// variants gets none for that attack.
+    /// Variants per problem and attack (m); under M1-M3 a problem that does not reach m
+    /// distinct valid variants gets none (the paper's Algorithm 2), under `digits` every one
+    /// it reaches, up to m.
     #[arg(long, default_value_t = GenerateConfig::default().variants as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub variants: u32,
@@ -226,9 +228,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     }
     for ((dataset, attack), n) in &summary.lost_to_rules {
         eprintln!(
-            "{dataset} {attack}: {n} problems fall short of {} variants only because of the \
-             reader's rules (they reach it under --constraints paper; see generation_stats)",
-            config.variants
+            "{dataset} {attack}: {n} problems fall short of the variants the attack needs only \
+             because of the reader's rules (they reach them under --constraints paper; see \
+             generation_stats)"
         );
     }
     summary.write_table(&mut stdout.lock())?;

@@ -163,14 +163,14 @@ fn short_attacks(
     let draws = super::draws_of(methods, None);
     let draws: Vec<&dyn super::Draw> = draws.iter().map(|d| d.as_ref()).collect();
     let out = super::attack_problem(&p, config, &draws);
-    methods
+    draws
         .iter()
-        .filter(|m| {
+        .filter(|d| {
             out.drawn
-                .get(&crate::vocab::Family::Numeric(**m))
-                .is_none_or(|d| d.drawn.len() < config.variants)
+                .get(&d.family())
+                .is_none_or(|drawing| drawing.drawn.len() < d.wanted(config))
         })
-        .map(|m| m.name().to_string())
+        .map(|d| d.attack().to_string())
         .collect()
 }
 

@@ -1,5 +1,5 @@
 //! The names every table shares, parsed and printed in one place: the attacks (the `attack`
-//! column and hive partition: `original`, `m1`–`m3`, `punct10`, `m3+punct10`, `names`,
+//! column and hive partition: `original`, `m1`–`m3`, `digits`, `punct10`, `m3+punct10`, `names`,
 //! `noop`, `m3+names`, `rephrase`), what each is made of by type ([`Attack::families`], each
 //! [`Family`] of a [`Kind`]), the attacks a user asks `generate` for (`m1`, `punct`, `m3+punct`,
 //! `names+m3`), the reasons a sampled attempt is discarded (the `generation_stats` columns) and
@@ -8,23 +8,34 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// One of Xie et al.'s numeric attack methods (section 3.2).
+/// How a numeric family draws a question's numbers again: Xie et al.'s M1–M3 (section 3.2), or
+/// GSM-Plus's digit expansion (Li et al. 2024, made here by rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Method {
     M1,
     M2,
     M3,
+    /// Every number that can grow gains one to three digits.
+    Digits,
 }
 
 impl Method {
-    pub const ALL: [Method; 3] = [Method::M1, Method::M2, Method::M3];
+    pub const ALL: [Method; 4] = [Method::M1, Method::M2, Method::M3, Method::Digits];
+    /// The paper's methods, which its tables and figures read.
+    pub const XIE: [Method; 3] = [Method::M1, Method::M2, Method::M3];
 
     pub fn name(self) -> &'static str {
         match self {
             Method::M1 => "m1",
             Method::M2 => "m2",
             Method::M3 => "m3",
+            Method::Digits => "digits",
         }
+    }
+
+    /// Whether it is one of Xie et al.'s methods (the others are extensions).
+    pub fn is_xie(self) -> bool {
+        Method::XIE.contains(&self)
     }
 
     pub fn parse(text: &str) -> Option<Method> {
@@ -203,7 +214,7 @@ pub enum Kind {
 /// One family of attacks: what it does to a question, whatever it is composed with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Family {
-    /// A numeric draw: Xie et al.'s M1–M3.
+    /// A numeric draw: Xie et al.'s M1–M3, or GSM-Plus's digit expansion.
     Numeric(Method),
     /// M3's candidates a model's failure fit ranks likeliest to break it.
     Guided,
@@ -297,8 +308,8 @@ impl AttackSpec {
         let method = |s: &str| {
             Method::parse(s).ok_or_else(|| {
                 format!(
-                    "unknown attack {s:?} (expected m1, m2, m3, punct, guided, names, noop, or \
-                     e.g. m3+punct, names+m3, names+noop+m3)"
+                    "unknown attack {s:?} (expected m1, m2, m3, digits, punct, guided, names, \
+                     noop, or e.g. m3+punct, names+m3, names+noop+m3)"
                 )
             })
         };
@@ -318,7 +329,7 @@ impl AttackSpec {
                 .ok_or_else(|| {
                     format!(
                         "unknown attack {t:?} (names and noop join at most one of m1, m2, m3, \
-                         each once)"
+                         digits, each once)"
                     )
                 });
         }
@@ -482,6 +493,10 @@ mod tests {
             "names+noop",
             "m3+names",
             "m1+names+noop",
+            "digits",
+            "digits+names",
+            "digits+noop",
+            "digits+punct30",
         ] {
             let attack: Attack = name.parse().unwrap();
             assert_eq!(attack.to_string(), name);
@@ -532,19 +547,27 @@ mod tests {
             of("m3+names+noop").families(),
             [Family::Numeric(Method::M3), Family::Names, Family::Noop]
         );
+        assert_eq!(
+            of("digits+punct10").families(),
+            [Family::Numeric(Method::Digits), Family::Punct]
+        );
         assert!(of("m3+punct30").has(Family::Punct) && of("m3+punct30").is_composed());
         assert!(of("m3+punct30").changes_numbers() && !of("punct30").changes_numbers());
         assert!(of("m3+names").has_kind(Kind::Text) && of("guided").changes_numbers());
         assert!(!of("original").is_composed() && of("original").families().is_empty());
         assert_eq!(of("rephrase").families(), [Family::Rephrase]);
         assert_eq!(Attack::of("m4"), None);
-        assert_eq!(of("m2+punct10").method(), Some(Method::M2));
+        assert_eq!(of("digits").method(), Some(Method::Digits));
+        assert!(!Method::Digits.is_xie() && Method::XIE.iter().all(|m| m.is_xie()));
         let spec = AttackSpec::parse("m2+punct").unwrap();
         assert_eq!(
             spec.attacks(&[10, 30]),
             [of("m2+punct10"), of("m2+punct30")]
         );
-        assert_eq!(AttackSpec::parse("m1").unwrap().attacks(&[10]), [of("m1")]);
+        assert_eq!(
+            AttackSpec::parse("digits").unwrap().attacks(&[10]),
+            [of("digits")]
+        );
     }
 
     #[test]

@@ -49,12 +49,13 @@ impl Draw for NumericDraw {
         let stream = stream_key(config.seed, &p.record.problem_id, self.0.name());
         let (drawn, stats) = attack(&attacker, stream, config.attempts, config.variants);
         // A problem the reader's rules may have left short is drawn again under the paper's
-        // alone: if it reaches m there, the rules cost it (counted per dataset).
-        let lost_to_rules = drawn.len() < config.variants
-            && attacker.rules_may_cost(&stats, config.variants)
-            && self.attacker(p, program, config, false).is_ok_and(|paper| {
-                sample::reaches(&paper, stream, config.attempts, config.variants)
-            });
+        // alone: if it reaches what is wanted there, the rules cost it (counted per dataset).
+        let wanted = self.wanted(config);
+        let lost_to_rules = drawn.len() < wanted
+            && attacker.rules_may_cost(&stats, wanted)
+            && self
+                .attacker(p, program, config, false)
+                .is_ok_and(|paper| sample::reaches(&paper, stream, config.attempts, wanted));
         Ok(Drawing {
             drawn,
             stats,
@@ -66,8 +67,16 @@ impl Draw for NumericDraw {
         Attack::Numeric(self.0)
     }
 
+    /// Xie et al.'s methods write a problem's variants only when it reaches m of them
+    /// (Algorithm 2); an extension's problem is varied by every variant it has, up to m
+    /// (GSM-Plus makes one per problem, and a digit expansion under integer constraints may
+    /// have only a few).
     fn wanted(&self, config: &GenerateConfig) -> usize {
-        config.variants
+        if self.0.is_xie() {
+            config.variants
+        } else {
+            1
+        }
     }
 
     fn capped(&self) -> bool {

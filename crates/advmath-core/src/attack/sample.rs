@@ -230,7 +230,18 @@ impl<'p> Attacker<'p> {
                         *d = std::mem::replace(d, Draw::Keep(Num::ZERO)).at_least_two();
                     }
                 }
-                _ => self.text.push(c),
+                _ => {
+                    let max = match c {
+                        TextConstraint::AtMost { max, .. } => Some(max),
+                        _ => None,
+                    };
+                    for slot in [Some(a), b].into_iter().flatten().map(leader) {
+                        if let Some((_, d)) = self.draws.iter_mut().find(|(s, _)| *s == slot) {
+                            *d = std::mem::replace(d, Draw::Keep(Num::ZERO)).bounded_by(max);
+                        }
+                    }
+                    self.text.push(c)
+                }
             }
         }
         self

@@ -61,7 +61,20 @@ pub(super) enum Draw {
     Keep(Num),
     /// One of these values, each as likely (a bill's denominations within the method's range).
     Choice(Vec<Num>),
+    /// GSM-Plus's digit expansion: k ~ U{1, 2, 3}, then, each as likely, h * 10^k, or a' with
+    /// `digits + k` digits, value a' * 10^exp (a decimal keeps its scale; `no_trailing_zero`
+    /// redraws multiples of 10). `h` is the original, kept where the text bounds the number
+    /// (see [`Draw::bounded_by`]).
+    Digits {
+        h: Num,
+        digits: u32,
+        exp: i32,
+        no_trailing_zero: bool,
+    },
 }
+
+/// The most digits a mantissa may have after gaining three, so that it stays an `i64`.
+const DIGITS_MAX: u32 = 18;
 
 fn scaled(a: i64, exp: i32) -> Num {
     if exp >= 0 {
@@ -83,10 +96,11 @@ impl Draw {
         }
         // M2 keeps the digits as written; M1 and M3 see h ≈ a·10^b with a of at most c digits.
         let (a, b) = match method {
-            Method::M2 => (a, b),
+            Method::M2 | Method::Digits => (a, b),
             Method::M1 | Method::M3 => at_most_digits(a, b, digits),
         };
         match method {
+            Method::Digits => Draw::digits(h, a, b),
             Method::M1 => {
                 let cap = if divisor { digits / 2 } else { digits };
                 Draw::Uniform {
@@ -135,6 +149,39 @@ impl Draw {
         }
     }
 
+    /// The digit expansion of `h = a·10^b`: an integer with all its digits (3000 has four), a
+    /// decimal's mantissa at its scale (4.50 is 45 at 10^-1). A part (a value below 1) is not a
+    /// quantity that gains digits, and is kept.
+    fn digits(h: Num, a: i128, b: i32) -> Draw {
+        let (m, exp) = if b >= 0 {
+            (a * pow10(b as u32), 0)
+        } else {
+            (a, b)
+        };
+        let digits = digit_count(m);
+        if h.cmp_num(Num::ONE).is_lt() || digits + 3 > DIGITS_MAX {
+            return Draw::Keep(h);
+        }
+        Draw::Digits {
+            h,
+            digits,
+            exp,
+            no_trailing_zero: exp < 0,
+        }
+    }
+
+    /// The draw of a number the text bounds: by `max` (a count of a smaller unit in a larger
+    /// one), or in a way no expansion keeps (`None`: a percentage of at most 100, a written
+    /// fraction that stays proper). A digit expansion the bound leaves no room keeps the number
+    /// as written; every other draw is unchanged (the constraint then rejects what breaks it).
+    pub(super) fn bounded_by(self, max: Option<Num>) -> Draw {
+        match (self, max) {
+            (Draw::Digits { h, .. }, None) => Draw::Keep(h),
+            (d @ Draw::Digits { .. }, Some(max)) => d.at_most(max),
+            (other, _) => other,
+        }
+    }
+
     /// The same draw conditioned on a value of at least 2 (a plural count), for an integer.
     pub(super) fn at_least_two(self) -> Draw {
         match self {
@@ -162,6 +209,30 @@ impl Draw {
     /// uniform draw's range is cut there, so that the bound does not cost M1 its attempts. A
     /// range the bound leaves empty, and other draws, are kept (the rule then rejects).
     pub(super) fn at_most(mut self, max: Num) -> Draw {
+        if let Draw::Digits {
+            h,
+            digits,
+            exp,
+            no_trailing_zero,
+        } = self
+        {
+            // A bound even the smallest expansion passes keeps the number as written; another
+            // draws the longer numbers within it ("8 hours a day" becomes 10 to 24).
+            let top = max
+                .div(scaled(1, exp))
+                .ok()
+                .and_then(|q| q.floor().as_integer());
+            let lo = 10i64.pow(digits);
+            return match top {
+                Some(top) if top >= i128::from(lo) => Draw::Uniform {
+                    lo,
+                    hi: top.min(i128::from(10i64.pow(digits + 3) - 1)) as i64,
+                    exp,
+                    no_trailing_zero,
+                },
+                _ => Draw::Keep(h),
+            };
+        }
         if let Draw::Uniform { lo, hi, exp, .. } = &mut self {
             // The largest a with a·10^exp at most max.
             let top = max
@@ -179,6 +250,21 @@ impl Draw {
     /// range can give, each as likely. A range that gives none, and other draws, are kept (the
     /// rule then rejects).
     pub(super) fn one_of(self, values: &[i128]) -> Draw {
+        if let Draw::Digits {
+            h, digits, exp: 0, ..
+        } = self
+        {
+            // The bills of one to three more digits than the one written.
+            let longer: Vec<Num> = values
+                .iter()
+                .filter(|&&v| (digits + 1..=digits + 3).contains(&digit_count(v)))
+                .map(|&v| Num::int(v))
+                .collect();
+            return match longer.is_empty() {
+                true => Draw::Keep(h),
+                false => Draw::Choice(longer),
+            };
+        }
         let Draw::Uniform {
             lo,
             hi,
@@ -233,6 +319,26 @@ impl Draw {
             }
             Draw::Keep(v) => *v,
             Draw::Choice(values) => values[rng.random_range(0..values.len())],
+            Draw::Digits {
+                h,
+                digits,
+                exp,
+                no_trailing_zero,
+            } => {
+                let k = rng.random_range(1..=3u32);
+                if rng.random_bool(0.5) {
+                    // The value times 10^k: its digits kept, so that what divided it evenly
+                    // or stayed below it still can ("16" becomes "1600").
+                    return h.mul(Num::int(pow10(k))).unwrap_or(*h);
+                }
+                let n = digits + k;
+                let (lo, hi) = (10i64.pow(n - 1), 10i64.pow(n) - 1);
+                let mut a = rng.random_range(lo..=hi);
+                while *no_trailing_zero && a % 10 == 0 {
+                    a = rng.random_range(lo..=hi);
+                }
+                scaled(a, *exp)
+            }
         }
     }
 }

@@ -342,3 +342,79 @@ fn a_reader_s_bound_narrows_the_draw() {
     assert_eq!(stats.rejections[Reject::Denomination.index()], 0);
     assert_eq!(stats.rejections[Reject::UnitBound.index()], 0);
 }
+
+/// GSM-Plus's digit expansion: every number that can grow gains one to three digits (a
+/// decimal at its scale), a part below 1 and a percentage stay as written, and the program
+/// recomputes the gold under the same constraints.
+#[test]
+fn digit_expansion_gains_one_to_three_digits() {
+    use crate::question::shown::text_constraints;
+    let q = "Ana buys 3 notebooks at $4.50 each and pays 20% tax on them. How many dollars \
+             does she pay?";
+    let src = "n = 3\np = 4.50\nt = 20\nprint(n * p * (1 + t / 100))";
+    let (p, orig) = program(q, src, "16.2");
+    let text = text_constraints(q, &find_slots(q));
+    let at = Attacker::new(&p, orig.clone(), Method::Digits, 6)
+        .unwrap()
+        .with_text_constraints(&text);
+    let (drawn, _) = attack(&at, 5, 3000, 100);
+    assert_eq!(drawn.len(), 100);
+    let mut gained = std::collections::BTreeSet::new();
+    for d in &drawn {
+        let n = d.slots[0].as_integer().unwrap();
+        assert!((10..=9999).contains(&n), "{:?}", d.slots);
+        gained.insert(digit_count(n) - 1);
+        // $4.50 times 10, 100 or 1000, or drawn with its one decimal and two to four digits
+        // before it.
+        let times = d.slots[1].div(orig[1]).unwrap();
+        let (mantissa, exp) = decompose(d.slots[1]).unwrap();
+        assert!(
+            [10, 100, 1000].iter().any(|&t| times.eq_num(Num::int(t)))
+                || (exp == -1 && (3..=5).contains(&digit_count(mantissa))),
+            "{:?}",
+            d.slots[1]
+        );
+        assert!(
+            d.slots[2].eq_num(orig[2]),
+            "the percentage stays: {:?}",
+            d.slots
+        );
+        assert_eq!(Value::Num(p.eval(&d.slots).unwrap()), d.answer);
+    }
+    assert_eq!(gained.into_iter().collect::<Vec<_>>(), [1, 2, 3]);
+    // A part below 1 is no quantity that gains digits.
+    let half = Num::parse_decimal("0.5").unwrap();
+    assert!(matches!(
+        Draw::plan(Method::Digits, half, false, 6),
+        Draw::Keep(_)
+    ));
+}
+
+#[test]
+fn digit_expansion_keeps_a_bounded_count_and_a_real_bill() {
+    let (p, orig) = program(
+        "He works 5 days a week for 12 weeks and pays with a $20 bill.",
+        "print(5 * 12 + 20)",
+        "80",
+    );
+    let plan = |i: usize, bound: Option<Num>| {
+        Draw::plan(Method::Digits, orig[i], false, 6).bounded_by(bound)
+    };
+    // Five days of a seven-day week cannot gain a digit: kept.
+    assert!(matches!(plan(0, Some(Num::int(7))), Draw::Keep(v) if v.eq_num(Num::int(5))));
+    // A $20 bill gains a digit only as a bill that exists.
+    let bill = Draw::plan(Method::Digits, orig[2], false, 6).one_of(&[1, 5, 10, 20, 50, 100]);
+    assert!(matches!(bill, Draw::Choice(ref v) if v.len() == 1 && v[0].eq_num(Num::int(100))));
+    assert!(matches!(plan(1, None), Draw::Keep(_)));
+    // Twelve under a bound of 1000 draws the longer numbers within it.
+    assert!(matches!(
+        plan(1, Some(Num::int(1000))),
+        Draw::Uniform {
+            lo: 100,
+            hi: 1000,
+            exp: 0,
+            ..
+        }
+    ));
+    let _ = p;
+}
