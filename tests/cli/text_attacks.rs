@@ -371,3 +371,44 @@ fn a_real_model_gets_gsm_symbolic_s_view() {
         .collect();
     assert_eq!(noop, ["m3+noop", "noop"]);
 }
+
+#[test]
+fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
+    let (_dir, tables) = default_tables();
+    let out = advmath()
+        .args([
+            "generate",
+            "--attack",
+            "digits,digits+names,digits+noop",
+            "--attempts",
+            "3000",
+            "--variants",
+            "10",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    // Each number is from the question's text, the tree's constraints hold, the gold is the
+    // program's, and every changed number gained one to three digits.
+    assert!(crate::util::verify_variants(&tables, "default") > 0);
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("default digits: "), "{stderr}");
+    // A composed variant is a digits variant with its text changed: same numbers, same gold.
+    let csv = sql_csv(
+        &tables,
+        "SELECT v.attack, COUNT(*) AS rows, \
+                SUM(CASE WHEN v.answer = d.answer AND v.numbers = d.numbers THEN 1 ELSE 0 END) \
+                  AS same \
+         FROM variants v JOIN variants d \
+           ON d.variant_id = regexp_replace(v.variant_id, '/[^/]+/([0-9]+)$', '/digits/\\1') \
+         WHERE v.attack IN ('digits+names', 'digits+noop') GROUP BY v.attack ORDER BY v.attack",
+    );
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    for line in lines {
+        let cols: Vec<&str> = line.split(',').collect();
+        assert!(cols[1].parse::<usize>().unwrap() > 0, "{csv}");
+        assert_eq!(cols[1], cols[2], "{csv}");
+    }
+}

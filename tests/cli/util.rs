@@ -55,7 +55,7 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
             .map(|p| (p.problem_id.clone(), p))
             .collect();
     let mut checked = 0;
-    for attack in ["m1", "m2", "m3", "guided"] {
+    for attack in ["m1", "m2", "m3", "guided", "digits"] {
         let part = tables.join(format!(
             "variants/dataset={dataset}/attack={attack}/part-0.parquet"
         ));
@@ -102,13 +102,33 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
                     .check_slots(&nums)
                     .unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));
                 assert_eq!(ans.exact_text(), answer.value(i));
+                let digits = |v| {
+                    decompose(v)
+                        .map(|(a, b)| digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a }))
+                };
+                if attack == "digits" {
+                    // Every changed number gained one to three digits (a decimal's mantissa at
+                    // its scale, or its value times 10^k).
+                    for (new, old) in nums.iter().zip(p.slot_nums()) {
+                        if new.eq_num(old) {
+                            continue;
+                        }
+                        let gained = digits(*new)
+                            .zip(digits(old))
+                            .map(|(n, o)| n as i64 - o as i64);
+                        let times = new.div(old).ok();
+                        let scaled = [10, 100, 1000]
+                            .iter()
+                            .any(|&t| times.is_some_and(|x| x.eq_num(advmath::num::Num::int(t))));
+                        assert!(
+                            scaled || gained.is_some_and(|g| (1..=3).contains(&g)),
+                            "{}: {new:?} from {old:?}",
+                            pid.value(i)
+                        );
+                    }
+                }
                 if attack == "m2" {
                     for (new, old) in nums.iter().zip(p.slot_nums()) {
-                        let digits = |v| {
-                            decompose(v).map(|(a, b)| {
-                                digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a })
-                            })
-                        };
                         if digits(old) != Some(1) && !new.eq_num(old) {
                             assert_eq!(
                                 digits(*new),

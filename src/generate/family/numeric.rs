@@ -6,6 +6,7 @@ use super::{Draw, Drawing};
 use crate::attack::sample::{self, attack, Attacker, Method};
 use crate::generate::{GenerateConfig, Prepared};
 use crate::program::Program;
+use crate::question::physical::measured_slots;
 use crate::seed::stream_key;
 use crate::vocab::{Attack, Family};
 
@@ -25,6 +26,11 @@ impl NumericDraw {
         let a = Attacker::new(program, p.values.clone(), self.0, config.digits)
             .map_err(|e| format!("{}: {e}", p.record.problem_id))?
             .with_text_constraints(&p.text);
+        // A digit expansion leaves a measure of the world as written (see `physical`).
+        let a = match self.0 {
+            Method::Digits => a.holding(&measured_slots(&p.record.question, &p.slots)),
+            _ => a,
+        };
         let a = if rules {
             a.with_reader_rules(&p.rules)
         } else {

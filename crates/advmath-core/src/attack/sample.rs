@@ -247,6 +247,23 @@ impl<'p> Attacker<'p> {
         self
     }
 
+    /// Hold these slots (and those tied to them) as the question writes them: a family that
+    /// must not change a kind of number says which.
+    pub fn holding(mut self, slots: &[u32]) -> Self {
+        for &slot in slots {
+            let slot = self
+                .program
+                .ties
+                .iter()
+                .find(|t| t.slot == slot)
+                .map_or(slot, |t| t.follows);
+            if let Some((s, d)) = self.draws.iter_mut().find(|(s, _)| *s == slot) {
+                *d = Draw::Keep(self.originals[*s as usize]);
+            }
+        }
+        self
+    }
+
     /// Also keep a reader's rules (see [`crate::attack::coherence::reader_rules`]), checked
     /// after the paper's node constraints; those that read no changed number always hold and
     /// are dropped.
