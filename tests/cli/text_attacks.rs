@@ -191,27 +191,7 @@ fn names_and_noop_compose_with_m3_are_counted_and_reproducible() {
     // to the rest.
     let stderr = stderr_of(&out);
     for attack in ["names", "noop", "m3+names", "m3+noop", "m3"] {
-        let line = stderr
-            .lines()
-            .find(|l| l.starts_with(&format!("default {attack}: ")))
-            .unwrap_or_else(|| panic!("no line for {attack}:\n{stderr}"));
-        let (counts, reasons) = line.split_once(" problems attacked").unwrap();
-        let (attacked, tried) = counts
-            .rsplit_once(": ")
-            .unwrap()
-            .1
-            .split_once(" of ")
-            .unwrap();
-        let refused: usize = reasons.strip_prefix("; refused: ").map_or(0, |r| {
-            r.split(", ")
-                .map(|p| p.rsplit_once(' ').unwrap().1.parse::<usize>().unwrap())
-                .sum()
-        });
-        assert_eq!(
-            attacked.parse::<usize>().unwrap() + refused,
-            tried.parse::<usize>().unwrap(),
-            "{line}"
-        );
+        refusals_sum_to_the_rest(&stderr, attack);
     }
     // A text attack keeps every number and the gold of the question it changed; only a no-op
     // carries a distractor, which the question writes and no number of it equals.
@@ -224,10 +204,8 @@ fn names_and_noop_compose_with_m3_are_counted_and_reproducible() {
            ON o.variant_id = regexp_replace(v.variant_id, '/[^/]+/[0-9]+$', '/original/0') \
          WHERE v.attack IN ('names', 'noop') GROUP BY v.attack ORDER BY v.attack",
     );
-    let lines: Vec<&str> = csv.lines().skip(1).collect();
-    assert_eq!(lines.len(), 2, "{csv}");
-    for line in lines {
-        let cols: Vec<&str> = line.split(',').collect();
+    for cols in result_rows(&csv, 2) {
+        let line = cols.join(",");
         let rows: usize = cols[1].parse().unwrap();
         assert!(rows > 0);
         assert_eq!(cols[2], cols[1], "{line}: the gold changed");
@@ -393,7 +371,9 @@ fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
     // program's, and every changed number gained one to three digits.
     assert!(crate::util::verify_variants(&tables, "default") > 0);
     let stderr = stderr_of(&out);
-    assert!(stderr.contains("default digits: "), "{stderr}");
+    for attack in ["digits", "digits+names", "digits+noop"] {
+        refusals_sum_to_the_rest(&stderr, attack);
+    }
     // A composed variant is a digits variant with its text changed: same numbers, same gold.
     let csv = sql_csv(
         &tables,
@@ -404,11 +384,45 @@ fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
            ON d.variant_id = regexp_replace(v.variant_id, '/[^/]+/([0-9]+)$', '/digits/\\1') \
          WHERE v.attack IN ('digits+names', 'digits+noop') GROUP BY v.attack ORDER BY v.attack",
     );
-    let lines: Vec<&str> = csv.lines().skip(1).collect();
-    assert_eq!(lines.len(), 2, "{csv}");
-    for line in lines {
-        let cols: Vec<&str> = line.split(',').collect();
+    for cols in result_rows(&csv, 2) {
         assert!(cols[1].parse::<usize>().unwrap() > 0, "{csv}");
         assert_eq!(cols[1], cols[2], "{csv}");
     }
+}
+
+/// The rows of a CSV result after its header, split into cells: exactly `n` of them.
+fn result_rows(csv: &str, n: usize) -> Vec<Vec<&str>> {
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), n, "{csv}");
+    rows
+}
+
+/// `generate`'s line for one attack ("default m3: 27 of 36 problems attacked; refused: order
+/// 2, …"): the problems it refused, per reason, sum to the ones it did not attack.
+fn refusals_sum_to_the_rest(stderr: &str, attack: &str) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with(&format!("default {attack}: ")))
+        .unwrap_or_else(|| panic!("no line for {attack}:\n{stderr}"));
+    let (counts, reasons) = line.split_once(" problems attacked").unwrap();
+    let (attacked, tried) = counts
+        .rsplit_once(": ")
+        .unwrap()
+        .1
+        .split_once(" of ")
+        .unwrap();
+    let refused: usize = reasons.strip_prefix("; refused: ").map_or(0, |r| {
+        r.split(", ")
+            .map(|p| p.rsplit_once(' ').unwrap().1.parse::<usize>().unwrap())
+            .sum()
+    });
+    assert_eq!(
+        attacked.parse::<usize>().unwrap() + refused,
+        tried.parse::<usize>().unwrap(),
+        "{line}"
+    );
 }

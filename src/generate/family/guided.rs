@@ -2,9 +2,10 @@
 //! model's fitted failure model ranks likeliest to break it (not a paper's attack; the fit is
 //! the generation stage's `guided` module's).
 
+use super::numeric::NumericDraw;
 use super::{Draw, Drawing};
 use crate::attack::guided::guided_attack;
-use crate::attack::sample::{Attacker, Method};
+use crate::attack::sample::Method;
 use crate::generate::guided::FailureModel;
 use crate::generate::{GenerateConfig, Prepared};
 use crate::program::Program;
@@ -25,11 +26,8 @@ impl Draw for GuidedDraw<'_> {
         program: &Program,
         config: &GenerateConfig,
     ) -> Result<Drawing, String> {
-        let attacker = Attacker::new(program, p.values.clone(), Method::M3, config.digits)
-            .map_err(|e| format!("{}: {e}", p.record.problem_id))?
-            .with_text_constraints(&p.text)
-            .with_reader_rules(&p.rules)
-            .with_supporters(p.supporters.iter().copied());
+        // M3's candidates under M3's own constraints and the reader's rules.
+        let attacker = NumericDraw(Method::M3).attacker(p, program, config, true)?;
         let stream = stream_key(
             config.seed,
             &p.record.problem_id,

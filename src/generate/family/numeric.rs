@@ -16,7 +16,7 @@ pub(in crate::generate) struct NumericDraw(pub Method);
 impl NumericDraw {
     /// The attacker of `p`'s program with this method, under the paper's constraints and the
     /// question's own, with the reader's rules when `rules`.
-    fn attacker<'p>(
+    pub(super) fn attacker<'p>(
         &self,
         p: &'p Prepared,
         program: &'p Program,
