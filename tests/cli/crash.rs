@@ -249,66 +249,109 @@ fn versions(base: &Path, work: &Path, s: &Scenario) -> (Snapshot, Snapshot, Vec<
     (old, snapshot(work, s.outputs), steps)
 }
 
-#[test]
-fn a_kill_at_any_step_leaves_the_old_version_or_the_new_one() {
+/// Kill the scenario named `name` at each of its durable steps: after each kill a reader sees
+/// the old version or the new one, whole, and the rerun gives the uninterrupted run's bytes. One
+/// test per scenario, so that the harness runs them side by side: together they are the longest
+/// test by far.
+fn a_kill_at_any_step_leaves_the_old_version_or_the_new_one(name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (base, inputs) = base(dir.path());
     let work = dir.path().join("work");
-    let mut exercised = Vec::new();
-    for s in scenarios(&inputs) {
-        let (old, new, steps) = versions(&base, &work, &s);
-        assert_ne!(old, new, "{}: the new version differs from the old", s.name);
-        assert!(steps.len() > 2, "{}: {} steps", s.name, steps.len());
-        let mut settled = 0;
-        for (k, step) in steps.iter().enumerate().map(|(i, st)| (i + 1, st)) {
-            copy_dir(&base, &work);
-            let killed = advmath()
-                .current_dir(&work)
-                .args(&s.args)
-                .env("ADVMATH_CRASH_AT", k.to_string())
-                .output()
-                .unwrap();
-            assert_eq!(
-                killed.status.signal(),
-                Some(libc::SIGKILL),
-                "{} killed at step {k} ({step})",
-                s.name
-            );
-            // Any advmath reader sees one whole version (finishing a switch the dead run decided).
-            let read = advmath()
-                .current_dir(&work)
-                .args(["sql", "--tables", s.tables, s.read])
-                .assert()
-                .success();
-            settled += usize::from(
-                String::from_utf8_lossy(&read.get_output().stderr).contains("finishing the switch"),
-            );
-            let now = snapshot(&work, s.outputs);
-            assert!(
-                now == old || now == new,
-                "{} killed at step {k} ({step}): neither the old version nor the new one: {:?}",
-                s.name,
-                now.keys().collect::<Vec<_>>()
-            );
-            advmath()
-                .current_dir(&work)
-                .args(&s.args)
-                .assert()
-                .success();
-            assert!(
-                snapshot(&work, s.outputs) == new,
-                "{} killed at step {k} ({step}): the rerun differs from an uninterrupted run",
-                s.name
-            );
-            assert_no_leftovers(&work, &format!("{} step {k}", s.name));
-        }
-        exercised.push(format!(
-            "{} {} (settled by a reader: {settled})",
+    let s = scenarios(&inputs)
+        .into_iter()
+        .find(|s| s.name == name)
+        .expect("a scenario of that name");
+    let (old, new, steps) = versions(&base, &work, &s);
+    assert_ne!(old, new, "{}: the new version differs from the old", s.name);
+    assert!(steps.len() > 2, "{}: {} steps", s.name, steps.len());
+    let mut settled = 0;
+    for (k, step) in steps.iter().enumerate().map(|(i, st)| (i + 1, st)) {
+        copy_dir(&base, &work);
+        let killed = advmath()
+            .current_dir(&work)
+            .args(&s.args)
+            .env("ADVMATH_CRASH_AT", k.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(
+            killed.status.signal(),
+            Some(libc::SIGKILL),
+            "{} killed at step {k} ({step})",
+            s.name
+        );
+        // Any advmath reader sees one whole version (finishing a switch the dead run decided).
+        let read = advmath()
+            .current_dir(&work)
+            .args(["sql", "--tables", s.tables, s.read])
+            .assert()
+            .success();
+        settled += usize::from(
+            String::from_utf8_lossy(&read.get_output().stderr).contains("finishing the switch"),
+        );
+        let now = snapshot(&work, s.outputs);
+        assert!(
+            now == old || now == new,
+            "{} killed at step {k} ({step}): neither the old version nor the new one: {:?}",
             s.name,
-            steps.len()
-        ));
+            now.keys().collect::<Vec<_>>()
+        );
+        advmath()
+            .current_dir(&work)
+            .args(&s.args)
+            .assert()
+            .success();
+        assert!(
+            snapshot(&work, s.outputs) == new,
+            "{} killed at step {k} ({step}): the rerun differs from an uninterrupted run",
+            s.name
+        );
+        assert_no_leftovers(&work, &format!("{} step {k}", s.name));
     }
-    eprintln!("kill points exercised: {}", exercised.join(", "));
+    eprintln!(
+        "kill points exercised: {} {} (settled by a reader: {settled})",
+        s.name,
+        steps.len()
+    );
+}
+
+#[test]
+fn a_kill_at_any_step_of_ingest_leaves_the_old_version_or_the_new_one() {
+    a_kill_at_any_step_leaves_the_old_version_or_the_new_one("ingest");
+}
+
+#[test]
+fn a_kill_at_any_step_of_ingest_with_candidates_leaves_the_old_version_or_the_new_one() {
+    a_kill_at_any_step_leaves_the_old_version_or_the_new_one("ingest --candidates");
+}
+
+#[test]
+fn a_kill_at_any_step_of_generate_leaves_the_old_version_or_the_new_one() {
+    a_kill_at_any_step_leaves_the_old_version_or_the_new_one("generate");
+}
+
+#[test]
+fn a_kill_at_any_step_of_metrics_leaves_the_old_version_or_the_new_one() {
+    a_kill_at_any_step_leaves_the_old_version_or_the_new_one("metrics");
+}
+
+#[test]
+fn a_kill_at_any_step_of_publish_leaves_the_old_version_or_the_new_one() {
+    a_kill_at_any_step_leaves_the_old_version_or_the_new_one("publish --force");
+}
+
+/// Every scenario has its kill test above.
+#[test]
+fn every_scenario_is_killed_at_every_step() {
+    let named = [
+        "ingest",
+        "ingest --candidates",
+        "generate",
+        "metrics",
+        "publish --force",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<&str> = scenarios(dir.path()).iter().map(|s| s.name).collect();
+    assert_eq!(names, named);
 }
 
 #[test]
