@@ -75,6 +75,7 @@ pub const METRICS: &[Metric] = &[
     metric!("arithmattack_miss_rate"),
     metric!("gsm_symbolic"),
     metric!("gsm_symbolic_distractor"),
+    metric!("gsm_plus"),
     metric!(
         "guided_attack",
         statistics: |table, config| super::guided::add_interval_columns(table, config.replicates, config.seed),

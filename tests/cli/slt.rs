@@ -269,6 +269,7 @@ slt_tests! {
     slt_guided_attack => "guided/guided_attack.slt",
     slt_gsm_symbolic => "symbolic/gsm_symbolic.slt",
     slt_gsm_symbolic_distractor => "symbolic/gsm_symbolic_distractor.slt",
+    slt_gsm_plus => "symbolic/gsm_plus.slt",
 }
 
 /// Every `.slt` file under `tests/slt/` is in a fixture's folder and has its test above.

@@ -1,0 +1,84 @@
+-- GSM-Plus's view of every attack (Li et al. 2024: accuracy, performance drop rate and accurately solved pairs), an advmath extension, not a paper's: GSM-Plus's perturbations were written by a model and corrected by people, advmath's families make them by rule.
+--
+-- One row per model x template x dataset x attack other than `original`, on the pairs of a
+-- graded variant and its problem's graded original. `perturbation` names GSM-Plus's kind of the
+-- attack: numerical substitution (`m1`, `m2`, `m3`), digit expansion (`digits`), integer-decimal-
+-- fraction conversion (`decimals`, `fractions`), distractor insertion (`noop`), problem
+-- understanding (`rephrase`); an attack GSM-Plus does not make (names, punctuation noise, a
+-- composition, the guided attack) reads `beyond GSM-Plus`.
+-- - `pairs`: graded variants whose original is graded; `problems`: their problems.
+-- - `accuracy`: accuracy on the variants of the pairs; `original_accuracy`: on their originals,
+--   each pair counting its problem's original once (a problem with three variants weighs three,
+--   as GSM-Plus pairs every variation with its seed question). A problem answered several times
+--   (samples) counts the share of its original's answers that are right.
+-- - `pdr`: the performance drop rate, 1 - accuracy / original_accuracy (NULL when no original
+--   of the pairs is right).
+-- - `asp`: the accurately solved pairs, the share of pairs with both questions right.
+-- Figures are rounded to 10 decimals, so that they do not depend on the order an engine adds in.
+-- Ungraded rows are left out. Portable SQL (DataFusion and DuckDB).
+WITH originals AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        problem_id,
+        AVG(CAST(ok AS DOUBLE)) AS original_ok
+    FROM graded
+    WHERE attack = 'original'
+    GROUP BY model, template, dataset, problem_id
+),
+pairs AS (
+    SELECT
+        g.model,
+        g.template,
+        g.dataset,
+        g.attack,
+        g.problem_id,
+        CAST(g.ok AS DOUBLE) AS ok,
+        o.original_ok
+    FROM graded g
+    JOIN originals o
+      ON o.model = g.model
+     AND o.template = g.template
+     AND o.dataset = g.dataset
+     AND o.problem_id = g.problem_id
+    WHERE g.attack <> 'original'
+),
+per_attack AS (
+    SELECT
+        model,
+        template,
+        dataset,
+        attack,
+        COUNT(DISTINCT problem_id) AS problems,
+        COUNT(*) AS pairs,
+        SUM(ok) AS right_variants,
+        SUM(original_ok) AS right_originals,
+        SUM(ok * original_ok) AS right_pairs
+    FROM pairs
+    GROUP BY model, template, dataset, attack
+)
+SELECT
+    model,
+    template,
+    dataset,
+    attack,
+    CASE
+        WHEN attack IN ('m1', 'm2', 'm3') THEN 'numerical substitution'
+        WHEN attack = 'digits' THEN 'digit expansion'
+        WHEN attack IN ('decimals', 'fractions') THEN 'integer-decimal-fraction conversion'
+        WHEN attack = 'noop' THEN 'distractor insertion'
+        WHEN attack = 'rephrase' THEN 'problem understanding'
+        ELSE 'beyond GSM-Plus'
+    END AS perturbation,
+    problems,
+    pairs,
+    ROUND(right_variants / pairs, 10) AS accuracy,
+    ROUND(right_originals / pairs, 10) AS original_accuracy,
+    CASE
+        WHEN right_originals = 0 THEN NULL
+        ELSE ROUND(1 - right_variants / right_originals, 10)
+    END AS pdr,
+    ROUND(right_pairs / pairs, 10) AS asp
+FROM per_attack
+ORDER BY model, template, dataset, attack
