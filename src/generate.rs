@@ -31,6 +31,7 @@ use rayon::prelude::*;
 
 use crate::agreement::{is_one, render_agreeing_as};
 use crate::attack::coherence::{reader_rules, Constraints, ReaderRule};
+use crate::cut;
 use crate::error::{Error, Result};
 use crate::num::wide::Value;
 use crate::num::Num;
@@ -143,6 +144,12 @@ impl<'a> Prepared<'a> {
             .map(|(i, (s, v))| {
                 if v.eq_num(self.values[i]) {
                     s.written_in(&self.record.question).to_string()
+                } else if s.decimals == 0
+                    && !v.is_integer()
+                    && cut::before(&self.record.question, s.start).ends_with('$')
+                {
+                    // A whole sum of money converted to a part is written in cents ("$4.50").
+                    format_like(*v, &Slot { decimals: 2, ..*s })
                 } else {
                     format_like(*v, s)
                 }

@@ -24,7 +24,9 @@ fn parse_attack(s: &str) -> Result<AttackSpec, String> {
 #[derive(Args, Debug, Clone)]
 pub struct GenerationArgs {
     /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
-    /// digits (every number that can grow gains one to three digits, after GSM-Plus), punct
+    /// digits (every number that can grow gains one to three digits, after GSM-Plus), decimals
+    /// (whole amounts of money, time, length, weight or volume gain a quarter, a half or three
+    /// quarters, written as decimals: "$4.25", "2.5 hours"; GSM-Plus's conversion), punct
     /// (ArithmAttack noise on the originals), names (every person renamed, after
     /// GSM-Symbolic), noop (one irrelevant sentence with a number added, after GSM-NoOp), or a
     /// composition such as m3+punct, names+m3, noop+m3, names+noop+m3 (the numbers drawn first,
@@ -37,8 +39,8 @@ pub struct GenerationArgs {
     #[arg(long, default_value_t = GenerateConfig::default().attempts, value_parser = clap::value_parser!(u64).range(1..))]
     pub attempts: u64,
     /// Variants per problem and attack (m); under M1-M3 a problem that does not reach m
-    /// distinct valid variants gets none (the paper's Algorithm 2), under `digits` every one
-    /// it reaches, up to m.
+    /// distinct valid variants gets none (the paper's Algorithm 2), under `digits` and
+    /// `decimals` every one it reaches, up to m.
     #[arg(long, default_value_t = GenerateConfig::default().variants as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub variants: u32,

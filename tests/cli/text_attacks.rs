@@ -390,6 +390,45 @@ fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
     }
 }
 
+#[test]
+fn decimals_writes_divisible_amounts_in_parts_and_composes_with_the_text_attacks() {
+    let (_dir, tables) = default_tables();
+    let out = advmath()
+        .args([
+            "generate",
+            "--attack",
+            "decimals,decimals+names,decimals+noop",
+            "--attempts",
+            "3000",
+            "--variants",
+            "10",
+            "--tables",
+        ])
+        .arg(&tables)
+        .assert()
+        .success();
+    // The text reads back to its numbers, each changed one a whole amount plus a part, and the
+    // gold is the program's, in cents.
+    assert!(crate::util::verify_decimals(&tables, "default") > 0);
+    let stderr = stderr_of(&out);
+    for attack in ["decimals", "decimals+names", "decimals+noop"] {
+        refusals_sum_to_the_rest(&stderr, attack);
+    }
+    let csv = sql_csv(
+        &tables,
+        "SELECT v.attack, COUNT(*) AS rows, \
+                SUM(CASE WHEN v.answer = d.answer AND v.numbers = d.numbers THEN 1 ELSE 0 END) \
+                  AS same \
+         FROM variants v JOIN variants d \
+           ON d.variant_id = regexp_replace(v.variant_id, '/[^/]+/([0-9]+)$', '/decimals/\\1') \
+         WHERE v.attack IN ('decimals+names', 'decimals+noop') GROUP BY v.attack ORDER BY v.attack",
+    );
+    for cols in result_rows(&csv, 2) {
+        assert!(cols[1].parse::<usize>().unwrap() > 0, "{csv}");
+        assert_eq!(cols[1], cols[2], "{csv}");
+    }
+}
+
 /// The rows of a CSV result after its header, split into cells: exactly `n` of them.
 fn result_rows(csv: &str, n: usize) -> Vec<Vec<&str>> {
     let rows: Vec<Vec<&str>> = csv

@@ -146,6 +146,77 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
     checked
 }
 
+/// Every `decimals` variant in a generated table: its text reads back to exactly its numbers,
+/// each changed number is its original plus a quarter, a half or three quarters (money written
+/// in cents), and the stored gold is the program's answer on them, in cents. Returns how many
+/// variants were checked.
+pub fn verify_decimals(tables: &Path, dataset: &str) -> usize {
+    use advmath::num::Num;
+    use advmath::program::tree::num_text;
+    use advmath::question::find_slots;
+    use arrow::array::AsArray;
+    let problems: std::collections::HashMap<String, ProblemRecord> =
+        advmath::store::problems::read_problems(tables)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.problem_id.clone(), p))
+            .collect();
+    let part = tables.join(format!(
+        "variants/dataset={dataset}/attack=decimals/part-0.parquet"
+    ));
+    let quarters: Vec<Num> = (1..=3).map(|k| Num::ratio(k, 4).unwrap()).collect();
+    let mut checked = 0;
+    for batch in read_batches(&part).unwrap() {
+        let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
+        let (pid, question, answer) = (text("problem_id"), text("question"), text("answer_exact"));
+        let numbers = batch
+            .column_by_name("numbers")
+            .unwrap()
+            .as_list::<i32>()
+            .clone();
+        for i in 0..batch.num_rows() {
+            let (id, q) = (pid.value(i), question.value(i));
+            let p = &problems[id];
+            let nums: Vec<Num> = numbers
+                .value(i)
+                .as_string::<i32>()
+                .iter()
+                .map(|s| num_text::from_text(s.unwrap()).unwrap())
+                .collect();
+            let slots = find_slots(q);
+            let read: Vec<Num> = slots.iter().map(|s| s.value).collect();
+            assert_eq!(read, nums, "{id}: {q:?} reads back to its numbers");
+            for ((new, old), slot) in nums.iter().zip(p.slot_nums()).zip(&slots) {
+                if new.eq_num(old) {
+                    continue;
+                }
+                let part = new.sub(old).unwrap();
+                assert!(
+                    old.is_integer() && quarters.iter().any(|q| q.eq_num(part)),
+                    "{id}: {new:?} from {old:?}"
+                );
+                if advmath::cut::before(q, slot.start).ends_with('$') {
+                    assert_eq!(slot.decimals, 2, "{id}: money in cents: {q:?}");
+                }
+            }
+            let gold = p.tree.as_ref().unwrap().eval_value(&nums).unwrap();
+            assert_eq!(gold.exact_text(), answer.value(i), "{id}");
+            let cents = advmath::num::wide::Value::parse_decimal(answer.value(i));
+            assert!(
+                cents.is_some_and(|c| c
+                    .exact_text()
+                    .split('.')
+                    .nth(1)
+                    .is_none_or(|d| d.len() <= 2)),
+                "{id}: gold {} in cents",
+                answer.value(i)
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
 pub fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in fs::read_dir(dir).unwrap() {

@@ -455,6 +455,7 @@ pub fn word_numbers(text: &str) -> Vec<(String, Num)> {
     out
 }
 
+pub mod divisible;
 pub mod physical;
 pub mod rendering;
 pub mod shown;

@@ -9,7 +9,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How a numeric family draws a question's numbers again: Xie et al.'s M1–M3 (section 3.2), or
-/// GSM-Plus's digit expansion (Li et al. 2024, made here by rule).
+/// GSM-Plus's digit expansion and the decimal half of its integer–decimal–fraction conversion
+/// (Li et al. 2024, made here by rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Method {
     M1,
@@ -17,10 +18,18 @@ pub enum Method {
     M3,
     /// Every number that can grow gains one to three digits.
     Digits,
+    /// Whole amounts of something divisible written with a decimal part ("$4.25", "2.5 hours").
+    Decimals,
 }
 
 impl Method {
-    pub const ALL: [Method; 4] = [Method::M1, Method::M2, Method::M3, Method::Digits];
+    pub const ALL: [Method; 5] = [
+        Method::M1,
+        Method::M2,
+        Method::M3,
+        Method::Digits,
+        Method::Decimals,
+    ];
     /// The paper's methods, which its tables and figures read.
     pub const XIE: [Method; 3] = [Method::M1, Method::M2, Method::M3];
 
@@ -30,6 +39,7 @@ impl Method {
             Method::M2 => "m2",
             Method::M3 => "m3",
             Method::Digits => "digits",
+            Method::Decimals => "decimals",
         }
     }
 

@@ -6,6 +6,7 @@ use super::{Draw, Drawing};
 use crate::attack::sample::{self, attack, Attacker, Method};
 use crate::generate::{GenerateConfig, Prepared};
 use crate::program::Program;
+use crate::question::divisible::{asks_for_count, divisible_slots};
 use crate::question::physical::measured_slots;
 use crate::seed::stream_key;
 use crate::vocab::{Attack, Family};
@@ -24,8 +25,16 @@ impl NumericDraw {
         rules: bool,
     ) -> Result<Attacker<'p>, String> {
         let a = Attacker::new(program, p.values.clone(), self.0, config.digits)
-            .map_err(|e| format!("{}: {e}", p.record.problem_id))?
-            .with_text_constraints(&p.text);
+            .map_err(|e| format!("{}: {e}", p.record.problem_id))?;
+        // A conversion writes a divisible amount in parts (see `divisible`).
+        let a = match self.0 {
+            Method::Decimals => a.converting(
+                &divisible_slots(&p.record.question, &p.slots),
+                asks_for_count(&p.record.question),
+            ),
+            _ => a,
+        };
+        let a = a.with_text_constraints(&p.text);
         // A digit expansion leaves a measure of the world as written (see `physical`).
         let a = match self.0 {
             Method::Digits => a.holding(&measured_slots(&p.record.question, &p.slots)),

@@ -31,6 +31,7 @@ use crate::attack::coherence::{ReaderRule, RuleKind, Side};
 use crate::num::wide::{Value, Wide};
 use crate::num::{EvalError, Num};
 use crate::program::{BinOp, Node, Program};
+use crate::question::divisible::Divisible;
 use crate::question::shown::TextConstraint;
 use crate::seed::mix;
 
@@ -39,6 +40,13 @@ pub use crate::vocab::{Method, Reject, REJECT_NAMES};
 const INT: u8 = 1;
 const POS: u8 = 2;
 const FRAC: u8 = 4;
+/// An amount a conversion freed from the integers: it stays within cents (two decimals), so
+/// that a price or a weight reads as one ("$10.625" does not).
+const CENTS: u8 = 8;
+
+fn in_cents(v: Num) -> bool {
+    v.mul(Num::int(100)).is_ok_and(Num::is_integer)
+}
 
 fn flags_of(v: Num) -> u8 {
     (if v.is_integer() { INT } else { 0 })
@@ -264,6 +272,28 @@ impl<'p> Attacker<'p> {
         self
     }
 
+    /// Convert the whole amounts the text says are divisible (`measures`, see
+    /// [`crate::question::divisible::divisible_slots`]): each convertible one draws a quarter, a
+    /// half or three quarters more ([`Draw::Convert`]), and a node that measures an amount or a
+    /// rate (see [`measure`]) may leave the integers, within cents; a count stays whole, and so
+    /// does the answer when the question asks for a count (`count_asked`). Called before the
+    /// text's constraints, which keep a bounded number as written.
+    pub fn converting(mut self, measures: &[(u32, Divisible)], count_asked: bool) -> Self {
+        for (slot, _) in measures.iter().filter(|(_, d)| d.convertible) {
+            if let Some((_, d)) = self.draws.iter_mut().find(|(s, _)| s == slot) {
+                *d = Draw::Convert(self.originals[*slot as usize]);
+            }
+        }
+        let dims = measure::node_dims(self.program, measures);
+        let answer = self.program.answer as usize;
+        for (i, (f, dim)) in self.node_flags.iter_mut().zip(dims).enumerate() {
+            if dim.divisible() && *f & INT != 0 && !(count_asked && i == answer) {
+                *f = (*f & !INT) | CENTS;
+            }
+        }
+        self
+    }
+
     /// Also keep a reader's rules (see [`crate::attack::coherence::reader_rules`]), checked
     /// after the paper's node constraints; those that read no changed number always hold and
     /// are dropped.
@@ -399,6 +429,9 @@ impl<'p> Attacker<'p> {
                 Err(e) => return Err(reject_of(e)),
             };
             broken(self.node_flags[i], flags_of(v))?;
+            if self.node_flags[i] & CENTS != 0 && !in_cents(v) {
+                return Err(Reject::NotInteger);
+            }
             scratch.values[i] = v;
         }
         // A gold answer is written exactly or not at all: an irrational one (the square root of
@@ -421,6 +454,10 @@ impl<'p> Attacker<'p> {
         let mut values = self.program.eval_wide(&scratch.slots).map_err(reject_of)?;
         for (v, &f) in values.iter().zip(&self.node_flags) {
             broken(f, wide_flags_of(v))?;
+            // An amount past the 128-bit range is whole or refused.
+            if f & CENTS != 0 && !v.is_integer() {
+                return Err(Reject::NotInteger);
+            }
         }
         if let Some(r) = self
             .rules
@@ -495,6 +532,7 @@ fn divisor_slots(program: &Program) -> Vec<u32> {
 
 mod draw;
 mod kept;
+mod measure;
 
 use draw::Draw;
 pub use draw::{at_most_digits, decompose, digit_count};

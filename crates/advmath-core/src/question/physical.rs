@@ -8,92 +8,118 @@
 use super::Slot;
 use crate::cut;
 
-/// Words of a unit of measure, singular and plural, as the word right after a number writes it.
-const UNIT_WORDS: &[&str] = &[
-    // lengths and distances
-    "inch",
-    "inches",
-    "foot",
-    "feet",
-    "ft",
-    "yard",
-    "yards",
-    "yd",
-    "yds",
-    "mile",
-    "miles",
-    "mi",
-    "meter",
-    "meters",
-    "metre",
-    "metres",
-    "centimeter",
-    "centimeters",
-    "centimetre",
-    "centimetres",
-    "cm",
-    "millimeter",
-    "millimeters",
-    "mm",
-    "kilometer",
-    "kilometers",
-    "kilometre",
-    "kilometres",
-    "km",
-    "acre",
-    "acres",
-    "square",
-    // speeds
-    "mph",
-    "kph",
-    "knots",
-    // weights
-    "pound",
-    "pounds",
-    "lb",
-    "lbs",
-    "ounce",
-    "ounces",
-    "oz",
-    "gram",
-    "grams",
-    "kilogram",
-    "kilograms",
-    "kg",
-    "kgs",
-    "ton",
-    "tons",
-    "tonne",
-    "tonnes",
-    // volumes
-    "liter",
-    "liters",
-    "litre",
-    "litres",
-    "milliliter",
-    "milliliters",
-    "millilitre",
-    "millilitres",
-    "ml",
-    "gallon",
-    "gallons",
-    "quart",
-    "quarts",
-    "pint",
-    "pints",
-    "cup",
-    "cups",
-    "tablespoon",
-    "tablespoons",
-    "teaspoon",
-    "teaspoons",
-    // energy and temperature
-    "calorie",
-    "calories",
-    "kcal",
-    "degree",
-    "degrees",
+/// What a unit of measure measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Quantity {
+    Length,
+    Area,
+    Speed,
+    Weight,
+    Volume,
+    /// Energy and temperature.
+    Heat,
+}
+
+/// Words of a unit of measure, singular and plural, as the word right after a number writes
+/// them, by what they measure.
+const UNIT_WORDS: &[(Quantity, &[&str])] = &[
+    (
+        Quantity::Length,
+        &[
+            "inch",
+            "inches",
+            "foot",
+            "feet",
+            "ft",
+            "yard",
+            "yards",
+            "yd",
+            "yds",
+            "mile",
+            "miles",
+            "mi",
+            "meter",
+            "meters",
+            "metre",
+            "metres",
+            "centimeter",
+            "centimeters",
+            "centimetre",
+            "centimetres",
+            "cm",
+            "millimeter",
+            "millimeters",
+            "mm",
+            "kilometer",
+            "kilometers",
+            "kilometre",
+            "kilometres",
+            "km",
+        ],
+    ),
+    (Quantity::Area, &["acre", "acres", "square"]),
+    (Quantity::Speed, &["mph", "kph", "knots"]),
+    (
+        Quantity::Weight,
+        &[
+            "pound",
+            "pounds",
+            "lb",
+            "lbs",
+            "ounce",
+            "ounces",
+            "oz",
+            "gram",
+            "grams",
+            "kilogram",
+            "kilograms",
+            "kg",
+            "kgs",
+            "ton",
+            "tons",
+            "tonne",
+            "tonnes",
+        ],
+    ),
+    (
+        Quantity::Volume,
+        &[
+            "liter",
+            "liters",
+            "litre",
+            "litres",
+            "milliliter",
+            "milliliters",
+            "millilitre",
+            "millilitres",
+            "ml",
+            "gallon",
+            "gallons",
+            "quart",
+            "quarts",
+            "pint",
+            "pints",
+            "cup",
+            "cups",
+            "tablespoon",
+            "tablespoons",
+            "teaspoon",
+            "teaspoons",
+        ],
+    ),
+    (
+        Quantity::Heat,
+        &["calorie", "calories", "kcal", "degree", "degrees"],
+    ),
 ];
+
+/// What the unit word `word` (lower case) measures.
+pub fn quantity_of(word: &str) -> Option<Quantity> {
+    UNIT_WORDS
+        .iter()
+        .find(|(_, words)| words.contains(&word))
+        .map(|(q, _)| *q)
+}
 
 /// Words after "years" that make it an age: "5 years old", "10 years older than".
 const AGE_WORDS: &[&str] = &["old", "older", "younger"];
@@ -133,7 +159,7 @@ fn measures(rest: &str) -> bool {
     if !touching {
         return false;
     }
-    if UNIT_WORDS.contains(&first.as_str()) {
+    if quantity_of(&first).is_some() {
         return true;
     }
     // A duration is only longer ("a 300-hour drive"); an age is a person's.

@@ -71,6 +71,10 @@ pub(super) enum Draw {
         exp: i32,
         no_trailing_zero: bool,
     },
+    /// GSM-Plus's integer–decimal conversion: a whole amount `h` gains a quarter, a half or
+    /// three quarters, each as likely ("$4" becomes "$4.25", "3 hours" "3.5 hours"): parts that
+    /// read as well in a fraction, and keep every sum and product of a few of them in cents.
+    Convert(Num),
 }
 
 /// The most digits a mantissa may have after gaining three, so that it stays an `i64`.
@@ -96,11 +100,14 @@ impl Draw {
         }
         // M2 keeps the digits as written; M1 and M3 see h ≈ a·10^b with a of at most c digits.
         let (a, b) = match method {
-            Method::M2 | Method::Digits => (a, b),
+            Method::M2 | Method::Digits | Method::Decimals => (a, b),
             Method::M1 | Method::M3 => at_most_digits(a, b, digits),
         };
         match method {
             Method::Digits => Draw::digits(h, a, b),
+            // A conversion changes only the amounts the text says are divisible (see
+            // `Attacker::converting`); every other number is written as it was.
+            Method::Decimals => Draw::Keep(h),
             Method::M1 => {
                 let cap = if divisor { digits / 2 } else { digits };
                 Draw::Uniform {
@@ -176,7 +183,7 @@ impl Draw {
     /// as written; every other draw is unchanged (the constraint then rejects what breaks it).
     pub(super) fn bounded_by(self, max: Option<Num>) -> Draw {
         match (self, max) {
-            (Draw::Digits { h, .. }, None) => Draw::Keep(h),
+            (Draw::Digits { h, .. } | Draw::Convert(h), None) => Draw::Keep(h),
             (d @ Draw::Digits { .. }, Some(max)) => d.at_most(max),
             (other, _) => other,
         }
@@ -250,6 +257,10 @@ impl Draw {
     /// range can give, each as likely. A range that gives none, and other draws, are kept (the
     /// rule then rejects).
     pub(super) fn one_of(self, values: &[i128]) -> Draw {
+        if let Draw::Convert(h) = self {
+            // A bill or a coin has no parts: it is paid as written.
+            return Draw::Keep(h);
+        }
         if let Draw::Digits {
             h, digits, exp: 0, ..
         } = self
@@ -318,6 +329,11 @@ impl Draw {
                 scaled(a.max(*min), *exp)
             }
             Draw::Keep(v) => *v,
+            Draw::Convert(h) => {
+                let quarters = rng.random_range(1..=3);
+                h.add(Num::ratio(quarters, 4).expect("four is non-zero"))
+                    .unwrap_or(*h)
+            }
             Draw::Choice(values) => values[rng.random_range(0..values.len())],
             Draw::Digits {
                 h,
