@@ -2,10 +2,10 @@
 --
 -- One row per model x template x dataset x attack other than `original`, on the pairs of a
 -- graded variant and its problem's graded original. `perturbation` names GSM-Plus's kind of the
--- attack: numerical substitution (`m1`, `m2`, `m3`), digit expansion (`digits`), integer-decimal-
--- fraction conversion (`decimals`, `fractions`), distractor insertion (`noop`), problem
--- understanding (`rephrase`); an attack GSM-Plus does not make (names, punctuation noise, a
--- composition, the guided attack) reads `beyond GSM-Plus`.
+-- attack: numerical substitution (`m1`, `m2`, `m3`), digit expansion (`digits`), integer to
+-- decimal conversion (`decimals`), distractor insertion (`noop`), problem understanding
+-- (`rephrase`); an attack GSM-Plus does not make (names, punctuation noise, a composition, the
+-- guided attack) reads `beyond GSM-Plus`.
 -- - `pairs`: graded variants whose original is graded; `problems`: their problems.
 -- - `accuracy`: accuracy on the variants of the pairs; `original_accuracy`: on their originals,
 --   each pair counting its problem's original once (a problem with three variants weighs three,
@@ -66,7 +66,7 @@ SELECT
     CASE
         WHEN attack IN ('m1', 'm2', 'm3') THEN 'numerical substitution'
         WHEN attack = 'digits' THEN 'digit expansion'
-        WHEN attack IN ('decimals', 'fractions') THEN 'integer-decimal-fraction conversion'
+        WHEN attack = 'decimals' THEN 'integer-decimal-fraction conversion'
         WHEN attack = 'noop' THEN 'distractor insertion'
         WHEN attack = 'rephrase' THEN 'problem understanding'
         ELSE 'beyond GSM-Plus'

@@ -350,39 +350,36 @@ fn a_real_model_gets_gsm_symbolic_s_view() {
     assert_eq!(noop, ["m3+noop", "noop"]);
 }
 
-#[test]
-fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
-    let (_dir, tables) = default_tables();
+/// `generate --attack X,X+names,X+noop` on the embedded dataset, for a numeric family `X`: each
+/// attack's refusals sum to the rest, and a composed variant is an `X` variant with its text
+/// changed (same numbers, same gold).
+fn composes_with_the_text_attacks(tables: &Path, family: &str) {
+    let attacks = [
+        family.to_string(),
+        format!("{family}+names"),
+        format!("{family}+noop"),
+    ];
     let out = advmath()
-        .args([
-            "generate",
-            "--attack",
-            "digits,digits+names,digits+noop",
-            "--attempts",
-            "3000",
-            "--variants",
-            "10",
-            "--tables",
-        ])
-        .arg(&tables)
+        .args(["generate", "--attack", &attacks.join(",")])
+        .args(["--attempts", "3000", "--variants", "10", "--tables"])
+        .arg(tables)
         .assert()
         .success();
-    // Each number is from the question's text, the tree's constraints hold, the gold is the
-    // program's, and every changed number gained one to three digits.
-    assert!(crate::util::verify_variants(&tables, "default") > 0);
     let stderr = stderr_of(&out);
-    for attack in ["digits", "digits+names", "digits+noop"] {
+    for attack in &attacks {
         refusals_sum_to_the_rest(&stderr, attack);
     }
-    // A composed variant is a digits variant with its text changed: same numbers, same gold.
     let csv = sql_csv(
-        &tables,
-        "SELECT v.attack, COUNT(*) AS rows, \
-                SUM(CASE WHEN v.answer = d.answer AND v.numbers = d.numbers THEN 1 ELSE 0 END) \
-                  AS same \
-         FROM variants v JOIN variants d \
-           ON d.variant_id = regexp_replace(v.variant_id, '/[^/]+/([0-9]+)$', '/digits/\\1') \
-         WHERE v.attack IN ('digits+names', 'digits+noop') GROUP BY v.attack ORDER BY v.attack",
+        tables,
+        &format!(
+            "SELECT v.attack, COUNT(*) AS rows, \
+                    SUM(CASE WHEN v.answer = d.answer AND v.numbers = d.numbers THEN 1 ELSE 0 END) \
+                      AS same \
+             FROM variants v JOIN variants d \
+               ON d.variant_id = regexp_replace(v.variant_id, '/[^/]+/([0-9]+)$', '/{family}/\\1') \
+             WHERE v.attack IN ('{}', '{}') GROUP BY v.attack ORDER BY v.attack",
+            attacks[1], attacks[2]
+        ),
     );
     for cols in result_rows(&csv, 2) {
         assert!(cols[1].parse::<usize>().unwrap() > 0, "{csv}");
@@ -391,42 +388,21 @@ fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
 }
 
 #[test]
+fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
+    let (_dir, tables) = default_tables();
+    composes_with_the_text_attacks(&tables, "digits");
+    // Each number is from the question's text, the tree's constraints hold, the gold is the
+    // program's, and every changed number gained one to three digits.
+    assert!(crate::util::verify_variants(&tables, "default") > 0);
+}
+
+#[test]
 fn decimals_writes_divisible_amounts_in_parts_and_composes_with_the_text_attacks() {
     let (_dir, tables) = default_tables();
-    let out = advmath()
-        .args([
-            "generate",
-            "--attack",
-            "decimals,decimals+names,decimals+noop",
-            "--attempts",
-            "3000",
-            "--variants",
-            "10",
-            "--tables",
-        ])
-        .arg(&tables)
-        .assert()
-        .success();
+    composes_with_the_text_attacks(&tables, "decimals");
     // The text reads back to its numbers, each changed one a whole amount plus a part, and the
     // gold is the program's, in cents.
     assert!(crate::util::verify_decimals(&tables, "default") > 0);
-    let stderr = stderr_of(&out);
-    for attack in ["decimals", "decimals+names", "decimals+noop"] {
-        refusals_sum_to_the_rest(&stderr, attack);
-    }
-    let csv = sql_csv(
-        &tables,
-        "SELECT v.attack, COUNT(*) AS rows, \
-                SUM(CASE WHEN v.answer = d.answer AND v.numbers = d.numbers THEN 1 ELSE 0 END) \
-                  AS same \
-         FROM variants v JOIN variants d \
-           ON d.variant_id = regexp_replace(v.variant_id, '/[^/]+/([0-9]+)$', '/decimals/\\1') \
-         WHERE v.attack IN ('decimals+names', 'decimals+noop') GROUP BY v.attack ORDER BY v.attack",
-    );
-    for cols in result_rows(&csv, 2) {
-        assert!(cols[1].parse::<usize>().unwrap() > 0, "{csv}");
-        assert_eq!(cols[1], cols[2], "{csv}");
-    }
 }
 
 /// The rows of a CSV result after its header, split into cells: exactly `n` of them.

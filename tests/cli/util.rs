@@ -39,14 +39,18 @@ pub fn problems_in(path: &Path) -> Vec<ProblemRecord> {
         .collect()
 }
 
-/// Every numeric variant in a generated table: its text holds exactly its numbers in slot
-/// order, its stored answer is the tree evaluated on them, every node keeps its constraints
-/// (checked with M1's attacker, so M2 and M3 variants also pass M1's checks), and M2 keeps
-/// digit counts. Returns how many variants were checked.
-pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
-    use advmath::attack::sample::{decompose, digit_count, Attacker, Method};
+/// One generated variant, as the checks read it.
+struct Variant<'a> {
+    id: &'a str,
+    question: &'a str,
+    answer: &'a str,
+    numbers: Vec<advmath::num::Num>,
+    problem: &'a ProblemRecord,
+}
+
+/// Calls `check` on every variant of `attack` in a generated table (none when it has no part).
+fn each_variant(tables: &Path, dataset: &str, attack: &str, mut check: impl FnMut(Variant)) {
     use advmath::program::tree::num_text;
-    use advmath::question::find_slots;
     use arrow::array::AsArray;
     let problems: std::collections::HashMap<String, ProblemRecord> =
         advmath::store::problems::read_problems(tables)
@@ -54,94 +58,95 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
             .into_iter()
             .map(|p| (p.problem_id.clone(), p))
             .collect();
-    let mut checked = 0;
-    for attack in ["m1", "m2", "m3", "guided", "digits"] {
-        let part = tables.join(format!(
-            "variants/dataset={dataset}/attack={attack}/part-0.parquet"
-        ));
-        if !part.exists() {
-            continue;
-        }
-        for batch in read_batches(&part).unwrap() {
-            let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
-            let (pid, question, answer) =
-                (text("problem_id"), text("question"), text("answer_exact"));
-            let numbers = batch
-                .column_by_name("numbers")
-                .unwrap()
-                .as_list::<i32>()
-                .clone();
-            for i in 0..batch.num_rows() {
-                let p = &problems[pid.value(i)];
-                let nums_arr = numbers.value(i);
-                let nums: Vec<_> = nums_arr
+    let part = tables.join(format!(
+        "variants/dataset={dataset}/attack={attack}/part-0.parquet"
+    ));
+    if !part.exists() {
+        return;
+    }
+    for batch in read_batches(&part).unwrap() {
+        let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
+        let (pid, question, answer) = (text("problem_id"), text("question"), text("answer_exact"));
+        let numbers = batch
+            .column_by_name("numbers")
+            .unwrap()
+            .as_list::<i32>()
+            .clone();
+        for i in 0..batch.num_rows() {
+            check(Variant {
+                id: pid.value(i),
+                question: question.value(i),
+                answer: answer.value(i),
+                numbers: numbers
+                    .value(i)
                     .as_string::<i32>()
                     .iter()
                     .map(|s| num_text::from_text(s.unwrap()).unwrap())
-                    .collect();
-                let in_text: Vec<_> = find_slots(question.value(i))
-                    .iter()
-                    .map(|s| s.value)
-                    .collect();
-                assert_eq!(
-                    in_text,
-                    nums,
-                    "{}: text {:?}",
-                    pid.value(i),
-                    question.value(i)
-                );
-                let tree = p.tree.as_ref().unwrap();
-                let slots = find_slots(&p.question);
-                let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6)
-                    .unwrap()
-                    .with_text_constraints(&advmath::question::shown::text_constraints(
-                        &p.question,
-                        &slots,
-                    ));
-                let ans = m1
-                    .check_slots(&nums)
-                    .unwrap_or_else(|r| panic!("{} {attack}: {r:?}", pid.value(i)));
-                assert_eq!(ans.exact_text(), answer.value(i));
-                let digits = |v| {
-                    decompose(v)
-                        .map(|(a, b)| digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a }))
-                };
-                if attack == "digits" {
-                    // Every changed number gained one to three digits (a decimal's mantissa at
-                    // its scale, or its value times 10^k).
-                    for (new, old) in nums.iter().zip(p.slot_nums()) {
-                        if new.eq_num(old) {
-                            continue;
-                        }
-                        let gained = digits(*new)
-                            .zip(digits(old))
-                            .map(|(n, o)| n as i64 - o as i64);
-                        let times = new.div(old).ok();
-                        let scaled = [10, 100, 1000]
-                            .iter()
-                            .any(|&t| times.is_some_and(|x| x.eq_num(advmath::num::Num::int(t))));
-                        assert!(
-                            scaled || gained.is_some_and(|g| (1..=3).contains(&g)),
-                            "{}: {new:?} from {old:?}",
-                            pid.value(i)
-                        );
-                    }
-                }
-                if attack == "m2" {
-                    for (new, old) in nums.iter().zip(p.slot_nums()) {
-                        if digits(old) != Some(1) && !new.eq_num(old) {
-                            assert_eq!(
-                                digits(*new),
-                                digits(old),
-                                "{}: {new:?} vs {old:?}",
-                                pid.value(i)
-                            );
-                        }
-                    }
-                }
-                checked += 1;
-            }
+                    .collect(),
+                problem: &problems[pid.value(i)],
+            });
         }
+    }
+}
+
+/// Every numeric variant in a generated table: its text holds exactly its numbers in slot
+/// order, its stored answer is the tree evaluated on them, every node keeps its constraints
+/// (checked with M1's attacker, so M2 and M3 variants also pass M1's checks), and M2 keeps
+/// digit counts. Returns how many variants were checked.
+pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
+    use advmath::attack::sample::{decompose, digit_count, Attacker, Method};
+    use advmath::question::find_slots;
+    let mut checked = 0;
+    for attack in ["m1", "m2", "m3", "guided", "digits"] {
+        each_variant(tables, dataset, attack, |v| {
+            let (id, p, nums) = (v.id, v.problem, &v.numbers);
+            let in_text: Vec<_> = find_slots(v.question).iter().map(|s| s.value).collect();
+            assert_eq!(&in_text, nums, "{id}: text {:?}", v.question);
+            let tree = p.tree.as_ref().unwrap();
+            let slots = find_slots(&p.question);
+            let m1 = Attacker::new(tree, p.slot_nums(), Method::M1, 6)
+                .unwrap()
+                .with_text_constraints(&advmath::question::shown::text_constraints(
+                    &p.question,
+                    &slots,
+                ));
+            let ans = m1
+                .check_slots(nums)
+                .unwrap_or_else(|r| panic!("{id} {attack}: {r:?}"));
+            assert_eq!(ans.exact_text(), v.answer);
+            let digits = |v| {
+                decompose(v)
+                    .map(|(a, b)| digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a }))
+            };
+            if attack == "digits" {
+                // Every changed number gained one to three digits (a decimal's mantissa at
+                // its scale, or its value times 10^k).
+                for (new, old) in nums.iter().zip(p.slot_nums()) {
+                    if new.eq_num(old) {
+                        continue;
+                    }
+                    let gained = digits(*new)
+                        .zip(digits(old))
+                        .map(|(n, o)| n as i64 - o as i64);
+                    let times = new.div(old).ok();
+                    let scaled = [10, 100, 1000]
+                        .iter()
+                        .any(|&t| times.is_some_and(|x| x.eq_num(advmath::num::Num::int(t))));
+                    assert!(
+                        scaled || gained.is_some_and(|g| (1..=3).contains(&g)),
+                        "{id}: {new:?} from {old:?}"
+                    );
+                }
+            }
+            if attack == "m2" {
+                for (new, old) in nums.iter().zip(p.slot_nums()) {
+                    if digits(old) != Some(1) && !new.eq_num(old) {
+                        assert_eq!(digits(*new), digits(old), "{id}: {new:?} vs {old:?}");
+                    }
+                }
+            }
+            checked += 1;
+        });
     }
     checked
 }
@@ -152,68 +157,37 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
 /// variants were checked.
 pub fn verify_decimals(tables: &Path, dataset: &str) -> usize {
     use advmath::num::Num;
-    use advmath::program::tree::num_text;
     use advmath::question::find_slots;
-    use arrow::array::AsArray;
-    let problems: std::collections::HashMap<String, ProblemRecord> =
-        advmath::store::problems::read_problems(tables)
-            .unwrap()
-            .into_iter()
-            .map(|p| (p.problem_id.clone(), p))
-            .collect();
-    let part = tables.join(format!(
-        "variants/dataset={dataset}/attack=decimals/part-0.parquet"
-    ));
     let quarters: Vec<Num> = (1..=3).map(|k| Num::ratio(k, 4).unwrap()).collect();
     let mut checked = 0;
-    for batch in read_batches(&part).unwrap() {
-        let text = |name: &str| advmath::store::text_column(&batch, name, &part).unwrap();
-        let (pid, question, answer) = (text("problem_id"), text("question"), text("answer_exact"));
-        let numbers = batch
-            .column_by_name("numbers")
-            .unwrap()
-            .as_list::<i32>()
-            .clone();
-        for i in 0..batch.num_rows() {
-            let (id, q) = (pid.value(i), question.value(i));
-            let p = &problems[id];
-            let nums: Vec<Num> = numbers
-                .value(i)
-                .as_string::<i32>()
-                .iter()
-                .map(|s| num_text::from_text(s.unwrap()).unwrap())
-                .collect();
-            let slots = find_slots(q);
-            let read: Vec<Num> = slots.iter().map(|s| s.value).collect();
-            assert_eq!(read, nums, "{id}: {q:?} reads back to its numbers");
-            for ((new, old), slot) in nums.iter().zip(p.slot_nums()).zip(&slots) {
-                if new.eq_num(old) {
-                    continue;
-                }
-                let part = new.sub(old).unwrap();
-                assert!(
-                    old.is_integer() && quarters.iter().any(|q| q.eq_num(part)),
-                    "{id}: {new:?} from {old:?}"
-                );
-                if advmath::cut::before(q, slot.start).ends_with('$') {
-                    assert_eq!(slot.decimals, 2, "{id}: money in cents: {q:?}");
-                }
+    each_variant(tables, dataset, "decimals", |v| {
+        let (id, q, p) = (v.id, v.question, v.problem);
+        let slots = find_slots(q);
+        let read: Vec<Num> = slots.iter().map(|s| s.value).collect();
+        assert_eq!(read, v.numbers, "{id}: {q:?} reads back to its numbers");
+        for ((new, old), slot) in v.numbers.iter().zip(p.slot_nums()).zip(&slots) {
+            if new.eq_num(old) {
+                continue;
             }
-            let gold = p.tree.as_ref().unwrap().eval_value(&nums).unwrap();
-            assert_eq!(gold.exact_text(), answer.value(i), "{id}");
-            let cents = advmath::num::wide::Value::parse_decimal(answer.value(i));
+            let part = new.sub(old).unwrap();
             assert!(
-                cents.is_some_and(|c| c
-                    .exact_text()
-                    .split('.')
-                    .nth(1)
-                    .is_none_or(|d| d.len() <= 2)),
-                "{id}: gold {} in cents",
-                answer.value(i)
+                old.is_integer() && quarters.iter().any(|q| q.eq_num(part)),
+                "{id}: {new:?} from {old:?}"
             );
-            checked += 1;
+            if advmath::cut::before(q, slot.start).ends_with('$') {
+                assert_eq!(slot.decimals, 2, "{id}: money in cents: {q:?}");
+            }
         }
-    }
+        let gold = p.tree.as_ref().unwrap().eval_value(&v.numbers).unwrap();
+        assert_eq!(gold.exact_text(), v.answer, "{id}");
+        let cents = v.answer.split('.').nth(1).is_none_or(|d| d.len() <= 2);
+        assert!(
+            cents && !v.answer.contains('/'),
+            "{id}: gold {} in cents",
+            v.answer
+        );
+        checked += 1;
+    });
     checked
 }
 
