@@ -9,25 +9,14 @@
 -- - `pairs`: graded variants whose original is graded; `problems`: their problems.
 -- - `accuracy`: accuracy on the variants of the pairs; `original_accuracy`: on their originals,
 --   each pair counting its problem's original once (a problem with three variants weighs three,
---   as GSM-Plus pairs every variation with its seed question). A problem answered several times
---   (samples) counts the share of its original's answers that are right.
+--   as GSM-Plus pairs every variation with its seed question). An original answered several
+--   times (samples) is right only if every answer is (the shared view `original_outcomes`).
 -- - `pdr`: the performance drop rate, 1 - accuracy / original_accuracy (NULL when no original
 --   of the pairs is right).
 -- - `asp`: the accurately solved pairs, the share of pairs with both questions right.
 -- Figures are rounded to 10 decimals, so that they do not depend on the order an engine adds in.
 -- Ungraded rows are left out. Portable SQL (DataFusion and DuckDB).
-WITH originals AS (
-    SELECT
-        model,
-        template,
-        dataset,
-        problem_id,
-        AVG(CAST(ok AS DOUBLE)) AS original_ok
-    FROM graded
-    WHERE attack = 'original'
-    GROUP BY model, template, dataset, problem_id
-),
-pairs AS (
+WITH pairs AS (
     SELECT
         g.model,
         g.template,
@@ -35,9 +24,9 @@ pairs AS (
         g.attack,
         g.problem_id,
         CAST(g.ok AS DOUBLE) AS ok,
-        o.original_ok
+        CAST(o.orig_ok AS DOUBLE) AS original_ok
     FROM graded g
-    JOIN originals o
+    JOIN original_outcomes o
       ON o.model = g.model
      AND o.template = g.template
      AND o.dataset = g.dataset
