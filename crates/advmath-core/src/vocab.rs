@@ -317,9 +317,12 @@ impl AttackSpec {
     pub fn parse(text: &str) -> Result<AttackSpec, String> {
         let method = |s: &str| {
             Method::parse(s).ok_or_else(|| {
+                // Every method by its name, so that a new one is offered without an edit here.
+                let methods: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
                 format!(
-                    "unknown attack {s:?} (expected m1, m2, m3, digits, punct, guided, names, \
-                     noop, or e.g. m3+punct, names+m3, names+noop+m3)"
+                    "unknown attack {s:?} (expected {}, punct, guided, names, noop, or e.g. \
+                     m3+punct, names+m3, names+noop+m3)",
+                    methods.join(", ")
                 )
             })
         };
