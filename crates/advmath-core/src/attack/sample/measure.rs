@@ -110,24 +110,14 @@ fn call(func: Func, mut args: impl Iterator<Item = Dim>) -> Dim {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::num::wide::Value;
-    use crate::program::{validate_program, AlignMode, Links};
+    use crate::attack::sample::tests::program;
     use crate::question::divisible::divisible_slots;
     use crate::question::find_slots;
 
     /// The dimension of the answer of `src` on question `q`, its measures read from the text.
     fn answer_dim(q: &str, src: &str, gold: &str) -> Dim {
-        let slots = find_slots(q);
-        let p = validate_program(
-            src,
-            q,
-            &slots,
-            Value::parse_decimal(gold),
-            AlignMode::Given,
-            Links::DIGITS,
-        )
-        .unwrap();
-        node_dims(&p, &divisible_slots(q, &slots))[p.answer as usize]
+        let (p, _) = program(q, src, gold);
+        node_dims(&p, &divisible_slots(q, &find_slots(q)))[p.answer as usize]
     }
 
     #[test]

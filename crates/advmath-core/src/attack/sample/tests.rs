@@ -4,7 +4,8 @@ use super::*;
 use crate::program::{validate_program, AlignMode, Links};
 use crate::question::find_slots;
 
-fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
+/// The program `src` validated against question `q` and its gold, and the question's numbers.
+pub(super) fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
     let slots = find_slots(q);
     let p = validate_program(
         src,
