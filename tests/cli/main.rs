@@ -3,6 +3,7 @@
 //!
 //! One integration-test binary (`cargo test --test cli`); each module covers one part of the CLI.
 
+mod abstention;
 mod annotate;
 mod candidates;
 mod circles;

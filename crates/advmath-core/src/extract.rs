@@ -11,6 +11,7 @@
 use crate::cut;
 use crate::num::Num;
 
+mod abstain;
 mod number;
 #[cfg(test)]
 mod tests;
@@ -19,6 +20,7 @@ mod xie2024;
 
 use number::{next_number, number_at, numbers, numbers_in};
 
+pub use abstain::{abstains, Abstention};
 pub use turn::assistant_text;
 
 pub use xie2024::extract_xie2024;
@@ -309,17 +311,7 @@ fn resolve_equation(text: &str, first: Token, bound: usize) -> Token {
 // The rules
 
 fn extract_from_text(text: &str) -> Extracted {
-    let lower = text.to_ascii_lowercase();
-    let found = phrase_rule(text, &lower, Rule::AnswerIs)
-        .map(|t| (Rule::AnswerIs, t))
-        .or_else(|| {
-            phrase_rule(text, &lower, Rule::FinalAnswerIs).map(|t| (Rule::FinalAnswerIs, t))
-        })
-        .or_else(|| boxed(text).map(|t| (Rule::Boxed, t)))
-        .or_else(|| hashes(text).map(|t| (Rule::Hashes, t)))
-        .or_else(|| answer_colon(text, &lower).map(|t| (Rule::AnswerColon, t)))
-        .or_else(|| numbers(text).pop().map(|t| (Rule::LastNumber, t)));
-    match found {
+    match find_commitment(text) {
         Some((rule, t)) => Extracted {
             value: Some(t.value),
             rule,
@@ -327,6 +319,20 @@ fn extract_from_text(text: &str) -> Extracted {
         },
         None => Extracted::miss(),
     }
+}
+
+/// The number the text commits to, by the first rule that finds one, and where it is.
+fn find_commitment(text: &str) -> Option<(Rule, Token)> {
+    let lower = text.to_ascii_lowercase();
+    phrase_rule(text, &lower, Rule::AnswerIs)
+        .map(|t| (Rule::AnswerIs, t))
+        .or_else(|| {
+            phrase_rule(text, &lower, Rule::FinalAnswerIs).map(|t| (Rule::FinalAnswerIs, t))
+        })
+        .or_else(|| boxed(text).map(|t| (Rule::Boxed, t)))
+        .or_else(|| hashes(text).map(|t| (Rule::Hashes, t)))
+        .or_else(|| answer_colon(text, &lower).map(|t| (Rule::AnswerColon, t)))
+        .or_else(|| numbers(text).pop().map(|t| (Rule::LastNumber, t)))
 }
 
 /// The word right before byte `i` (lower case).
