@@ -311,20 +311,29 @@ fn a_second_generate_on_the_same_dataset_is_refused() {
         .stdout(std::process::Stdio::null());
         c
     };
-    let mut first = generate("200000")
+    // The first run is held at its first durable step (the fault rig), by then holding the lock,
+    // until the second has been refused: no race, and no long run to keep it busy.
+    let hold = dir.path().join("hold");
+    let mut first = generate("2000")
+        .env("ADVMATH_HOLD_AT", "")
+        .env("ADVMATH_HOLD_FILE", &hold)
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // The lock file holds the first run's pid once it has the lock.
     let lock = tables.join(".locks/generate-default.lock");
     let start = std::time::Instant::now();
-    while std::fs::read_to_string(&lock).unwrap_or_default().trim() != first.id().to_string() {
+    while std::fs::read_to_string(&hold).unwrap_or_default().trim() != first.id().to_string() {
         assert!(
             start.elapsed() < std::time::Duration::from_secs(60),
-            "the first run never took the lock"
+            "the first run never reached its first step"
         );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap().trim(),
+        first.id().to_string(),
+        "the lock file holds the first run's pid"
+    );
     let second = generate("2000").output().unwrap();
     assert_eq!(second.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&second.stderr);
@@ -332,6 +341,7 @@ fn a_second_generate_on_the_same_dataset_is_refused() {
         stderr.contains(&format!("(pid {})", first.id())),
         "{stderr}"
     );
+    std::fs::remove_file(&hold).unwrap();
     assert!(first.wait().unwrap().success());
     assert_eq!(
         std::fs::read_to_string(&lock).unwrap(),

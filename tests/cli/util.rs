@@ -204,7 +204,6 @@ pub fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// Run the default pipeline small, into `dir`.
 /// A temporary folder holding a [`small_run`], and its tables folder.
 pub fn small_tables() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -272,8 +271,46 @@ pub fn code_of(file: &Path) -> String {
         .join("\n")
 }
 
+/// The default pipeline run small, into `dir`.
+///
+/// About seventy tests start from one: the run is made once per test process and copied into
+/// `dir` (its outputs are the same bytes for any folder, but for the folder's own path in
+/// `report.md`), which takes the test binary's time from one run per test to one in all.
+/// `run::…` and `defaults::…` check that a real run writes those bytes.
 pub fn small_run(dir: &Path) {
-    small_run_with(dir, &[]);
+    static TEMPLATE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let template = TEMPLATE.get_or_init(|| {
+        let root = std::env::temp_dir();
+        let prefix = "advmath-tests-small-run-";
+        // Copies left by test processes that ended.
+        for e in fs::read_dir(&root).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let pid = name.strip_prefix(prefix).and_then(|p| p.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
+        let path = root.join(format!("{prefix}{}", std::process::id()));
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(&path).unwrap();
+        small_run_with(&path, &[]);
+        path
+    });
+    fs::create_dir_all(dir).unwrap();
+    copy_into(template, dir);
+}
+
+/// Every file under `from` copied to the same place under `to`, beside what `to` holds.
+fn copy_into(from: &Path, to: &Path) {
+    for e in fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+            copy_into(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).unwrap();
+        }
+    }
 }
 
 /// The generation settings of the small runs: quick, and every attack kind.
