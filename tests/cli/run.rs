@@ -147,3 +147,31 @@ fn run_ends_with_the_headline_and_the_reports_open_with_it() {
         .unwrap_or_else(|| panic!("{md}"));
     assert!(line.contains(&format!(" | {oa:.3} | {aa:.3} | ")), "{line}");
 }
+
+/// A run without the feature study's attack (M3) finishes: it says there is nothing to fit and
+/// writes every other output.
+#[test]
+fn a_run_without_m3_finishes_without_the_feature_study() {
+    let dir = tempfile::tempdir().unwrap();
+    advmath()
+        .args([
+            "run",
+            "--attempts",
+            "2000",
+            "--variants",
+            "10",
+            "--attack",
+            "m1,digits",
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "no feature study: it fits the variants of m3, and this run makes none",
+        ));
+    for file in ["reports/metrics/report.md", "hub/README.md"] {
+        assert!(dir.path().join(file).is_file(), "{file}");
+    }
+    assert!(!dir.path().join("tables/coefficients").exists());
+}
