@@ -7,6 +7,7 @@
 //! character boundaries only, so any Unicode passes through unchanged.
 
 mod lexicon;
+pub mod missing;
 pub mod names;
 pub mod noop;
 
