@@ -235,8 +235,8 @@ fn exercised(steps: &[String]) -> Vec<usize> {
             .find(|&j| !hidden(&steps[j]))
             .unwrap_or(steps.len());
         let mut ends: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-        for j in i..end {
-            ends.entry(kind(&steps[j]))
+        for (j, step) in steps.iter().enumerate().take(end).skip(i) {
+            ends.entry(kind(step))
                 .and_modify(|e| e.1 = j + 1)
                 .or_insert((j + 1, j + 1));
         }

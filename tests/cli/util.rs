@@ -285,7 +285,9 @@ pub fn small_run(dir: &Path) {
         // Copies left by test processes that ended.
         for e in fs::read_dir(&root).into_iter().flatten().flatten() {
             let name = e.file_name().to_string_lossy().to_string();
-            let pid = name.strip_prefix(prefix).and_then(|p| p.parse::<u32>().ok());
+            let pid = name
+                .strip_prefix(prefix)
+                .and_then(|p| p.parse::<u32>().ok());
             if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
                 let _ = fs::remove_dir_all(e.path());
             }

@@ -167,7 +167,7 @@ fn in_unknowns(rest: &str) -> bool {
         let c = chars[i];
         let alone = c.is_ascii_alphabetic()
             && !chars.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric())
-            && !(i > 0 && chars[i - 1].is_ascii_alphabetic() || i > 0 && chars[i - 1] == '\\');
+            && (i == 0 || !chars[i - 1].is_ascii_alphabetic() && chars[i - 1] != '\\');
         if !alone || !has_op {
             return false;
         }
