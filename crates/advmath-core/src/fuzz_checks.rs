@@ -9,8 +9,8 @@
 
 use crate::agreement::{is_one, render_agreeing};
 use crate::attack::noise::{add_noise, strip_marks, words, NoiseCount};
+use crate::extract::{abstains, extract as extract_answer, is_correct_exact, Extracted};
 use crate::extract::{assistant_text, extract_last_number, extract_xie2024, is_correct, Rule};
-use crate::extract::{extract as extract_answer, is_correct_exact, Extracted};
 use crate::num::Num;
 use crate::program::{validate_program, AlignMode, Links, Node, Program};
 use crate::question::rendering::{format_like, render, template};
@@ -56,6 +56,13 @@ pub fn extract(data: &[u8]) {
         }
     }
     check_extracted("extract_xie2024", &text, &extract_xie2024(&text));
+    if let Some(a) = abstains(&text) {
+        assert!(
+            reply.contains(a.statement.as_str()),
+            "abstains: {:?} is not in the assistant's text {reply:?} of {text:?}",
+            a.statement
+        );
+    }
 }
 
 fn check_extracted(name: &str, text: &str, found: &Extracted) {
