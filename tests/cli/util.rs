@@ -391,14 +391,7 @@ pub fn assert_snapshot(name: &str, value: impl AsRef<str>) {
 pub fn copy_dir(from: &Path, to: &Path) {
     let _ = fs::remove_dir_all(to);
     fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-        }
-    }
+    copy_into(from, to);
 }
 
 /// `ingest-responses` of a reply file in the generic layout (question in `q`, reply in `r`) as

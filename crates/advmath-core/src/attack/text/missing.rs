@@ -163,15 +163,10 @@ fn phrase(text: &str, slot: &Slot, seed: u64) -> Option<(usize, usize, String)> 
         return None;
     }
     // "Grade 5 students", "Room 12": a label, not a count.
-    let sentence_start = head
-        .trim_end_matches(' ')
-        .chars()
-        .next_back()
-        .is_none_or(|c| matches!(c, '.' | '!' | '?' | '\n'));
-    if previous.is_some_and(|w| w.starts_with(char::is_uppercase)) && !sentence_start {
+    if previous.is_some_and(|w| w.starts_with(char::is_uppercase)) && !opens_sentence(head) {
         return None;
     }
-    let next = first_word(tail);
+    let (next, after_next) = first_word(tail).unzip();
     let next_lower = next.map(str::to_lowercase);
     let punct_next = tail
         .trim_start_matches(' ')
@@ -192,10 +187,7 @@ fn phrase(text: &str, slot: &Slot, seed: u64) -> Option<(usize, usize, String)> 
         return None;
     }
     let next = next_lower?;
-    let second = first_word(cut::after(
-        tail,
-        tail.find(next.as_str()).unwrap_or(0) + next.len(),
-    ));
+    let second = after_next.and_then(first_word).map(|(w, _)| w);
     if next == "years" && second.is_some_and(|w| w.eq_ignore_ascii_case("old")) {
         return None;
     }
@@ -214,15 +206,18 @@ fn phrase(text: &str, slot: &Slot, seed: u64) -> Option<(usize, usize, String)> 
     Some((start, end, with.to_string()))
 }
 
-/// The indefinite as written at `at`: with a capital where it opens a sentence.
-fn capitalised_at(text: &str, at: usize, with: &str) -> String {
-    let opens = cut::before(text, at)
-        .trim_end_matches(' ')
+/// Whether what follows `head` opens a sentence.
+fn opens_sentence(head: &str) -> bool {
+    head.trim_end_matches(' ')
         .chars()
         .next_back()
-        .is_none_or(|c| matches!(c, '.' | '!' | '?' | '\n'));
+        .is_none_or(|c| matches!(c, '.' | '!' | '?' | '\n'))
+}
+
+/// The indefinite as written at `at`: with a capital where it opens a sentence.
+fn capitalised_at(text: &str, at: usize, with: &str) -> String {
     let mut chars = with.chars();
-    match (opens, chars.next()) {
+    match (opens_sentence(cut::before(text, at)), chars.next()) {
         (true, Some(c)) => c.to_uppercase().chain(chars).collect(),
         _ => with.to_string(),
     }
@@ -244,14 +239,14 @@ fn last_word(text: &str) -> Option<&str> {
     Some(cut::after(trimmed, start))
 }
 
-/// The first word of `text` after its leading spaces.
-fn first_word(text: &str) -> Option<&str> {
+/// The first word of `text` after its leading spaces, and the text after it.
+fn first_word(text: &str) -> Option<(&str, &str)> {
     let trimmed = text.trim_start_matches(' ');
     let end = trimmed
         .char_indices()
         .find(|(_, c)| !c.is_alphabetic())
         .map_or(trimmed.len(), |(i, _)| i);
-    (end > 0).then(|| cut::before(trimmed, end))
+    (end > 0).then(|| cut::split(trimmed, end))
 }
 
 #[cfg(test)]
