@@ -207,7 +207,7 @@ fn steps(work: &Path, args: &[String]) -> Vec<String> {
 /// the steps of one kind differ only in which file of the hidden folder they touch, and a killed
 /// or failed run's staging folder is removed whole, whatever it holds: the middle steps meet the
 /// code paths and the states (a half-written file, a file renamed in) the ends already meet.
-/// Killing at every one of them multiplied the crash tests' time by ten for no new state.
+/// Killing at every one of them costs ten times the time and reaches no state the ends do not.
 fn exercised(steps: &[String]) -> Vec<usize> {
     let hidden = |step: &str| {
         let path = Path::new(step.rsplit_once(' ').map_or(step, |(_, p)| p));
