@@ -3,7 +3,8 @@
 -- One row per model x template x dataset x attack other than `original`, on the pairs of a
 -- graded variant and its problem's graded original. `perturbation` names GSM-Plus's kind of the
 -- attack: numerical substitution (`m1`, `m2`, `m3`), digit expansion (`digits`), integer to
--- decimal conversion (`decimals`), distractor insertion (`noop`), problem understanding
+-- decimal conversion (`decimals`), distractor insertion (`noop`), critical thinking (`missing`: right
+-- when the reply says the question cannot be answered), problem understanding
 -- (`rephrase`); an attack GSM-Plus does not make (names, punctuation noise, a composition, the
 -- guided attack) reads `beyond GSM-Plus`.
 -- - `pairs`: graded variants whose original is graded; `problems`: their problems.
@@ -58,6 +59,7 @@ SELECT
         WHEN attack = 'decimals' THEN 'integer-decimal-fraction conversion'
         WHEN attack = 'noop' THEN 'distractor insertion'
         WHEN attack = 'rephrase' THEN 'problem understanding'
+        WHEN attack = 'missing' THEN 'critical thinking'
         ELSE 'beyond GSM-Plus'
     END AS perturbation,
     problems,

@@ -103,16 +103,20 @@ impl PublishSummary {
 
 /// The published schema of a variants config: the partition columns become real columns.
 pub fn published_variants_schema() -> SchemaRef {
+    published_schema_of(&crate::store::variants::schema())
+}
+
+/// The published schema of one attack's config (its answers nullable when it has none).
+fn published_schema_for(attack: &str) -> SchemaRef {
+    published_schema_of(&crate::store::variants::schema_for(attack))
+}
+
+fn published_schema_of(variants: &SchemaRef) -> SchemaRef {
     let mut fields = vec![
         Field::new(columns::DATASET, DataType::Utf8, false),
         Field::new(columns::ATTACK, DataType::Utf8, false),
     ];
-    fields.extend(
-        crate::store::variants::schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone()),
-    );
+    fields.extend(variants.fields().iter().map(|f| f.as_ref().clone()));
     Arc::new(Schema::new(fields))
 }
 
@@ -324,7 +328,6 @@ fn write_folder(
             variants::MADE_BY,
         ));
     }
-    let schema = published_variants_schema();
     let mut writers: BTreeMap<String, ConfigWriter> = BTreeMap::new();
     let mut sources = BTreeSet::new();
     let mut files = 0;
@@ -346,6 +349,7 @@ fn write_folder(
                 config: name.clone(),
                 splits: BTreeSet::new(),
             };
+            let schema = published_schema_for(&attack);
             let writer = writers.entry(name.clone()).or_insert_with(|| {
                 ConfigWriter::new(
                     hub::config_dir(staging, &name),

@@ -149,7 +149,9 @@ fn read_answer_tokens(tables: &Path, attacks: &[String]) -> Result<HashMap<Strin
         return Ok(out);
     }
     for p in crate::store::variants::parts_of_attacks(tables, attacks)? {
+        // A question with no answer has no answer's tokens: it is no row of the study.
         for (id, answer) in crate::store::variants::answers(&p)? {
+            let Some(answer) = answer else { continue };
             let tokens = crate::feature_sets::tokens::cl100k_number_tokens(&answer);
             out.insert(id, vec![tokens as f64]);
         }

@@ -10,7 +10,7 @@ use advmath::respond::Extraction;
 #[derive(Args, Debug)]
 pub struct ExtractArgs {
     /// Standard input is JSON Lines, one `{"response": "...", "gold": "18"}` per reply (gold
-    /// optional), and each gives one output line in the same order. Without it, the whole of
+    /// optional; `{"no_answer": true}` for a question that has none), and each gives one output line in the same order. Without it, the whole of
     /// standard input is one reply.
     #[arg(long)]
     pub jsonl: bool,
@@ -18,6 +18,10 @@ pub struct ExtractArgs {
     /// adds `correct` (Xie et al.'s rule: equal after rounding to 2 decimals) and `correct_exact`.
     #[arg(long, conflicts_with = "jsonl")]
     pub gold: Option<String>,
+    /// The one reply answers a question that has no answer (a `missing` variant, whose gold is
+    /// null): it is correct only if it says the question cannot be answered.
+    #[arg(long, conflicts_with_all = ["jsonl", "gold"])]
+    pub no_answer: bool,
     /// How answers are read: advmath's rules (standard), Xie et al.'s scorer (xie2024) or the
     /// ArithmAttack study's (last-number).
     #[arg(long, value_enum, default_value_t = Extraction::default())]
@@ -33,7 +37,12 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
         let mut reply = String::new();
         stdin.lock().read_to_string(&mut reply)?;
         // One JSON line: the reply's line breaks are escaped inside it.
-        let line = serde_json::json!({ "response": reply, "gold": args.gold }).to_string();
+        let gold = if args.no_answer {
+            serde_json::json!({ advmath::respond::grade::NO_ANSWER: true })
+        } else {
+            serde_json::json!(args.gold)
+        };
+        let line = serde_json::json!({ "response": reply, "gold": gold }).to_string();
         grade_lines(line.as_bytes(), stdout.lock(), args.extraction)?
     };
     for bad in &summary.bad {

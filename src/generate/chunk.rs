@@ -233,7 +233,7 @@ impl<'a> ChunkWriter<'a> {
                 0,
                 p.record.question.clone(),
                 &p.values,
-                &original_answer,
+                Some(&original_answer),
                 0,
                 p.original_support(),
             ),

@@ -1,7 +1,8 @@
 //! An attack family behind one interface. A family either draws a problem's numbers again and
 //! has its program recompute the gold (a [`Draw`]: M1–M3, the guided attack), or edits a
 //! question it is given and keeps that question's gold (an [`Edit`]: names, the no-op sentence,
-//! punctuation noise). Every attack is the original or one draw, then its edits in order
+//! punctuation noise), or takes a number the answer needs out of it, so that it has no gold (a
+//! [`Edit`] that reads the tree: `missing`). Every attack is the original or one draw, then its edits in order
 //! ([`Attack::families`]); [`compose`] makes any attack's rows from its families alone. Adding a
 //! family is a variant of [`Family`] in the vocabulary and one module here.
 
@@ -39,6 +40,16 @@ pub enum Gold {
     Recomputed,
     /// The question it was given keeps its gold (the words or the marks changed, not a number).
     Kept,
+    /// None: a number the answer needs was taken out, and the right reply says so.
+    NoAnswer,
+}
+
+/// A question an edit is given: its text and, for an edit that reads the tree, its numbers and
+/// which of them the answer needs (empty for every other edit).
+pub(super) struct Given<'a> {
+    pub text: &'a str,
+    pub values: &'a [crate::num::Num],
+    pub needed: &'a [bool],
 }
 
 /// One problem's draws of one family: the variants, best or first first, and the attempts.
@@ -77,14 +88,14 @@ pub(super) trait Draw: Sync {
 pub(super) trait Edit: Sync {
     fn needs(&self) -> Needs;
 
-    /// `question` edited, drawn from `seed`, or why the question takes no such edit (one of
+    /// The question edited, drawn from `seed`, or why the question takes no such edit (one of
     /// [`Edit::refusals`], a `generation_stats.refused` name).
-    fn apply(
-        &self,
-        question: &str,
-        seed: u64,
-        config: &GenerateConfig,
-    ) -> Result<Edited, &'static str>;
+    fn apply(&self, q: &Given, seed: u64, config: &GenerateConfig) -> Result<Edited, &'static str>;
+
+    /// Whether it reads which numbers the answer needs ([`Given::needed`]).
+    fn reads_tree(&self) -> bool {
+        false
+    }
 
     /// Every reason it refuses a question; none for an edit that takes every question.
     fn refusals(&self) -> &'static [&'static str];
@@ -109,6 +120,7 @@ fn edit_of(family: Family, attack: Attack) -> Option<Box<dyn Edit>> {
         })),
         Family::Names => Some(Box::new(text::Names)),
         Family::Noop => Some(Box::new(text::Noop)),
+        Family::Missing => Some(Box::new(text::Missing)),
         Family::Numeric(_) | Family::Guided | Family::Rephrase => None,
     }
 }
@@ -127,9 +139,11 @@ pub(super) fn parts(attack: Attack) -> (Option<Family>, Vec<Box<dyn Edit>>) {
     (draw, edits)
 }
 
-/// The gold of an attack's variants: recomputed when it starts from a draw.
+/// The gold of an attack's variants: none when a needed number is taken out, else recomputed
+/// when it starts from a draw.
 pub fn gold(attack: Attack) -> Gold {
     match parts(attack).0 {
+        _ if !attack.answerable() => Gold::NoAnswer,
         Some(_) => Gold::Recomputed,
         None => Gold::Kept,
     }
@@ -183,6 +197,15 @@ mod tests {
             ]
         );
         assert!(refusals(Attack::Punct(50)).is_empty());
+        let missing = Attack::Text(Some(Method::M3), TextEdit::MISSING);
+        assert_eq!(
+            (gold(missing), needs(missing)),
+            (Gold::NoAnswer, Needs::ValidProgram)
+        );
+        assert_eq!(
+            refusals(missing),
+            ["nothing_needed", "no_phrase", "numbers_unread"]
+        );
         let (draw, edits) = parts(Attack::NumericPunct(Method::M2, 50));
         assert_eq!(draw, Some(Family::Numeric(Method::M2)));
         assert_eq!(edits.len(), 1);

@@ -177,9 +177,12 @@ def _advmath():
 
 def process_results(doc, results):
     # The exact answer (a decimal or n/d), as advmath grades its own rows; `answer` is rounded text.
+    # A null gold is a question with no answer (`missing`): right only when the reply says so, never
+    # scored as a number.
     gold = doc.get("answer_exact") or doc["answer"]
+    args = ["--no-answer"] if gold is None else ["--gold", gold]
     graded = subprocess.run(
-        [_advmath(), "extract", "--gold", gold],
+        [_advmath(), "extract", *args],
         input=results[0],
         capture_output=True,
         text=True,

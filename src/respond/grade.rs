@@ -36,19 +36,50 @@ impl Extraction {
     }
 }
 
-/// How one reply reads: the answer found (canonical text), the rule that found it, and whether
-/// it is right when the gold answer is known.
+/// What a question asks of a reply.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gold {
+    /// This number.
+    Answer(Num),
+    /// That it cannot be answered: a number it needs was taken out (`missing`).
+    NoAnswer,
+}
+
+impl Gold {
+    /// The number, for a question that has one.
+    pub fn answer(self) -> Option<Num> {
+        match self {
+            Gold::Answer(n) => Some(n),
+            Gold::NoAnswer => None,
+        }
+    }
+
+    /// The gold of a variants row: its exact answer, or none (a null answer).
+    pub fn of_row(answer_exact: Option<&str>) -> Option<Gold> {
+        match answer_exact {
+            None => Some(Gold::NoAnswer),
+            Some(text) => num_text::from_text(text).map(Gold::Answer),
+        }
+    }
+}
+
+/// How one reply reads: the answer found (canonical text), the rule that found it, whether it
+/// says the question cannot be answered, and whether it is right when the gold is known.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Graded {
     pub extracted: Option<String>,
     pub rule: &'static str,
-    /// Xie et al.'s matching rule: equal after rounding both to 2 decimals.
+    /// The reply's last word is that the question cannot be answered
+    /// ([`crate::extract::abstains`]).
+    pub abstained: bool,
+    /// Xie et al.'s matching rule: equal after rounding both to 2 decimals. On a question with no
+    /// answer: the reply says so.
     pub correct: Option<bool>,
     pub correct_exact: Option<bool>,
 }
 
 /// Grade one reply against `gold` with the chosen extraction.
-pub fn grade(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
+pub fn grade(text: &str, gold: Option<Gold>, extraction: Extraction) -> Graded {
     // A reply is paid for and kept whatever happens: a bug that panics while reading it leaves
     // the row ungraded under its own rule, and the stage names it at the end.
     crate::contain::run(|| grade_reply(text, gold, extraction)).unwrap_or_else(|panicked| {
@@ -56,6 +87,7 @@ pub fn grade(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
         Graded {
             extracted: None,
             rule: GRADING_FAILED,
+            abstained: false,
             correct: None,
             correct_exact: None,
         }
@@ -65,18 +97,30 @@ pub fn grade(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
 /// The extraction rule of a reply whose grading failed with an internal error.
 pub const GRADING_FAILED: &str = "internal_error";
 
-fn grade_reply(text: &str, gold: Option<Num>, extraction: Extraction) -> Graded {
+fn grade_reply(text: &str, gold: Option<Gold>, extraction: Extraction) -> Graded {
     crate::contain::planted_panic(|| format!("grade:{text}"));
     let e = match extraction {
         Extraction::Standard => extract(text),
         Extraction::LastNumber => crate::extract::extract_last_number(text),
         Extraction::Xie2024 => crate::extract::extract_xie2024(text),
     };
+    let abstained = crate::extract::abstains(text).is_some();
+    let (correct, correct_exact) = match gold {
+        None => (None, None),
+        Some(Gold::Answer(g)) => (
+            Some(is_correct(e.value, g)),
+            Some(is_correct_exact(e.value, g)),
+        ),
+        // Whatever number it reaches on the way, the reply is right only if it ends saying the
+        // question cannot be answered.
+        Some(Gold::NoAnswer) => (Some(abstained), Some(abstained)),
+    };
     Graded {
         extracted: e.value.map(|v| num_text::to_text(&v)),
         rule: e.rule.name(),
-        correct: gold.map(|g| is_correct(e.value, g)),
-        correct_exact: gold.map(|g| is_correct_exact(e.value, g)),
+        abstained,
+        correct,
+        correct_exact,
     }
 }
 
@@ -89,10 +133,10 @@ pub struct GradeSummary {
 }
 
 /// Grade JSON Lines: each input line `{"response": "...", "gold": "18"}` (`gold` optional: a
-/// number, a fraction `n/d`, or a worked solution ending `#### 18`) gives one output line
-/// `{"extracted": "18", "rule": "answer_is", "correct": true, "correct_exact": true}`. A line that
-/// cannot be read gives `{"error": "..."}` in its place, so the output lines stay in step with
-/// the input's.
+/// number, a fraction `n/d`, a worked solution ending `#### 18`, or `{"no_answer": true}` for a
+/// question that has none) gives one output line `{"extracted": "18", "rule": "answer_is",
+/// "abstained": false, "correct": true, "correct_exact": true}`. A line that cannot be read gives
+/// `{"error": "..."}` in its place, so the output lines stay in step with the input's.
 pub fn grade_lines(
     input: impl BufRead,
     mut out: impl Write,
@@ -111,6 +155,7 @@ pub fn grade_lines(
                 json!({
                     "extracted": g.extracted,
                     "rule": g.rule,
+                    "abstained": g.abstained,
                     "correct": g.correct,
                     "correct_exact": g.correct_exact,
                 })
@@ -126,7 +171,7 @@ pub fn grade_lines(
     Ok(summary)
 }
 
-fn read_line(line: &str) -> std::result::Result<(String, Option<Num>), String> {
+fn read_line(line: &str) -> std::result::Result<(String, Option<Gold>), String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
     let response = v[columns::RESPONSE]
         .as_str()
@@ -134,16 +179,26 @@ fn read_line(line: &str) -> std::result::Result<(String, Option<Num>), String> {
         .to_string();
     let gold = match &v[columns::GOLD] {
         Value::Null => None,
-        Value::String(s) => {
-            Some(parse_gold(s).ok_or_else(|| format!("gold {s:?} is not a number"))?)
+        Value::String(s) => Some(Gold::Answer(
+            parse_gold(s).ok_or_else(|| format!("gold {s:?} is not a number"))?,
+        )),
+        Value::Number(n) => Some(Gold::Answer(
+            parse_gold(&n.to_string()).ok_or_else(|| format!("gold {n} is not a number"))?,
+        )),
+        Value::Object(o) if o.get(NO_ANSWER) == Some(&Value::Bool(true)) && o.len() == 1 => {
+            Some(Gold::NoAnswer)
         }
-        Value::Number(n) => {
-            Some(parse_gold(&n.to_string()).ok_or_else(|| format!("gold {n} is not a number"))?)
+        other => {
+            return Err(format!(
+                "gold {other} is not a number or {{\"{NO_ANSWER}\": true}}"
+            ))
         }
-        other => return Err(format!("gold {other} is not a number")),
     };
     Ok((response, gold))
 }
+
+/// The key of the gold that says a question has no answer: `{"no_answer": true}`.
+pub const NO_ANSWER: &str = "no_answer";
 
 /// A gold answer as a number, a fraction or a worked solution's `#### 18`, with thousands
 /// separators and dollar signs.
@@ -173,6 +228,9 @@ mod tests {
             "not json\n",
             "{\"response\": \"I think 7\", \"gold\": \"#### 1,200\"}\n",
             "{\"response\": \"no number\"}\n",
+            "{\"response\": \"It cannot be determined.\", \"gold\": {\"no_answer\": true}}\n",
+            "{\"response\": \"The answer is 4.\", \"gold\": {\"no_answer\": true}}\n",
+            "{\"response\": \"x\", \"gold\": {\"no_answer\": false}}\n",
         );
         let mut out = Vec::new();
         let s = grade_lines(input.as_bytes(), &mut out, Extraction::Standard).unwrap();
@@ -181,20 +239,31 @@ mod tests {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(s.graded, 3);
-        assert_eq!(s.bad.len(), 1);
+        assert_eq!(s.graded, 5);
+        assert_eq!(s.bad.len(), 2);
         assert!(s.bad[0].starts_with("line 2: not a JSON object"));
-        assert_eq!(lines.len(), 4);
+        assert!(s.bad[1].starts_with("line 7: gold"), "{:?}", s.bad);
+        assert_eq!(lines.len(), 7);
         assert_eq!(
             lines[0],
-            json!({"extracted": "18", "rule": "answer_is", "correct": true, "correct_exact": true})
+            json!({"extracted": "18", "rule": "answer_is", "abstained": false, "correct": true,
+                   "correct_exact": true})
+        );
+        assert_eq!(
+            (&lines[4]["abstained"], &lines[4]["correct"]),
+            (&json!(true), &json!(true))
+        );
+        assert_eq!(
+            (&lines[5]["abstained"], &lines[5]["correct"]),
+            (&json!(false), &json!(false))
         );
         assert!(lines[1]["error"].is_string());
         assert_eq!(lines[2]["extracted"], "7");
         assert_eq!(lines[2]["correct"], false);
         assert_eq!(
             lines[3],
-            json!({"extracted": null, "rule": "miss", "correct": null, "correct_exact": null})
+            json!({"extracted": null, "rule": "miss", "abstained": false, "correct": null,
+                   "correct_exact": null})
         );
     }
 

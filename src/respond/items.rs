@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+use super::grade::Gold;
 use crate::error::{Error, Result};
-use crate::program::tree::num_text;
 use crate::store::variants;
 use crate::vocab::Attack;
 
@@ -46,7 +46,7 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
                     dataset: Some(dataset.clone()),
                     attack: Some(attack.clone()),
                     noise_level: Some(q.noise_level),
-                    gold: num_text::from_text(&q.answer_exact),
+                    gold: Gold::of_row(q.answer_exact.as_deref()),
                     question: q.question,
                     variant_index: q.variant_index,
                 });

@@ -66,6 +66,7 @@ impl Offline {
         let seen = sim::Seen {
             noise_level: it.noise_level.unwrap_or(0),
             renamed: sim::renamed(variant_id),
+            withheld: sim::withheld(variant_id),
             distractor: self
                 .distractors
                 .get(variant_id)

@@ -239,7 +239,10 @@ fn outside_item(
         attack: Some(attack.to_string()),
         noise_level: noise,
         question: question.to_string(),
-        gold: problem.and_then(|p| p.gold).or(gold),
+        gold: problem
+            .and_then(|p| p.gold)
+            .or(gold)
+            .map(super::grade::Gold::Answer),
         variant_index: 0,
     }
 }

@@ -4,7 +4,6 @@
 use super::grade::{grade, Extraction};
 use crate::llm::client::Decoding;
 use crate::llm::prompt::Template;
-use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::seed::{fnv1a, fnv1a_from, mix};
 use crate::store::responses::ResponseRow;
@@ -51,7 +50,8 @@ pub struct Item {
     pub attack: Option<String>,
     pub noise_level: Option<i32>,
     pub question: String,
-    pub gold: Option<Num>,
+    /// What a right reply says (`None`: not known, and the reply is not graded).
+    pub gold: Option<super::grade::Gold>,
     pub variant_index: i32,
 }
 
@@ -121,7 +121,11 @@ impl Scored for ResponseRow {
             response: Some(text),
             extracted: g.extracted,
             extraction_rule: g.rule.to_string(),
-            gold: item.gold.map(|g| num_text::to_text(&g)),
+            gold: item
+                .gold
+                .and_then(super::grade::Gold::answer)
+                .map(|g| num_text::to_text(&g)),
+            abstained: Some(g.abstained),
             correct: g.correct,
             correct_exact: g.correct_exact,
             latency_ms: None,

@@ -17,6 +17,11 @@
 //!   time, every other `sim-*` model one time in ten (GSM-NoOp's failure: the reply is the gold
 //!   minus the distractor). The oracle is never moved.
 //!
+//! On a question a needed number was taken out of (`missing`) the oracle says it cannot be
+//! answered; `sim-careful` says so 60% of the time, `sim-carry` and `sim-divweak` 30%,
+//! `sim-distracted` 10%, and otherwise each solves it with the number it was never told (GSM-Plus
+//! found real models rarely notice).
+//!
 //! Each writes a chain of thought ("step 1: 40 * 3 = 120.") ending in "the answer is X", with
 //! the error drawn from a seed keyed by (model, variant), so reruns are identical.
 
@@ -27,7 +32,7 @@ use crate::num::{pow10, Num};
 use crate::program::{BinOp, Node, Program};
 use crate::seed::{fnv1a, mix};
 
-use crate::vocab::{Attack, Family, SIMULATED_MODELS};
+use crate::vocab::{Attack, Family, ORACLE, SIMULATED_MODELS};
 
 /// What a simulated model sees of a variant besides its numbers.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -38,6 +43,28 @@ pub struct Seen {
     pub renamed: bool,
     /// The number of a no-op sentence in the question.
     pub distractor: Option<Num>,
+    /// A number the answer needs was taken out of the question.
+    pub withheld: bool,
+}
+
+/// Whether a variant's question has no answer: its attack (the id's middle part) took a needed
+/// number out.
+pub fn withheld(variant_id: &str) -> bool {
+    variant_id
+        .rsplit('/')
+        .nth(1)
+        .and_then(Attack::of)
+        .is_some_and(|a| !a.answerable())
+}
+
+/// How often each model says that a question with a number taken out cannot be answered.
+fn notices_missing(model: &str) -> f64 {
+    match model {
+        ORACLE => 1.0,
+        "sim-careful" => 0.6,
+        "sim-carry" | "sim-divweak" => 0.3,
+        _ => 0.1,
+    }
 }
 
 /// Whether a variant's people were renamed: its attack (the id's middle part) has `names`.
@@ -65,6 +92,14 @@ pub fn simulate(
         Pcg64Mcg::seed_from_u64(mix(fnv1a(model.as_bytes()) ^ fnv1a(variant_id.as_bytes())));
     let mut values = vec![Num::ZERO; program.nodes.len()];
     let mut text = String::from("Let's solve it step by step.\n");
+    // Drawn only then, so that the replies to every other variant stay as they were.
+    if seen.withheld && rng.random_bool(notices_missing(model)) {
+        text.push_str(
+            "The question does not give one of the numbers the answer needs, so the answer \
+             cannot be determined.",
+        );
+        return Some(text);
+    }
     if model == "sim-distracted"
         && rng.random_bool((0.6 * noise_level as f64 / 100.0).min(1.0))
         && !slots.is_empty()
@@ -244,5 +279,38 @@ mod tests {
             used("sim-careful")
         );
         assert!(renamed("gsm8k/test/3/m3+names/7") && !renamed("gsm8k/test/3/noop/0"));
+    }
+
+    #[test]
+    fn on_a_question_with_no_answer_the_oracle_abstains_and_the_others_sometimes() {
+        let q = "A shop sells 12 pens at $5 each. How much money does it make?";
+        let slots = find_slots(q);
+        let p = validate_program(
+            "print(12 * 5)",
+            q,
+            &slots,
+            crate::num::wide::Value::parse_decimal("60"),
+            AlignMode::Given,
+            Links::DIGITS,
+        )
+        .unwrap();
+        let nums: Vec<Num> = slots.iter().map(|s| s.value).collect();
+        let seen = Seen {
+            withheld: true,
+            ..Seen::default()
+        };
+        assert!(withheld("gsm8k/test/3/m3+missing/0") && !withheld("gsm8k/test/3/m3/0"));
+        let abstained = |model: &str| {
+            (0..200)
+                .filter(|i| {
+                    let reply = simulate(model, &format!("v/{i}"), &p, &nums, &seen).unwrap();
+                    crate::extract::abstains(&reply).is_some()
+                })
+                .count()
+        };
+        assert_eq!(abstained("oracle"), 200);
+        let careful = abstained("sim-careful");
+        assert!((90..150).contains(&careful), "{careful}");
+        assert!(abstained("sim-distracted") < careful);
     }
 }

@@ -104,7 +104,7 @@ fn toy_item(p: usize, variant: Option<usize>) -> Item {
         attack: Some(attack.into()),
         noise_level: Some(0),
         question: question(p, variant),
-        gold: advmath::num::Num::parse_decimal("1"),
+        gold: advmath::num::Num::parse_decimal("1").map(advmath::respond::grade::Gold::Answer),
         variant_index: index as i32,
     }
 }
@@ -127,7 +127,8 @@ pub fn fixture(tables: &Path) {
                 attack: Some(attack.into()),
                 noise_level: Some(0),
                 question: q,
-                gold: advmath::num::Num::parse_decimal("1"),
+                gold: advmath::num::Num::parse_decimal("1")
+                    .map(advmath::respond::grade::Gold::Answer),
                 variant_index: index as i32,
             };
             let text = if right {

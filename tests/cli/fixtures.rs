@@ -124,6 +124,8 @@ pub fn responses_batch(rows: &[&Resp]) -> RecordBatch {
             rows.iter().map(|r| r.simulated).collect::<Vec<_>>(),
         )),
         text(&|_| None),
+        // Graded before replies were read for abstention: the column is null.
+        Arc::new(BooleanArray::from(vec![None::<bool>; n])),
     ];
     RecordBatch::try_new(schema, columns).expect("fixture matches the responses schema")
 }

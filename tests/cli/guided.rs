@@ -97,6 +97,7 @@ fn plant_the_weakness(tables: &Path) {
                         extracted: Some(reply.into()),
                         extraction_rule: "planted".into(),
                         gold: Some(answers.value(i).into()),
+                        abstained: Some(false),
                         correct: Some(right),
                         correct_exact: Some(right),
                         latency_ms: None,

@@ -72,63 +72,87 @@ pub enum Attack {
     Text(Option<Method>, TextEdit),
 }
 
-/// The text attacks beyond numbers (GSM-Symbolic's names, GSM-NoOp's no-op statement), one or
-/// both; the attack module's `text` makes them.
+/// The text attacks beyond numbers (GSM-Plus's missing number, GSM-Symbolic's names, GSM-NoOp's
+/// no-op statement), one or more, made in that order; the attack module's `text` makes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TextEdit {
     pub names: bool,
     pub noop: bool,
+    /// A number the answer needs taken out: the question has no answer.
+    pub missing: bool,
 }
 
 impl TextEdit {
+    const NONE: TextEdit = TextEdit {
+        names: false,
+        noop: false,
+        missing: false,
+    };
     pub const NAMES: TextEdit = TextEdit {
         names: true,
-        noop: false,
+        ..TextEdit::NONE
     };
     pub const NOOP: TextEdit = TextEdit {
-        names: false,
         noop: true,
+        ..TextEdit::NONE
     };
     pub const BOTH: TextEdit = TextEdit {
         names: true,
         noop: true,
+        missing: false,
+    };
+    pub const MISSING: TextEdit = TextEdit {
+        missing: true,
+        ..TextEdit::NONE
     };
 
-    /// `names`, `noop` or `names+noop`.
-    pub fn name(self) -> &'static str {
-        match (self.names, self.noop) {
-            (true, false) => "names",
-            (false, true) => "noop",
-            _ => "names+noop",
-        }
+    /// The edits' names in the order they are made: the number is taken out of the text as
+    /// drawn, before names change the words around it and a sentence is added.
+    const PARTS: [(&'static str, fn(TextEdit) -> bool); 3] = [
+        ("missing", |e| e.missing),
+        ("names", |e| e.names),
+        ("noop", |e| e.noop),
+    ];
+
+    /// `names`, `noop`, `missing`, or a `+` join of them in the order they are made.
+    pub fn name(self) -> String {
+        let parts: Vec<&str> = TextEdit::PARTS
+            .iter()
+            .filter(|(_, on)| on(self))
+            .map(|(name, _)| *name)
+            .collect();
+        parts.join("+")
+    }
+
+    fn is_empty(self) -> bool {
+        self == TextEdit::NONE
     }
 }
 
-/// Parses `m3`, `names`, `noop` and `+` joins of one method and the edits, in any order.
+/// Parses `m3`, `names`, `noop`, `missing` and `+` joins of one method and the edits, in any
+/// order.
 fn parse_text_attack(text: &str) -> Option<(Option<Method>, TextEdit)> {
     let mut method = None;
-    let mut edit = TextEdit {
-        names: false,
-        noop: false,
-    };
+    let mut edit = TextEdit::NONE;
     for part in text.split('+') {
         match part {
             "names" if !edit.names => edit.names = true,
             "noop" if !edit.noop => edit.noop = true,
+            "missing" if !edit.missing => edit.missing = true,
             _ => match Method::parse(part) {
                 Some(m) if method.is_none() => method = Some(m),
                 _ => return None,
             },
         }
     }
-    (edit.names || edit.noop).then_some((method, edit))
+    (!edit.is_empty()).then_some((method, edit))
 }
 
 /// `m3+names`: the method first, as the draw comes before the text change.
 fn text_attack_name(method: Option<Method>, edit: TextEdit) -> String {
     match method {
         Some(m) => format!("{}+{}", m.name(), edit.name()),
-        None => edit.name().to_string(),
+        None => edit.name(),
     }
 }
 
@@ -179,6 +203,7 @@ impl Attack {
             Attack::Guided => out.push(Family::Guided),
             Attack::Text(m, e) => {
                 out.extend(m.map(Family::Numeric));
+                out.extend(e.missing.then_some(Family::Missing));
                 out.extend(e.names.then_some(Family::Names));
                 out.extend(e.noop.then_some(Family::Noop));
             }
@@ -199,6 +224,12 @@ impl Attack {
     /// Whether two or more families made it (`m3+names`, `m3+punct30`).
     pub fn is_composed(self) -> bool {
         self.families().len() > 1
+    }
+
+    /// Whether its questions have an answer: a question a needed number was taken out of has
+    /// none, and the right reply says so.
+    pub fn answerable(self) -> bool {
+        !self.has(Family::Missing)
     }
 
     /// Whether a program recomputed its gold from changed numbers; otherwise the gold is the
@@ -234,6 +265,9 @@ pub enum Family {
     Names,
     /// GSM-NoOp's irrelevant sentence.
     Noop,
+    /// GSM-Plus's critical thinking: a number the answer needs taken out, so that the question
+    /// has no answer.
+    Missing,
     /// The Xie release's RobustMath rephrasing.
     Rephrase,
 }
@@ -243,7 +277,7 @@ impl Family {
         match self {
             Family::Numeric(_) | Family::Guided => Kind::Numeric,
             Family::Punct => Kind::Noise,
-            Family::Names | Family::Noop => Kind::Text,
+            Family::Names | Family::Noop | Family::Missing => Kind::Text,
             Family::Rephrase => Kind::Rewrite,
         }
     }
@@ -336,13 +370,15 @@ impl AttackSpec {
         if let Some(m) = t.strip_suffix("+punct") {
             return Ok(AttackSpec::NumericPunct(method(m)?));
         }
-        if t.split('+').any(|p| p == "names" || p == "noop") {
+        if t.split('+')
+            .any(|p| TextEdit::PARTS.iter().any(|(name, _)| *name == p))
+        {
             return parse_text_attack(&t)
                 .map(|(m, e)| AttackSpec::Text(m, e))
                 .ok_or_else(|| {
                     format!(
-                        "unknown attack {t:?} (names and noop join at most one of m1, m2, m3, \
-                         digits, each once)"
+                        "unknown attack {t:?} (names, noop and missing join at most one \
+                         numeric method, each once)"
                     )
                 });
         }
@@ -510,6 +546,10 @@ mod tests {
             "digits+names",
             "digits+noop",
             "digits+punct30",
+            "missing",
+            "m3+missing",
+            "missing+names",
+            "decimals+missing+names+noop",
         ] {
             let attack: Attack = name.parse().unwrap();
             assert_eq!(attack.to_string(), name);
@@ -524,6 +564,9 @@ mod tests {
             "Original",
             "names+m3",
             "noop+names",
+            "names+missing",
+            "missing+missing",
+            "missing+punct10",
             "names+names",
             "names+punct10",
         ] {
@@ -543,6 +586,7 @@ mod tests {
             ("noop+m3", "m3+noop"),
             ("names+noop+m3", "m3+names+noop"),
             ("noop", "noop"),
+            ("names+missing+m1", "m1+missing+names"),
         ] {
             assert_eq!(AttackSpec::parse(text).unwrap().to_string(), shown);
         }
@@ -569,6 +613,11 @@ mod tests {
         assert!(of("m3+names").has_kind(Kind::Text) && of("guided").changes_numbers());
         assert!(!of("original").is_composed() && of("original").families().is_empty());
         assert_eq!(of("rephrase").families(), [Family::Rephrase]);
+        assert_eq!(
+            of("m3+missing+names").families(),
+            [Family::Numeric(Method::M3), Family::Missing, Family::Names]
+        );
+        assert!(!of("m3+missing").answerable() && of("m3+names").answerable());
         assert_eq!(Attack::of("m4"), None);
         assert_eq!(of("digits").method(), Some(Method::Digits));
         assert!(!Method::Digits.is_xie() && Method::XIE.iter().all(|m| m.is_xie()));

@@ -174,6 +174,7 @@ mod tests {
             extracted: None,
             extraction_rule: "miss".into(),
             gold: None,
+            abstained: None,
             correct: None,
             correct_exact: None,
             latency_ms: None,

@@ -88,6 +88,8 @@ pub fn schema() -> SchemaRef {
         utf8("source", false),
         Field::new("simulated", DataType::Boolean, false),
         utf8("error", true),
+        // Nullable so that parts written before the column existed still read.
+        Field::new("abstained", DataType::Boolean, true),
     ]))
 }
 
@@ -105,9 +107,9 @@ pub const DOC: &[(&str, &str)] = &[
     ("response", "the raw generation (null when the request failed for good)"),
     ("extracted", "the answer read from the response (null: nothing found, never zero)"),
     ("extraction_rule", "which rule found it: answer_is, final_answer_is, boxed, hashes, answer_colon, last_number, miss"),
-    ("gold", "the exact gold answer"),
-    ("correct", "extracted equals gold after rounding both to 2 decimals (Xie et al.'s matching rule)"),
-    ("correct_exact", "extracted equals gold exactly"),
+    ("gold", "the exact gold answer (null: none known, or the question has none: see `correct`)"),
+    ("correct", "extracted equals gold after rounding both to 2 decimals (Xie et al.'s matching rule); on a question with no answer (`missing`, gold null), the reply says it cannot be answered (`abstained`)"),
+    ("correct_exact", "extracted equals gold exactly (on a question with no answer, as `correct`)"),
     ("latency_ms", "request latency, milliseconds"),
     ("prompt_tokens", "prompt tokens reported by the server"),
     ("completion_tokens", "completion tokens reported by the server"),
@@ -115,6 +117,7 @@ pub const DOC: &[(&str, &str)] = &[
     ("source", "`endpoint`, `simulated`, `oracle`, `openai_batch`, `lm_eval`, `arithmattack_csv`, `gsm8k_solutions`, `generic`"),
     ("simulated", "true for offline models (oracle and sim-*): never a real LLM"),
     ("error", "why the request failed, when it did"),
+    ("abstained", "the reply's last word is that the question cannot be answered (`advmath::extract::abstains`, documented in reports/abstention.md); null for rows graded before the column existed"),
 ];
 
 /// One row of the `responses` table.
@@ -136,6 +139,9 @@ pub struct ResponseRow {
     pub extracted: Option<String>,
     pub extraction_rule: String,
     pub gold: Option<String>,
+    /// The reply ends saying the question cannot be answered (`None`: graded before the column).
+    #[serde(default)]
+    pub abstained: Option<bool>,
     pub correct: Option<bool>,
     pub correct_exact: Option<bool>,
     pub latency_ms: Option<f64>,
@@ -228,6 +234,7 @@ pub fn rows_to_batch(rows: &[ResponseRow]) -> Result<RecordBatch> {
                     .collect::<BooleanArray>(),
             ),
             s(&|r| r.error.as_deref()),
+            Arc::new(rows.iter().map(|r| r.abstained).collect::<BooleanArray>()),
         ],
     )?)
 }
@@ -264,10 +271,11 @@ pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
         b.column_by_name(n)
             .and_then(|c| c.as_boolean_opt().cloned())
     };
-    let (correct, correct_exact, simulated) = (
+    let (correct, correct_exact, simulated, abstained) = (
         boolean("correct"),
         boolean("correct_exact"),
         boolean("simulated"),
+        boolean("abstained"),
     );
     let noise = b
         .column_by_name("noise_level")
@@ -306,6 +314,7 @@ pub fn batch_to_rows(b: &RecordBatch, file: &Path) -> Result<Vec<ResponseRow>> {
             extracted: s(&extracted),
             extraction_rule: rule.value(i).to_string(),
             gold: s(&gold),
+            abstained: flag(&abstained),
             correct: flag(&correct),
             correct_exact: flag(&correct_exact),
             latency_ms: latency

@@ -72,14 +72,26 @@ const ATTACK: &str = "attack";
 /// `attack` come from the path (they are not stored in the files, so DataFusion and DuckDB can add
 /// them as partition columns). Originals are rows with attack `original`.
 pub fn schema() -> SchemaRef {
+    schema_of(true)
+}
+
+/// The schema of a partition named by its attack (a name advmath does not make has answers).
+pub fn schema_for(attack: &str) -> SchemaRef {
+    schema_of(Attack::of(attack).is_none_or(|a| a.answerable()))
+}
+
+/// The schema of an attack's partition: the answer columns are nullable only in the partitions of
+/// an attack whose questions have no answer (a needed number taken out), so that every other
+/// partition keeps the bytes it has always had.
+pub fn schema_of(answerable: bool) -> SchemaRef {
     Arc::new(Schema::new(vec![
         utf8("variant_id", false),
         utf8("problem_id", false),
         Field::new("noise_level", DataType::Int32, false),
         Field::new("variant_index", DataType::Int32, false),
         utf8("question", false),
-        utf8("answer", false),
-        utf8("answer_exact", false),
+        utf8("answer", !answerable),
+        utf8("answer_exact", !answerable),
         utf8_list("numbers"),
         Field::new("seed", DataType::UInt64, false),
         Field::new("support", DataType::Int32, false),
@@ -95,8 +107,8 @@ pub const DOC: &[(&str, &str)] = &[
     ("noise_level", "punctuation noise in percent of the word count (0 when none)"),
     ("variant_index", "0-based index within (problem, attack), in a seeded random order (the first k are a uniform sample of the m)"),
     ("question", "the question text shown to a model"),
-    ("answer", "the exact answer, canonical text (integers without a decimal point; at most 6 decimals)"),
-    ("answer_exact", "the exact answer as a decimal or a fraction `n/d`"),
+    ("answer", "the exact answer, canonical text (integers without a decimal point; at most 6 decimals); null when the question has no answer (`missing`: a number it needs was taken out, and the right reply says so)"),
+    ("answer_exact", "the exact answer as a decimal or a fraction `n/d`; null when the question has no answer"),
     ("numbers", "the value of every question slot, exact text, in slot order"),
     ("seed", "the draw seed: the variant can be regenerated from it alone"),
     ("support", "how many independent programs compute this row's gold answer from its numbers: the problem's own program and every valid program of another source (`candidate_programs`) that reads each number the row changes; a numeric variant any of them answers otherwise is never written (`generation_stats.rejected_disagreement`). 0 when no program backs the gold (the dataset's own answer: noise on a problem without a valid program, RobustMath's rewrites)"),
@@ -124,8 +136,9 @@ pub struct Row {
     pub noise_level: i32,
     pub variant_index: i32,
     pub question: String,
-    pub answer: String,
-    pub answer_exact: String,
+    /// `None`: the question has no answer (a number it needs was taken out).
+    pub answer: Option<String>,
+    pub answer_exact: Option<String>,
     pub numbers: Vec<String>,
     pub seed: u64,
     /// How many independent programs compute `answer` from `numbers`.
@@ -241,8 +254,8 @@ pub struct Question {
     pub variant_id: String,
     pub problem_id: String,
     pub question: String,
-    /// The exact answer as a decimal or a fraction `n/d`.
-    pub answer_exact: String,
+    /// The exact answer as a decimal or a fraction `n/d`; `None` when the question has none.
+    pub answer_exact: Option<String>,
     pub noise_level: i32,
     pub variant_index: i32,
 }
@@ -287,7 +300,7 @@ pub fn questions(part: &Path) -> Result<Vec<Question>> {
                 variant_id: ids.value(i).to_string(),
                 problem_id: pids.value(i).to_string(),
                 question: qs.value(i).to_string(),
-                answer_exact: gold.value(i).to_string(),
+                answer_exact: gold.is_valid(i).then(|| gold.value(i).to_string()),
                 noise_level: noise.value(i),
                 variant_index: index.value(i),
             });
@@ -297,17 +310,20 @@ pub fn questions(part: &Path) -> Result<Vec<Question>> {
     Ok(out)
 }
 
-/// A part's (variant id, answer as canonical text) pairs, in row order.
-pub fn answers(part: &Path) -> Result<Vec<(String, String)>> {
+/// A part's (variant id, answer as canonical text) pairs, in row order (`None`: no answer).
+pub fn answers(part: &Path) -> Result<Vec<(String, Option<String>)>> {
     let mut out = Vec::new();
     each_batch_of_columns(part, &["variant_id", "answer"], 8192, &mut |b| {
         let (ids, answers) = (
             text_column(&b, "variant_id", part)?,
             text_column(&b, "answer", part)?,
         );
-        out.extend(
-            (0..b.num_rows()).map(|i| (ids.value(i).to_string(), answers.value(i).to_string())),
-        );
+        out.extend((0..b.num_rows()).map(|i| {
+            (
+                ids.value(i).to_string(),
+                answers.is_valid(i).then(|| answers.value(i).to_string()),
+            )
+        }));
         Ok(())
     })?;
     Ok(out)
@@ -330,11 +346,15 @@ pub fn problem_ids(part: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// Rows as a batch in the table's schema.
+/// Rows as a batch in the table's schema: the answerable one unless a row has no answer.
 pub fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
     let s = |f: &dyn Fn(&Row) -> &str| -> ArrayRef {
         Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
     };
+    let o = |f: &dyn Fn(&Row) -> Option<&str>| -> ArrayRef {
+        Arc::new(rows.iter().map(f).collect::<StringArray>())
+    };
+    let answerable = rows.iter().all(|r| r.answer.is_some());
     let mut numbers = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(
         arrow::datatypes::Field::new("item", arrow::datatypes::DataType::Utf8, false),
     ));
@@ -345,15 +365,15 @@ pub fn rows_to_batch(rows: &[Row]) -> Result<RecordBatch> {
         numbers.append(true);
     }
     Ok(RecordBatch::try_new(
-        schema(),
+        schema_of(answerable),
         vec![
             s(&|r| &r.variant_id),
             s(&|r| &r.problem_id),
             Arc::new(rows.iter().map(|r| r.noise_level).collect::<Int32Array>()),
             Arc::new(rows.iter().map(|r| r.variant_index).collect::<Int32Array>()),
             s(&|r| &r.question),
-            s(&|r| &r.answer),
-            s(&|r| &r.answer_exact),
+            o(&|r| r.answer.as_deref()),
+            o(&|r| r.answer_exact.as_deref()),
             Arc::new(numbers.finish()),
             Arc::new(rows.iter().map(|r| r.seed).collect::<UInt64Array>()),
             Arc::new(rows.iter().map(|r| r.support).collect::<Int32Array>()),
@@ -404,8 +424,10 @@ impl DatasetWriters {
     pub fn variants(&mut self, attack: &str) -> Result<&mut AtomicParquet> {
         if !self.variants.contains_key(attack) {
             let path = part_file(&hive_dir(&self.staging.join(TABLE), ATTACK, attack), 0);
-            self.variants
-                .insert(attack.to_string(), AtomicParquet::create(&path, schema())?);
+            self.variants.insert(
+                attack.to_string(),
+                AtomicParquet::create(&path, schema_for(attack))?,
+            );
         }
         Ok(self.variants.get_mut(attack).expect("just inserted"))
     }

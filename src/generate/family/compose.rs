@@ -5,7 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{parts, Edit, Needs};
+use super::{parts, Edit, Given, Needs};
+use crate::attack::text::missing::needed_slots;
 use crate::generate::{GenerateConfig, Prepared, ProblemOutput};
 use crate::num::wide::Value;
 use crate::num::Num;
@@ -33,6 +34,8 @@ struct Source<'q> {
     answer: &'q Value,
     support: u32,
     seed: u64,
+    /// Which of its numbers the answer needs, when an edit reads it (else empty).
+    needed: Vec<bool>,
 }
 
 /// The rows of `attack` for one problem, by attack name, and its statistics row if it counts
@@ -60,6 +63,7 @@ pub(in crate::generate) fn attack_rows(
             answer: cx.original_answer,
             support: p.original_support(),
             seed: 0,
+            needed: Vec::new(),
         }],
         Some(family) => {
             // No draw: the problem has no valid program, and is here for noise only.
@@ -80,15 +84,34 @@ pub(in crate::generate) fn attack_rows(
                     answer: &d.answer,
                     support: d.support,
                     seed: d.seed,
+                    needed: Vec::new(),
                 })
                 .collect()
         }
     };
+    let mut sources = sources;
+    if let Some(program) = p
+        .record
+        .tree
+        .as_ref()
+        .filter(|_| edits.iter().any(|e| e.reads_tree()))
+    {
+        for s in &mut sources {
+            s.needed = needed_slots(program, s.values);
+        }
+    }
     let name = attack.to_string();
     if edits.is_empty() {
         for s in sources {
             let row = p.row(
-                &name, s.index, 0, s.question, s.values, s.answer, s.seed, s.support,
+                &name,
+                s.index,
+                0,
+                s.question,
+                s.values,
+                Some(s.answer),
+                s.seed,
+                s.support,
             );
             rows.push((name.clone(), row));
         }
@@ -153,7 +176,12 @@ impl Edited {
                 break;
             }
             out.tried += 1;
-            match apply_all(edits, &s.question, seed, cx.config) {
+            let given = Given {
+                text: &s.question,
+                values: s.values,
+                needed: &s.needed,
+            };
+            match apply_all(edits, &given, seed, cx.config) {
                 Ok(edited) => {
                     if distinct && !seen.insert(edited.text.clone()) {
                         continue;
@@ -164,7 +192,7 @@ impl Edited {
                         attack.noise_level(),
                         edited.text,
                         s.values,
-                        s.answer,
+                        attack.answerable().then_some(s.answer),
                         seed,
                         s.support,
                     );
@@ -207,21 +235,25 @@ impl Edited {
     }
 }
 
-/// `question` through every edit in order, each on the same seed (an edit that needs a stream
+/// The question through every edit in order, each on the same seed (an edit that needs a stream
 /// of its own mixes it); the first refusal, with the edit that made it, stops it.
 fn apply_all<'e>(
     edits: &'e [Box<dyn Edit>],
-    question: &str,
+    question: &Given,
     seed: u64,
     config: &GenerateConfig,
 ) -> Result<crate::attack::text::Edited, (&'e dyn Edit, &'static str)> {
     let mut out = crate::attack::text::Edited {
-        text: question.to_string(),
+        text: question.text.to_string(),
         distractor: None,
     };
     for edit in edits {
+        let given = Given {
+            text: &out.text,
+            ..*question
+        };
         let next = edit
-            .apply(&out.text, seed, config)
+            .apply(&given, seed, config)
             .map_err(|reason| (edit.as_ref(), reason))?;
         out = crate::attack::text::Edited {
             text: next.text,

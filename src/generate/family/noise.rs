@@ -2,7 +2,7 @@
 //! question it is given (the original's, or a numeric variant's), which keeps its gold; a copy per
 //! `--noise-variants` of the original, each on its own seed.
 
-use super::{Edit, Needs};
+use super::{Edit, Given, Needs};
 use crate::attack::noise::add_noise;
 use crate::attack::text::Edited;
 use crate::generate::GenerateConfig;
@@ -17,14 +17,9 @@ impl Edit for Noise {
         Needs::Question
     }
 
-    fn apply(
-        &self,
-        question: &str,
-        seed: u64,
-        config: &GenerateConfig,
-    ) -> Result<Edited, &'static str> {
+    fn apply(&self, q: &Given, seed: u64, config: &GenerateConfig) -> Result<Edited, &'static str> {
         Ok(Edited {
-            text: add_noise(question, self.level, config.noise_count, seed),
+            text: add_noise(q.text, self.level, config.noise_count, seed),
             distractor: None,
         })
     }
