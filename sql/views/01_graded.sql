@@ -11,7 +11,10 @@
 -- the responses (so that it holds the small side of every later join in memory, and on a cluster
 -- joins `model_runs` whole to every share of the responses). Parts written before `run` existed
 -- read as NULL, the default run. `extracted` and `gold` are the reply's answer and the exact gold,
--- as text.
+-- as text. `answerable` is 0 for a question with no answer (`missing`: its gold is NULL, and `ok`
+-- says whether the reply said it cannot be answered), else 1; `abstained` is 1 when the reply's
+-- last word is that the question cannot be answered (NULL for rows graded before replies were
+-- read so).
 CREATE VIEW graded AS
 WITH rows_in_runs AS (
     SELECT
@@ -25,7 +28,8 @@ WITH rows_in_runs AS (
         noise_level,
         correct,
         extracted,
-        gold
+        gold,
+        abstained
     FROM responses
     WHERE correct IS NOT NULL
       AND variant_id IS NOT NULL
@@ -45,6 +49,8 @@ SELECT
     r.noise_level,
     CASE WHEN r.correct THEN 1 ELSE 0 END AS ok,
     r.extracted,
-    r.gold
+    r.gold,
+    CASE WHEN r.gold IS NULL THEN 0 ELSE 1 END AS answerable,
+    CASE WHEN r.abstained THEN 1 WHEN NOT r.abstained THEN 0 END AS abstained
 FROM rows_in_runs r
 LEFT JOIN model_runs n ON n.model = r.model AND n.template = r.template;

@@ -76,6 +76,7 @@ pub const METRICS: &[Metric] = &[
     metric!("gsm_symbolic"),
     metric!("gsm_symbolic_distractor"),
     metric!("gsm_plus"),
+    metric!("abstention"),
     metric!(
         "guided_attack",
         statistics: |table, config| super::guided::add_interval_columns(table, config.replicates, config.seed),

@@ -46,6 +46,9 @@ pub struct Resp {
     pub simulated: bool,
     /// The answer read from the reply (`1` unless a fixture says otherwise).
     pub extracted: Option<&'static str>,
+    /// Whether the reply says the question cannot be answered (`None`: graded before replies
+    /// were read so).
+    pub abstained: Option<bool>,
 }
 
 /// The rows of `model`'s noise-free answers to problem `p` of `dataset` under the xie2024
@@ -67,6 +70,7 @@ fn noise_free(
         correct,
         simulated,
         extracted: Some("1"),
+        abstained: None,
     }
 }
 
@@ -108,7 +112,8 @@ pub fn responses_batch(rows: &[&Resp]) -> RecordBatch {
         }),
         text(&|r| r.extracted.map(str::to_string)),
         text(&|_| Some("answer_is".to_string())),
-        text(&|_| Some("1".to_string())),
+        // A question a needed number was taken out of has no gold.
+        text(&|r| (!r.attack.contains("missing")).then(|| "1".to_string())),
         Arc::new(BooleanArray::from(
             rows.iter().map(|r| r.correct).collect::<Vec<_>>(),
         )),
@@ -124,8 +129,9 @@ pub fn responses_batch(rows: &[&Resp]) -> RecordBatch {
             rows.iter().map(|r| r.simulated).collect::<Vec<_>>(),
         )),
         text(&|_| None),
-        // Graded before replies were read for abstention: the column is null.
-        Arc::new(BooleanArray::from(vec![None::<bool>; n])),
+        Arc::new(BooleanArray::from(
+            rows.iter().map(|r| r.abstained).collect::<Vec<_>>(),
+        )),
     ];
     RecordBatch::try_new(schema, columns).expect("fixture matches the responses schema")
 }
@@ -189,6 +195,7 @@ pub fn xie_rows() -> Vec<Resp> {
         correct: Some(false),
         simulated: false,
         extracted: Some("1"),
+        abstained: None,
     });
     // Ignored rows: ungraded, and an outside row that matches no variant.
     rows.push(Resp {
@@ -202,6 +209,7 @@ pub fn xie_rows() -> Vec<Resp> {
         correct: None,
         simulated: false,
         extracted: Some("1"),
+        abstained: None,
     });
     rows.push(Resp {
         model: "model-b",
@@ -214,6 +222,7 @@ pub fn xie_rows() -> Vec<Resp> {
         correct: Some(false),
         simulated: false,
         extracted: Some("1"),
+        abstained: None,
     });
     rows
 }
@@ -247,6 +256,7 @@ pub fn arithmattack_rows() -> Vec<Resp> {
                     correct: bit(levels[l], p),
                     simulated: false,
                     extracted: Some("1"),
+                    abstained: None,
                 });
             }
         }
@@ -469,5 +479,6 @@ pub fn graded(
         correct: Some(correct),
         simulated: false,
         extracted: Some("1"),
+        abstained: None,
     }
 }

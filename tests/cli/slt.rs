@@ -270,6 +270,7 @@ slt_tests! {
     slt_gsm_symbolic => "symbolic/gsm_symbolic.slt",
     slt_gsm_symbolic_distractor => "symbolic/gsm_symbolic_distractor.slt",
     slt_gsm_plus => "symbolic/gsm_plus.slt",
+    slt_abstention => "symbolic/abstention.slt",
 }
 
 /// Every `.slt` file under `tests/slt/` is in a fixture's folder and has its test above.

@@ -465,3 +465,31 @@ fn the_tables_can_be_explored_with_show_describe_and_information_schema() {
     );
     assert_ne!(counted.trim(), "n\n0", "{counted}");
 }
+
+/// Responses written before replies were read for abstention (or before the run column) have
+/// neither column: the views read them as null, and every metric still runs.
+#[test]
+fn responses_written_before_their_later_columns_still_read() {
+    let (dir, tables) = fixture();
+    let old = dir.path().join("old");
+    let parts = advmath::store::parquet_files_under(&tables.join("responses")).unwrap();
+    for (entry, _) in parts {
+        let batch = advmath::store::read_batches(&entry).unwrap().remove(0);
+        let keep: Vec<usize> = (0..batch.num_columns())
+            .filter(|&i| !["run", "abstained"].contains(&batch.schema().field(i).name().as_str()))
+            .collect();
+        let target = old.join(entry.strip_prefix(&tables).unwrap());
+        advmath::store::write_batch(&target, &batch.project(&keep).unwrap()).unwrap();
+    }
+    let out = sql_csv(
+        &old,
+        "SELECT COUNT(*) > 0 AS rows, COUNT(abstained) AS read, COUNT(DISTINCT run) AS runs \
+         FROM graded",
+    );
+    assert_eq!(out, "rows,read,runs\ntrue,0,1\n");
+    let summary = metrics::run_metrics(&old, &dir.path().join("metrics")).unwrap();
+    assert!(summary
+        .metrics
+        .iter()
+        .any(|m| m.name == "abstention" && m.rows == 0));
+}

@@ -13,8 +13,15 @@
 //! | model-s | m3 (0, 1) | 1 0 | 1 1 | 0 0 | 1 1 |
 //! | model-s | m3+names (0, 1) | 0 1 | 0 0 | | |
 //! | model-s | noop (0, 1) | 1 0[7] | 0[8] 1 | 0[12] 0[none] | 1 1, and an ungraded 2 |
+//! | model-s | missing (0, 1) | 1 0[10] | 1 | 0[7] | 1 |
+//! | model-s | m3+missing (0) | 0[10] | | | |
 //! | sim-z | original | 1 | | | |
 //! | sim-z | noop (0, 1) | 1 1 | | | |
+//! | sim-z | missing (0) | 1 | | | |
+//!
+//! A `missing` variant has no gold (null), and a reply to it is right exactly when it says the
+//! question cannot be answered (`abstained`); on every other question a reply abstains when it
+//! gives no number (`0[none]` above), and every graded reply was read for abstention.
 
 use std::path::{Path, PathBuf};
 
@@ -64,9 +71,16 @@ const ANSWERS: &[Answer] = &[
     ("model-s", "noop", 3, 0, Some(true), Some("10")),
     ("model-s", "noop", 3, 1, Some(true), Some("10")),
     ("model-s", "noop", 3, 2, None, None),
+    ("model-s", "missing", 0, 0, Some(true), None),
+    ("model-s", "missing", 0, 1, Some(false), Some("10")),
+    ("model-s", "missing", 1, 0, Some(true), None),
+    ("model-s", "missing", 2, 0, Some(false), Some("7")),
+    ("model-s", "missing", 3, 0, Some(true), None),
+    ("model-s", "m3+missing", 0, 0, Some(false), Some("10")),
     ("sim-z", "original", 0, 0, Some(true), Some("10")),
     ("sim-z", "noop", 0, 0, Some(true), Some("10")),
     ("sim-z", "noop", 0, 1, Some(true), Some("10")),
+    ("sim-z", "missing", 0, 0, Some(true), None),
 ];
 
 /// The symbolic fixture's tables: the variants every answer is about, and the answers.
@@ -92,8 +106,8 @@ pub fn write_symbolic(tables: &Path, write: &dyn Fn(&Path, &[Resp])) {
             noise_level: 0,
             variant_index: i as i32,
             question: format!("question {p} {attack} {i}"),
-            answer: Some("10".into()),
-            answer_exact: Some("10".into()),
+            answer: (!attack.contains("missing")).then(|| "10".into()),
+            answer_exact: (!attack.contains("missing")).then(|| "10".into()),
             numbers: vec!["4".into()],
             seed: 0,
             support: 1,
@@ -112,6 +126,13 @@ pub fn write_symbolic(tables: &Path, write: &dyn Fn(&Path, &[Resp])) {
             let mut r = crate::fixtures::graded(model, p, attack, i, correct.unwrap_or(false));
             r.correct = correct;
             r.extracted = extracted;
+            r.abstained = correct.map(|c| {
+                if attack.contains("missing") {
+                    c
+                } else {
+                    extracted.is_none()
+                }
+            });
             r.simulated = model.starts_with("sim-");
             r
         })

@@ -57,6 +57,16 @@ pub use paths::{
     PARQUET_EXT,
 };
 
+/// Columns a table gained after parts of it were written, which a reader of older parts sees
+/// as null: a query engine registers the table with them added when no part has them, so that
+/// the shared views over it read older tables too.
+pub fn later_columns(layout: &TableLayout) -> Vec<arrow::datatypes::Field> {
+    match layout.name {
+        "responses" => responses::later_columns(),
+        _ => Vec::new(),
+    }
+}
+
 /// The schema an optional table (made only by some runs) is registered with when absent, so
 /// that a metric over it gives no row instead of an error.
 pub fn optional_schema(layout: &TableLayout) -> Option<arrow::datatypes::SchemaRef> {

@@ -93,6 +93,16 @@ pub fn schema() -> SchemaRef {
     ]))
 }
 
+/// The columns added after the first parts were written (nullable, so older parts still read):
+/// the run, and whether the reply abstains.
+pub fn later_columns() -> Vec<Field> {
+    let schema = schema();
+    ["run", "abstained"]
+        .iter()
+        .filter_map(|name| schema.field_with_name(name).ok().cloned())
+        .collect()
+}
+
 pub const DOC: &[(&str, &str)] = &[
     ("response_key", "hash of (model, template, decoding settings, question, and the variant when the temperature is above 0): the request key; with run and variant_id, the resume key (at temperature 0 identical questions share one reply; each variant has its row)"),
     ("model", "model name as asked (`sim-*` models are simulated, `oracle` answers from the tree)"),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, SchemaRef};
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::ListingOptions;
 use datafusion::execution::object_store::ObjectStoreUrl;
@@ -125,6 +125,32 @@ impl Source {
     }
 }
 
+/// The table's file schema with the columns it gained later added when no part has them (`None`:
+/// the inferred schema as it is), so that the views reading those columns read older tables.
+async fn with_later_columns(
+    ctx: &SessionContext,
+    layout: &crate::store::TableLayout,
+    url: &str,
+    options: &ListingOptions,
+) -> datafusion::error::Result<Option<SchemaRef>> {
+    let later = crate::store::later_columns(layout);
+    if later.is_empty() {
+        return Ok(None);
+    }
+    let table = datafusion::datasource::listing::ListingTableUrl::parse(url)?;
+    let inferred = options.infer_schema(&ctx.state(), &table).await?;
+    let missing: Vec<_> = later
+        .into_iter()
+        .filter(|f| inferred.field_with_name(f.name()).is_err())
+        .collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let mut fields: Vec<_> = inferred.fields().iter().cloned().collect();
+    fields.extend(missing.into_iter().map(Arc::new));
+    Ok(Some(Arc::new(arrow::datatypes::Schema::new(fields))))
+}
+
 /// Register every known table that has Parquet files; an optional table without any gets an
 /// empty table of its schema.
 pub(super) fn register(
@@ -155,13 +181,11 @@ pub(super) fn register(
                             .map(|p| (p.to_string(), DataType::Utf8))
                             .collect(),
                     );
-                let registered = runtime.block_on(ctx.register_listing_table(
-                    layout.name,
-                    &url,
-                    options,
-                    None,
-                    None,
-                ));
+                let registered = runtime.block_on(async {
+                    let schema = with_later_columns(ctx, layout, &url, &options).await?;
+                    ctx.register_listing_table(layout.name, &url, options, schema, None)
+                        .await
+                });
                 if let Err(source) = registered {
                     // Name the part that cannot be read, when it is a local one.
                     if let Some((file, why)) = unreadable_part(&path) {
