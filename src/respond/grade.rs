@@ -17,7 +17,9 @@ use crate::store::columns;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Extraction {
-    /// advmath's rules: the stated answer ("the answer is", boxed, ...), else the last number.
+    /// advmath's rules: the stated answer ("the answer is", boxed, ...), else the last number; a
+    /// reply whose last word is that the question cannot be answered is wrong on a question that
+    /// has an answer (and right on one that has none).
     #[default]
     Standard,
     /// The last number of the reply, as the ArithmAttack study scored (to reproduce its figures).
@@ -107,6 +109,11 @@ fn grade_reply(text: &str, gold: Option<Gold>, extraction: Extraction) -> Graded
     let abstained = crate::extract::abstains(text).is_some();
     let (correct, correct_exact) = match gold {
         None => (None, None),
+        // advmath's rules: a reply that ends saying the question cannot be answered did not
+        // answer it, whatever number it passed on the way. The papers' scorers read numbers only.
+        Some(Gold::Answer(_)) if abstained && extraction == Extraction::Standard => {
+            (Some(false), Some(false))
+        }
         Some(Gold::Answer(g)) => (
             Some(is_correct(e.value, g)),
             Some(is_correct_exact(e.value, g)),
@@ -264,6 +271,25 @@ mod tests {
             lines[3],
             json!({"extracted": null, "rule": "miss", "abstained": false, "correct": null,
                    "correct_exact": null})
+        );
+    }
+
+    #[test]
+    fn an_abstaining_reply_is_wrong_where_there_is_an_answer_under_advmath_s_rules_only() {
+        let reply = "The sum is 48 + C, so we cannot determine the answer.";
+        let gold = Some(Gold::Answer(Num::int(48)));
+        let standard = grade(reply, gold, Extraction::Standard);
+        assert!(standard.abstained);
+        assert_eq!(standard.correct, Some(false));
+        assert_eq!(standard.correct_exact, Some(false));
+        // The papers' scorers read the last number, as the papers did.
+        assert_eq!(
+            grade(reply, gold, Extraction::LastNumber).correct,
+            Some(true)
+        );
+        assert_eq!(
+            grade(reply, Some(Gold::NoAnswer), Extraction::Standard).correct,
+            Some(true)
         );
     }
 

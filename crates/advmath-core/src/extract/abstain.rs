@@ -153,7 +153,7 @@ fn in_unknowns(rest: &str) -> bool {
     if rest.contains("\\frac{\\text") || rest.contains("}{\\text") {
         return true;
     }
-    let chars: Vec<char> = rest.replace("**", "").chars().collect();
+    let chars: Vec<char> = without_tags(&rest.replace("**", "")).chars().collect();
     let is_op = |c: char| matches!(c, '+' | '-' | '*' | '/' | '\u{d7}' | '\u{2212}');
     let has_op = chars.iter().any(|&c| is_op(c));
     let near = |from: usize, step: isize| {
@@ -186,6 +186,30 @@ fn in_unknowns(rest: &str) -> bool {
         }
         !times && !per && (before.is_some_and(is_op) || after.is_some_and(is_op) || after_digit)
     })
+}
+
+/// `text` without markup tags ("<b>4 shelves</b>", "</s>"), whose slash and letters are no
+/// division by an unknown.
+fn without_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(cut::before(rest, open));
+        let after = cut::after(rest, open + 1);
+        let name = after.strip_prefix('/').unwrap_or(after);
+        let letters = name
+            .char_indices()
+            .find(|(_, c)| !c.is_ascii_alphabetic())
+            .map_or(name.len(), |(i, _)| i);
+        if letters > 0 && cut::after(name, letters).starts_with('>') {
+            rest = cut::after(name, letters + 1);
+        } else {
+            out.push('<');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A word of the text and its byte span, lower case; "can't" and "n't" stay one word.
@@ -309,6 +333,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.statement, "not enough information");
+    }
+
+    #[test]
+    fn markup_tags_are_no_unknowns() {
+        assert!(abstains(
+            "So the shelves = 12 books / 3 books per shelf\n= <b>4 shelves</b>\n\n\
+             Therefore, Roger will need <b>4 shelves</b> to store all the books.</s>"
+        )
+        .is_none());
+        assert!(abstains("The total is 80 + 60 + A.</s>").is_some());
     }
 
     #[test]

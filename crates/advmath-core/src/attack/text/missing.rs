@@ -1,24 +1,27 @@
 //! GSM-Plus's "critical thinking" by rule: one number the answer needs is taken out of the
 //! question, so that the right reply is that it cannot be answered.
 //!
-//! Which numbers the answer needs is the caller's to say (the program's tree knows; a number the
-//! question states twice for one quantity is not needed at either place). This module only
-//! rewrites the text, and only where the sentence stays grammatical without reading it:
-//! - a count before a plural noun becomes "a certain number of" ("3 notebooks" → "a certain
-//!   number of notebooks", "pieces 6 inches long" → "pieces a certain number of inches long"), and
-//!   "3 of" becomes "some of" or "several of" (blind readers found "some" and "several" odd before
-//!   a measure or a rate: "skip at several miles per hour");
-//! - an amount of money becomes "a certain amount" ("at $4 each" → "at a certain amount each");
-//! - a percentage becomes "a certain percentage" ("20% of" → "a certain percentage of").
+//! Which numbers the answer needs, the program says ([`needed_slots`]: a number written twice for
+//! one quantity is needed at neither place). The text is rewritten only where the sentence stays
+//! English without the number (the rules are in `phrase`):
+//! - a count before a plural noun, or before one or two describing words and a plural noun,
+//!   becomes "a certain number of" ("3 notebooks", "17 green jelly beans", "80 post-it notes",
+//!   "pieces 6 inches long"); "3 of" becomes "some of" or "several of", and "5 more apples" (not
+//!   compared: no "than") "some more apples"; "rang 20 times before" becomes "a certain number of
+//!   times"; "12 kg of apples" becomes "a certain amount of apples";
+//! - a measure with its unit becomes one phrase ("a speed of 20 yards per minute," → "a certain
+//!   speed,"), as does an amount or a percentage that qualifies a noun ("a $300 bonus", "a 50%
+//!   chance" → "a certain bonus", "a certain chance");
+//! - money becomes "a certain amount" ("at $4 each", "€1500", "$300/hour" → "a certain amount per
+//!   hour"), and a percentage "a certain percentage".
 //!
-//! Anything else is refused rather than guessed: a number after a determiner ("his 5 friends",
-//! "a $5 bill", "the 3 boys") or a capitalised label ("Grade 5 students"), one glued to a hyphen,
-//! a slash or a colon ("5-day", "1/2", "8:00") or following another number ("2 15 minute
-//! breaks"), an age ("12 years old"), a one ("1 pen" has no plural), a number written as a word,
-//! one inside a measure ("an average of 30 students"), a comparative or a factor ("4 more
-//! friends than", "3 times as many"), and one before a word that is neither a plural noun nor one
-//! describing word before a plural noun ("5 dozen eggs", "5 dollar bills"; "3 large boxes" reads
-//! as "a certain number of large boxes").
+//! Anything else is refused rather than guessed: a number after a determiner ("his 5 friends", "a
+//! $5 bill"), a label ("Grade 5 students"; a capitalised word opening its sentence, "After 5
+//! days", is none), another number ("2 15 minute breaks") or "of" ("an average of 30 students");
+//! one glued to a hyphen, slash or colon ("5-day", "1/2", "8:00"); an age; a one; a number word; a
+//! comparative or a factor ("4 more friends than", "3 times as many"). Blind readers found "some"
+//! and "several" odd before a measure or a rate ("skip at several miles per hour"), so a plural
+//! noun takes only "a certain number of".
 
 mod needed;
 mod phrase;
