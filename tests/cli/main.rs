@@ -29,6 +29,7 @@ mod leftovers;
 mod lm_eval;
 mod long_runs;
 mod metrics;
+mod missing;
 mod names;
 mod noise;
 mod offline;

@@ -141,7 +141,7 @@ pub fn write_symbolic(tables: &Path, write: &dyn Fn(&Path, &[Resp])) {
 }
 
 /// The embedded default dataset ingested into a new folder: its tables.
-fn default_tables() -> (tempfile::TempDir, PathBuf) {
+pub fn default_tables() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("tables");
     crate::util::ingest(&tables, &[]).success();
@@ -439,7 +439,7 @@ fn result_rows(csv: &str, n: usize) -> Vec<Vec<&str>> {
 
 /// `generate`'s line for one attack ("default m3: 27 of 36 problems attacked; refused: order
 /// 2, …"): the problems it refused, per reason, sum to the ones it did not attack.
-fn refusals_sum_to_the_rest(stderr: &str, attack: &str) {
+pub fn refusals_sum_to_the_rest(stderr: &str, attack: &str) {
     let line = stderr
         .lines()
         .find(|l| l.starts_with(&format!("default {attack}: ")))
