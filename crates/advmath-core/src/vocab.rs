@@ -108,7 +108,7 @@ impl TextEdit {
 
     /// The edits' names in the order they are made: the number is taken out of the text as
     /// drawn, before names change the words around it and a sentence is added.
-    const PARTS: [(&'static str, fn(TextEdit) -> bool); 3] = [
+    const PARTS: [(&'static str, EditIsOn); 3] = [
         ("missing", |e| e.missing),
         ("names", |e| e.names),
         ("noop", |e| e.noop),
@@ -128,6 +128,9 @@ impl TextEdit {
         self == TextEdit::NONE
     }
 }
+
+/// Whether a [`TextEdit`] makes one of its edits.
+type EditIsOn = fn(TextEdit) -> bool;
 
 /// Parses `m3`, `names`, `noop`, `missing` and `+` joins of one method and the edits, in any
 /// order.

@@ -450,14 +450,17 @@ fn tokens_ahead(mut tail: &str, n: usize) -> Vec<&str> {
             .char_indices()
             .find(|&(i, c)| {
                 !(c.is_alphabetic()
-                    || c == '-' && i > 0 && rest[i + 1..].starts_with(char::is_alphabetic))
+                    || c == '-'
+                        && i > 0
+                        && cut::after(rest, i + 1).starts_with(char::is_alphabetic))
             })
             .map_or(rest.len(), |(i, _)| i);
         if end == 0 {
             break;
         }
-        out.push(&rest[..end]);
-        tail = &rest[end..];
+        let (token, after) = cut::split(rest, end);
+        out.push(token);
+        tail = after;
     }
     out
 }
