@@ -28,9 +28,11 @@ pub struct GenerationArgs {
     /// (whole amounts of money, time, length, weight or volume gain a quarter, a half or three
     /// quarters, written as decimals: "$4.25", "2.5 hours"; GSM-Plus's conversion), punct
     /// (ArithmAttack noise on the originals), names (every person renamed, after
-    /// GSM-Symbolic), noop (one irrelevant sentence with a number added, after GSM-NoOp), or a
-    /// composition such as m3+punct, names+m3, noop+m3, names+noop+m3 (the numbers drawn first,
-    /// then the text changed; written `m3+names` in the tables). `guided`
+    /// GSM-Symbolic), noop (one irrelevant sentence with a number added, after GSM-NoOp),
+    /// missing (a number the answer needs becomes "a certain number of ...": the question has
+    /// no answer, GSM-Plus's critical thinking), or a composition such as m3+punct, names+m3,
+    /// noop+m3, missing+m3, names+noop+m3 (the numbers drawn first, then the text changed;
+    /// written `m3+names` in the tables). `guided`
     /// (generate only, alone) keeps the M3 candidates a model's fitted failure model ranks
     /// likeliest to break it: see --guided-by.
     #[arg(long, value_delimiter = ',', value_parser = parse_attack, default_value = comma_list(&GenerateConfig::default().attacks))]

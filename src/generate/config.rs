@@ -54,8 +54,9 @@ pub struct GenerateConfig {
 
 impl Default for GenerateConfig {
     /// The paper's settings (N = 30,000, m = 100, c = 6, noise 10/30/50) for M1, M2, M3 and
-    /// punctuation noise, and the text attacks (names, no-op) alone and on M3, on the default
-    /// tables, run seed 42, all cores, no progress bar.
+    /// punctuation noise, the text attacks (names, no-op) alone and on M3, and a missing number
+    /// (its blind read passed: `reports/missing_audit.md`), on the default tables, run seed 42,
+    /// all cores, no progress bar.
     fn default() -> Self {
         GenerateConfig {
             tables: crate::store::default_tables(),
@@ -68,6 +69,7 @@ impl Default for GenerateConfig {
                 AttackSpec::Text(None, TextEdit::NOOP),
                 AttackSpec::Text(Some(Method::M3), TextEdit::NAMES),
                 AttackSpec::Text(Some(Method::M3), TextEdit::NOOP),
+                AttackSpec::Text(None, TextEdit::MISSING),
             ],
             attempts: 30_000,
             variants: 100,
