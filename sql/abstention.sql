@@ -1,4 +1,4 @@
--- How often each model says a question cannot be answered, rightly and wrongly (an advmath extension, after GSM-Plus's critical thinking, Li et al. 2024).
+-- How often each model says a question cannot be answered, rightly and wrongly (after GSM-Plus's critical thinking, Li et al. 2024), an advmath extension, not a paper's.
 --
 -- Rightly: on the questions a needed number was taken out of (`missing`); wrongly: on every
 -- question that has an answer.

@@ -86,7 +86,11 @@ pub(super) trait Draw: Sync {
 
 /// A family that edits a question it is given.
 pub(super) trait Edit: Sync {
-    fn needs(&self) -> Needs;
+    /// What it needs of a problem: a valid program unless it says otherwise (a text edit's gold
+    /// is one only a program vouches for).
+    fn needs(&self) -> Needs {
+        Needs::ValidProgram
+    }
 
     /// The question edited, drawn from `seed`, or why the question takes no such edit (one of
     /// [`Edit::refusals`], a `generation_stats.refused` name).
@@ -104,12 +108,17 @@ pub(super) trait Edit: Sync {
     /// the original is not drawn again for it.
     fn refuses_every_seed(&self, reason: &str) -> bool;
 
-    /// How many copies of the original a problem gets.
-    fn copies(&self, config: &GenerateConfig) -> usize;
+    /// How many copies of the original a problem gets: `--text-variants` unless it says
+    /// otherwise.
+    fn copies(&self, config: &GenerateConfig) -> usize {
+        config.text_variants
+    }
 
     /// Whether the copies must differ: two draws may make the same text, and a copy is kept
-    /// only when no earlier one has its text.
-    fn distinct(&self) -> bool;
+    /// only when no earlier one has its text (so unless it says otherwise).
+    fn distinct(&self) -> bool {
+        true
+    }
 }
 
 /// The edit a family makes at the attack's noise level (`None` for a family that draws).

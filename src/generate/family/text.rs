@@ -4,7 +4,7 @@
 //! number leaves it none, and which numbers the answer needs only the program says. On the
 //! original, `--text-variants` distinct texts are kept.
 
-use super::{Edit, Given, Needs};
+use super::{Edit, Given};
 use crate::attack::text::missing::{withhold, MissingRefusal};
 use crate::attack::text::names::NamesRefusal;
 use crate::attack::text::noop::NoopRefusal;
@@ -42,10 +42,6 @@ const MISSING_REFUSALS: [&str; 3] = [
 const MISSING_STREAM: u64 = 0x6d69_7373_696e_6721;
 
 impl Edit for Names {
-    fn needs(&self) -> Needs {
-        Needs::ValidProgram
-    }
-
     fn apply(&self, q: &Given, seed: u64, _: &GenerateConfig) -> Result<Edited, &'static str> {
         renamed(q.text, seed)
     }
@@ -58,21 +54,9 @@ impl Edit for Names {
         // Who is a person, and which names are taken, is read from the text.
         true
     }
-
-    fn copies(&self, config: &GenerateConfig) -> usize {
-        config.text_variants
-    }
-
-    fn distinct(&self) -> bool {
-        true
-    }
 }
 
 impl Edit for Noop {
-    fn needs(&self) -> Needs {
-        Needs::ValidProgram
-    }
-
     fn apply(&self, q: &Given, seed: u64, _: &GenerateConfig) -> Result<Edited, &'static str> {
         with_noop(q.text, seed)
     }
@@ -85,21 +69,9 @@ impl Edit for Noop {
         // A sentence's number is drawn: another seed may find it a place.
         reason != NoopRefusal::NoPlace.name()
     }
-
-    fn copies(&self, config: &GenerateConfig) -> usize {
-        config.text_variants
-    }
-
-    fn distinct(&self) -> bool {
-        true
-    }
 }
 
 impl Edit for Missing {
-    fn needs(&self) -> Needs {
-        Needs::ValidProgram
-    }
-
     fn apply(&self, q: &Given, seed: u64, _: &GenerateConfig) -> Result<Edited, &'static str> {
         let slots = find_slots(q.text);
         let read_back = slots.len() == q.values.len()
@@ -126,14 +98,6 @@ impl Edit for Missing {
     fn refuses_every_seed(&self, _reason: &str) -> bool {
         // The tree says which numbers are needed and the text where one reads as an indefinite;
         // the seed only chooses among those.
-        true
-    }
-
-    fn copies(&self, config: &GenerateConfig) -> usize {
-        config.text_variants
-    }
-
-    fn distinct(&self) -> bool {
         true
     }
 }

@@ -540,4 +540,4 @@ pub use draw::{at_most_digits, decompose, digit_count};
 pub use kept::{attack, each_unique, reaches, AttackStats, Drawn};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -5,7 +5,7 @@ use crate::program::{validate_program, AlignMode, Links};
 use crate::question::find_slots;
 
 /// The program `src` validated against question `q` and its gold, and the question's numbers.
-pub(super) fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
+pub(crate) fn program(q: &str, src: &str, gold: &str) -> (Program, Vec<Num>) {
     let slots = find_slots(q);
     let p = validate_program(
         src,

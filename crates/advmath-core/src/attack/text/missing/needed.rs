@@ -84,25 +84,12 @@ fn with_stated(program: &Program, v: Num, w: Num) -> Program {
 #[cfg(test)]
 mod tests {
     use super::needed_slots;
-    use crate::num::wide::Value;
-    use crate::program::{validate_program, AlignMode, Links};
-    use crate::question::find_slots;
 
     const ANA: &str =
         "Ana buys 3 notebooks at $4 each and 2 pens at $1 each. How much does she spend?";
 
     fn needed(q: &str, src: &str, gold: &str) -> Vec<bool> {
-        let slots = find_slots(q);
-        let program = validate_program(
-            src,
-            q,
-            &slots,
-            Value::parse_decimal(gold),
-            AlignMode::Given,
-            Links::DIGITS,
-        )
-        .unwrap();
-        let values: Vec<_> = slots.iter().map(|s| s.value).collect();
+        let (program, values) = crate::attack::sample::tests::program(q, src, gold);
         needed_slots(&program, &values)
     }
 
