@@ -17,8 +17,8 @@ use crate::server::{spawn_with, Reply};
 use crate::util::{advmath, python_has, skip, sql_csv, stdout_of};
 
 /// The tasks the default run publishes, one per attack: original, m1–m3, punct10/30/50, names,
-/// noop, m3+names and m3+noop.
-const TASKS: usize = 11;
+/// noop, m3+names, m3+noop and missing.
+const TASKS: usize = 12;
 
 #[test]
 fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
@@ -69,13 +69,14 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
             .assert()
             .success(),
     );
-    let golds: HashMap<String, String> = variants
+    // A `missing` question has no gold (null).
+    let golds: HashMap<String, Option<String>> = variants
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap();
             (
                 v["question"].as_str().unwrap().to_string(),
-                v["answer"].as_str().unwrap().to_string(),
+                v["answer"].as_str().map(str::to_string),
             )
         })
         .collect();
@@ -89,12 +90,15 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
                 .map_or("", |(q, _)| q);
             let gold = golds.get(question).cloned().unwrap_or_else(|| {
                 eprintln!("no gold for the question of {body}");
-                String::new()
+                Some(String::new())
             });
-            let text = if n % 2 == 0 {
-                format!("Step 1: think. So the answer is {gold}.")
-            } else {
-                format!("Step 1: guess. So the answer is {gold}1.")
+            let text = match (gold, n % 2 == 0) {
+                (Some(gold), true) => format!("Step 1: think. So the answer is {gold}."),
+                (Some(gold), false) => format!("Step 1: guess. So the answer is {gold}1."),
+                (None, true) => {
+                    "Step 1: think. The count is not given, so it cannot be determined.".to_string()
+                }
+                (None, false) => "Step 1: guess. So the answer is 5.".to_string(),
             };
             Reply::Text(Box::leak(text.into_boxed_str()))
         },

@@ -55,41 +55,9 @@ pub(in crate::generate) fn attack_rows(
     if valid_only && !p.record.is_valid() {
         return;
     }
-    let sources: Vec<Source> = match draw {
-        None => vec![Source {
-            index: 0,
-            question: p.record.question.clone(),
-            values: &p.values,
-            answer: cx.original_answer,
-            support: p.original_support(),
-            seed: 0,
-            needed: Vec::new(),
-        }],
-        Some(family) => {
-            // No draw: the problem has no valid program, and is here for noise only.
-            let Some(drawing) = cx.out.drawn.get(&family) else {
-                return;
-            };
-            if !cx.written.get(&family).is_some_and(|&(_, write)| write) {
-                return;
-            }
-            drawing
-                .drawn
-                .iter()
-                .enumerate()
-                .map(|(i, d)| Source {
-                    index: i,
-                    question: p.question_with(&d.slots, cx.config),
-                    values: &d.slots,
-                    answer: &d.answer,
-                    support: d.support,
-                    seed: d.seed,
-                    needed: Vec::new(),
-                })
-                .collect()
-        }
+    let Some(mut sources) = sources(cx, draw) else {
+        return;
     };
-    let mut sources = sources;
     if let Some(program) = p
         .record
         .tree
@@ -123,6 +91,44 @@ pub(in crate::generate) fn attack_rows(
         stats.push(edited.stat_row(&p.record.problem_id, &name));
     }
     rows.extend(edited.rows.into_iter().map(|r| (name.clone(), r)));
+}
+
+/// The questions an attack starts from: the original, or the draw's variants when the problem
+/// reached the variants wanted and they are written (`None`: the attack makes nothing of it).
+fn sources<'c>(cx: &'c Cx, draw: Option<Family>) -> Option<Vec<Source<'c>>> {
+    let p = cx.p;
+    let Some(family) = draw else {
+        return Some(vec![Source {
+            index: 0,
+            question: p.record.question.clone(),
+            values: &p.values,
+            answer: cx.original_answer,
+            support: p.original_support(),
+            seed: 0,
+            needed: Vec::new(),
+        }]);
+    };
+    // No draw: the problem has no valid program, and is here for noise only.
+    let drawing = cx.out.drawn.get(&family)?;
+    if !cx.written.get(&family).is_some_and(|&(_, write)| write) {
+        return None;
+    }
+    Some(
+        drawing
+            .drawn
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Source {
+                index: i,
+                question: p.question_with(&d.slots, cx.config),
+                values: &d.slots,
+                answer: &d.answer,
+                support: d.support,
+                seed: d.seed,
+                needed: Vec::new(),
+            })
+            .collect(),
+    )
 }
 
 /// The rows an attack's edits made of its sources, and what they tried and refused.
