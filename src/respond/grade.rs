@@ -56,11 +56,14 @@ impl Gold {
         }
     }
 
-    /// The gold of a variants row: its exact answer, or none (a null answer).
-    pub fn of_row(answer_exact: Option<&str>) -> Option<Gold> {
+    /// The gold of a variants row of an attack: its exact answer; none where the attack's
+    /// questions have no answer; and not known (the row is left ungraded) where a table that
+    /// should hold an answer holds none, or one that does not read as a number.
+    pub fn of_row(answer_exact: Option<&str>, answerable: bool) -> Option<Gold> {
         match answer_exact {
-            None => Some(Gold::NoAnswer),
             Some(text) => num_text::from_text(text).map(Gold::Answer),
+            None if !answerable => Some(Gold::NoAnswer),
+            None => None,
         }
     }
 }
@@ -290,6 +293,16 @@ mod tests {
         assert_eq!(
             grade(reply, Some(Gold::NoAnswer), Extraction::Standard).correct,
             Some(true)
+        );
+    }
+
+    #[test]
+    fn a_null_gold_means_no_answer_only_where_the_attack_has_none() {
+        assert_eq!(Gold::of_row(None, false), Some(Gold::NoAnswer));
+        assert_eq!(Gold::of_row(None, true), None);
+        assert_eq!(
+            Gold::of_row(Some("3/4"), true),
+            Num::int(3).div(Num::int(4)).ok().map(Gold::Answer)
         );
     }
 

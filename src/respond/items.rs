@@ -38,6 +38,8 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
         if !attacks.is_empty() && !wanted.contains(&attack) && !Attack::is_original(&attack) {
             continue;
         }
+        // A name advmath does not make is an attack whose questions have answers.
+        let answerable = Attack::of(&attack).is_none_or(|a| a.answerable());
         for f in parts(&adir)? {
             for q in variants::questions(&f)? {
                 items.push(Item {
@@ -46,7 +48,7 @@ pub fn variant_items(tables: &Path, attacks: &[String], datasets: &[String]) -> 
                     dataset: Some(dataset.clone()),
                     attack: Some(attack.clone()),
                     noise_level: Some(q.noise_level),
-                    gold: Gold::of_row(q.answer_exact.as_deref()),
+                    gold: Gold::of_row(q.answer_exact.as_deref(), answerable),
                     question: q.question,
                     variant_index: q.variant_index,
                 });
