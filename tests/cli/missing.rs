@@ -156,12 +156,18 @@ fn a_reply_to_a_question_with_no_answer_is_right_only_when_it_says_so() {
         .assert()
         .success();
     let csv = std::fs::read_to_string(out.join("abstention.csv")).unwrap();
-    let oracle_row = csv
-        .lines()
-        .find(|l| l.starts_with("oracle,"))
-        .unwrap_or_else(|| panic!("{csv}"));
-    let cells: Vec<&str> = oracle_row.split(',').collect();
-    assert_eq!((cells[5], cells[8]), ("1", "0"), "{csv}");
+    let rate = |attack: &str| {
+        let row = csv
+            .lines()
+            .find(|l| l.starts_with("oracle,") && l.contains(&format!(",{attack},")))
+            .unwrap_or_else(|| panic!("no oracle row of {attack}: {csv}"));
+        row.split(',').nth(7).unwrap().to_string()
+    };
+    assert_eq!(
+        (rate("missing"), rate("original")),
+        ("1".into(), "0".into()),
+        "{csv}"
+    );
 }
 
 #[test]
