@@ -9,6 +9,7 @@
 
 use crate::agreement::{is_one, render_agreeing};
 use crate::attack::noise::{add_noise, strip_marks, words, NoiseCount};
+use crate::attack::text::missing::withhold;
 use crate::extract::{abstains, extract as extract_answer, is_correct_exact, Extracted};
 use crate::extract::{assistant_text, extract_last_number, extract_xie2024, is_correct, Rule};
 use crate::num::Num;
@@ -174,6 +175,8 @@ fn check_accepted(program: &Program, slots: &[Slot], text: &str) {
 
 /// Any question text: its number slots are found without panicking, in order, each spanning
 /// whole characters, and filling the template with the slots' own texts gives the question back.
+/// Taking any one slot out (`missing`) never panics, and where it is taken out the text holds one
+/// number fewer.
 pub fn question(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let slots = find_slots(&text);
@@ -187,6 +190,18 @@ pub fn question(data: &[u8]) {
         let _ = format_like(s.value, s);
     }
     let _ = word_numbers(&text);
+    for i in 0..slots.len() {
+        let needed: Vec<bool> = (0..slots.len()).map(|j| j == i).collect();
+        if let Ok(w) = withhold(&text, &slots, &needed, fnv1a(data)) {
+            assert_eq!(w.slot, i, "took out another slot of {text:?}");
+            assert_eq!(
+                find_slots(&w.text).len() + 1,
+                slots.len(),
+                "slot {i} of {text:?} taken out as {:?}",
+                w.text
+            );
+        }
+    }
 }
 
 /// The slots' texts, after checking that the slots are in order and each spans whole characters.
