@@ -120,7 +120,10 @@ pub fn abstains(response: &str) -> Option<Abstention> {
             });
         }
     }
-    let last = statements(&text).pop()?;
+    // Only a statement that ends after the committed number can matter (one before it is taken
+    // back by it), and no statement is 400 bytes long: the words before that are not read.
+    let from = commitment.map_or(0, |(_, token)| word_start_before(&text, token.start, 400));
+    let last = statements(&text, from).pop()?;
     if let Some((rule, token)) = commitment {
         let committed_after = token.start >= last.start + last.statement.len();
         let explicit = rule != Rule::LastNumber;
@@ -212,6 +215,16 @@ fn without_tags(text: &str) -> String {
     out
 }
 
+/// The start of the word at or before `back` bytes before `i` (0 when there is none): a place to
+/// read words from without cutting one.
+fn word_start_before(text: &str, i: usize, back: usize) -> usize {
+    cut::before(text, i.saturating_sub(back))
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(k, c)| k + c.len_utf8())
+}
+
 /// A word of the text and its byte span, lower case; "can't" and "n't" stay one word.
 struct Word {
     text: String,
@@ -263,8 +276,15 @@ fn matches_at(words: &[Word], at: usize, pattern: &[&str]) -> bool {
 }
 
 /// Every statement that the question cannot be answered, in order.
-fn statements(text: &str) -> Vec<Abstention> {
-    let words = words(text);
+fn statements(text: &str, from: usize) -> Vec<Abstention> {
+    let words: Vec<Word> = words(cut::after(text, from))
+        .into_iter()
+        .map(|w| Word {
+            start: w.start + from,
+            end: w.end + from,
+            ..w
+        })
+        .collect();
     let mut found = Vec::new();
     for at in 0..words.len() {
         let end = UNABLE
