@@ -316,10 +316,10 @@ fn every_metric_on_the_cluster_over_s3_equals_in_process() {
 fn an_executor_killed_mid_query_never_gives_a_wrong_result() {
     let mut cluster = Cluster::start();
     let (_dir, tables) = small_tables();
-    // Heavy enough to outlive the kill, light on memory: every response 20,000 times, of which a
+    // Heavy enough to outlive the kill, light on memory: every response 4,000 times, of which a
     // task holds only the responses (a cross join holds its first input).
     let sql = "SELECT r.model, COUNT(*) AS n, SUM(LENGTH(r.response) + s.i) AS total \
-               FROM responses r CROSS JOIN (SELECT UNNEST(GENERATE_SERIES(1, 20000)) AS i) s \
+               FROM responses r CROSS JOIN (SELECT UNNEST(GENERATE_SERIES(1, 4000)) AS i) s \
                GROUP BY r.model ORDER BY r.model";
     let expected = SqlEngine::open(&tables).unwrap().query_table(sql).unwrap();
     let bin = crate::util::advmath_path();

@@ -315,9 +315,9 @@ fn a_guided_run_says_what_it_is_missing() {
         .exists());
 }
 
-/// A real model as the guide (SmolLM2-135M on the server `.ci/run` starts): a seeded sample of 12
-/// default problems, 2 M3 variants each (36 requests). The model is tiny and nearly always wrong at arithmetic, so its failure
-/// model usually cannot be fitted; then the guided run is refused with the reason and writes
+/// A real model as the guide (SmolLM2-135M on the server `.ci/run` starts): a seeded sample of 8
+/// default problems, 2 M3 variants each (24 requests). The model is tiny and nearly always wrong
+/// at arithmetic, so its failure model usually cannot be fitted; then the guided run is refused with the reason and writes
 /// nothing. When the fit does vary, the guided variants are written for held-out problems and
 /// pass every numeric variant's checks. Either way the test says which it saw.
 #[test]
@@ -339,7 +339,7 @@ fn smollm2_as_the_guide() {
         "--variants",
         "2",
         "--sample-problems",
-        "12",
+        "8",
     ])
     .success();
     run(&[
@@ -349,7 +349,7 @@ fn smollm2_as_the_guide() {
         "--endpoint",
         &url,
         "--max-tokens",
-        "96",
+        "64",
         "--concurrency",
         "1",
         "--timeout",

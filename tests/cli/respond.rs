@@ -391,9 +391,9 @@ fn smollm2_end_to_end() {
             "--endpoint",
             &url,
             "--limit",
-            "20",
+            "10",
             "--max-tokens",
-            "96",
+            "64",
             "--concurrency",
             "1",
             "--timeout",
@@ -403,9 +403,9 @@ fn smollm2_end_to_end() {
         .arg(&tables)
         .assert()
         .success()
-        .stdout(predicates::str::contains("smollm2\t20\t0\t0\t0\t20\t0\t"));
+        .stdout(predicates::str::contains("smollm2\t10\t0\t0\t0\t10\t0\t"));
     let rows = stored_rows(&tables, "smollm2").unwrap();
-    assert_eq!(rows.len(), 20);
+    assert_eq!(rows.len(), 10);
     // The model is tiny and mostly wrong at maths: the pipeline is under test, not its accuracy.
     let batches: Vec<_> = walk(&advmath::store::responses::model_dir(&tables, "smollm2"))
         .iter()

@@ -335,7 +335,7 @@ fn a_real_model_gets_gsm_symbolic_s_view() {
             "--seed",
             "1",
             "--max-tokens",
-            "96",
+            "64",
             "--concurrency",
             "1",
             "--timeout",
