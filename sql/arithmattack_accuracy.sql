@@ -8,13 +8,14 @@
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division.
 WITH noised AS (
     SELECT
-        model,
-        template,
-        dataset,
-        CASE WHEN attack = 'original' THEN 0 ELSE noise_level END AS noise_level,
-        ok
-    FROM graded
-    WHERE attack = 'original' OR attack LIKE 'punct%'
+        g.model,
+        g.template,
+        g.dataset,
+        CASE WHEN a.is_original THEN 0 ELSE g.noise_level END AS noise_level,
+        g.ok
+    FROM graded g
+    JOIN attacks a ON a.attack = g.attack
+    WHERE a.is_original OR a.kind = 'noise'
 )
 SELECT
     model,

@@ -9,15 +9,15 @@
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division, NULLIF for 0 / 0.
 WITH noised AS (
     SELECT
-        model,
-        template,
-        dataset,
-        attack,
-        problem_id,
-        noise_level,
-        ok
-    FROM graded
-    WHERE attack = 'original' OR attack LIKE 'punct%'
+        g.model,
+        g.template,
+        g.dataset,
+        g.problem_id,
+        g.noise_level,
+        g.ok
+    FROM graded g
+    JOIN attacks a ON a.attack = g.attack
+    WHERE a.kind = 'noise'
 ),
 per_level AS (
     SELECT
@@ -35,7 +35,6 @@ per_level AS (
      AND c.template = n.template
      AND c.dataset = n.dataset
      AND c.problem_id = n.problem_id
-    WHERE n.attack <> 'original'
     GROUP BY n.model, n.template, n.dataset, n.noise_level
 ),
 rates AS (

@@ -32,7 +32,7 @@ WITH pairs AS (
      AND o.template = g.template
      AND o.dataset = g.dataset
      AND o.problem_id = g.problem_id
-    WHERE g.attack <> 'original'
+    WHERE g.attack <> (SELECT attack FROM attacks WHERE is_original)
 ),
 per_attack AS (
     SELECT
@@ -49,19 +49,11 @@ per_attack AS (
     GROUP BY model, template, dataset, attack
 )
 SELECT
-    model,
-    template,
-    dataset,
-    attack,
-    CASE
-        WHEN attack IN ('m1', 'm2', 'm3') THEN 'numerical substitution'
-        WHEN attack = 'digits' THEN 'digit expansion'
-        WHEN attack = 'decimals' THEN 'integer-decimal-fraction conversion'
-        WHEN attack = 'noop' THEN 'distractor insertion'
-        WHEN attack = 'rephrase' THEN 'problem understanding'
-        WHEN attack = 'missing' THEN 'critical thinking'
-        ELSE 'beyond GSM-Plus'
-    END AS perturbation,
+    p.model,
+    p.template,
+    p.dataset,
+    p.attack,
+    COALESCE(a.gsm_plus, 'beyond GSM-Plus') AS perturbation,
     problems,
     pairs,
     ROUND(right_variants / pairs, 10) AS accuracy,
@@ -71,5 +63,6 @@ SELECT
         ELSE ROUND(1 - right_variants / right_originals, 10)
     END AS pdr,
     ROUND(right_pairs / pairs, 10) AS asp
-FROM per_attack
-ORDER BY model, template, dataset, attack
+FROM per_attack p
+LEFT JOIN attacks a ON a.attack = p.attack
+ORDER BY p.model, p.template, p.dataset, p.attack

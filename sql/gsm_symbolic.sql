@@ -21,6 +21,7 @@ WITH family AS (
         g.dataset,
         g.attack,
         g.problem_id,
+        a.gsm_symbolic AS family,
         v.variant_index,
         g.ok
     FROM graded g
@@ -28,13 +29,8 @@ WITH family AS (
       ON v.variant_id = g.variant_id
      AND v.dataset = g.dataset
      AND v.attack = g.attack
-    WHERE g.attack IN (
-        'original', 'names', 'noop', 'names+noop',
-        'm1', 'm2', 'm3',
-        'm1+names', 'm2+names', 'm3+names',
-        'm1+noop', 'm2+noop', 'm3+noop',
-        'm1+names+noop', 'm2+names+noop', 'm3+names+noop'
-    )
+    JOIN attacks a ON a.attack = g.attack
+    WHERE a.gsm_symbolic IS NOT NULL
 ),
 per_set AS (
     SELECT
@@ -65,11 +61,12 @@ pooled AS (
         template,
         dataset,
         attack,
+        family,
         COUNT(DISTINCT problem_id) AS problems,
         COUNT(*) AS questions,
         AVG(CAST(ok AS DOUBLE)) AS accuracy
     FROM family
-    GROUP BY model, template, dataset, attack
+    GROUP BY model, template, dataset, attack, family
 ),
 originals AS (
     SELECT
@@ -79,7 +76,7 @@ originals AS (
         problem_id,
         AVG(CAST(ok AS DOUBLE)) AS original_ok
     FROM graded
-    WHERE attack = 'original'
+    WHERE attack = (SELECT attack FROM attacks WHERE is_original)
     GROUP BY model, template, dataset, problem_id
 ),
 same_problems AS (
@@ -102,16 +99,7 @@ SELECT
     p.template,
     p.dataset,
     p.attack,
-    CASE
-        WHEN p.attack = 'original' THEN 'original'
-        WHEN p.attack = 'names' THEN 'names only'
-        WHEN p.attack = 'noop' THEN 'no-op'
-        WHEN p.attack = 'names+noop' THEN 'names and no-op'
-        WHEN p.attack LIKE '%+names+noop' THEN 'names, numbers and no-op'
-        WHEN p.attack LIKE '%+names' THEN 'names and numbers'
-        WHEN p.attack LIKE '%+noop' THEN 'numbers and no-op'
-        ELSE 'numbers only'
-    END AS family,
+    p.family,
     p.problems,
     p.questions,
     s.sets,

@@ -31,18 +31,20 @@ WITH paired AS (
         r.first_wrong AS random_first,
         r.index_span AS random_span
     FROM problem_outcomes g
+    JOIN attacks ga ON ga.attack = g.attack
     JOIN problem_outcomes r
       ON r.model = g.model
      AND r.template = g.template
      AND r.dataset = g.dataset
      AND r.problem_id = g.problem_id
-     AND r.attack = 'm3'
+    JOIN attacks ra ON ra.attack = r.attack
     JOIN original_outcomes o
       ON o.model = g.model
      AND o.template = g.template
      AND o.dataset = g.dataset
      AND o.problem_id = g.problem_id
-    WHERE g.attack = 'guided'
+    WHERE ga.families = 'guided'
+      AND ra.families = 'm3'
 ),
 -- The budgets K, one row each per pair: UNNEST of a list, as Figure 7's curve expands its k.
 budgets AS (

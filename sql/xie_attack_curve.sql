@@ -25,7 +25,7 @@ WITH per_problem AS (
      AND o.template = p.template
      AND o.dataset = p.dataset
      AND o.problem_id = p.problem_id
-    WHERE p.attack <> 'original'
+    WHERE p.attack <> (SELECT attack FROM attacks WHERE is_original)
 ),
 hist AS (
     SELECT

@@ -82,7 +82,8 @@ full_attack AS (
     JOIN full_outcomes a
       ON a.base_model = o.base_model AND a.run = o.run AND a.template = o.template
      AND a.dataset = o.dataset AND a.problem_id = o.problem_id
-    WHERE o.attack = 'original' AND a.attack <> 'original'
+    WHERE o.attack = (SELECT attack FROM attacks WHERE is_original)
+      AND a.attack <> (SELECT attack FROM attacks WHERE is_original)
 ),
 runs AS (
     SELECT

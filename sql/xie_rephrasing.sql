@@ -12,18 +12,29 @@
 -- `advmath generate --attack m3` on the paper's datasets. `m3_oa`, `m3_aa` / `rephrase_oa`,
 -- `rephrase_aa` are the mean OA and AA over the same datasets (those with a defined ASR).
 -- Portable SQL (DataFusion and DuckDB): AVG skips NULL.
+WITH compared AS (
+    SELECT
+        p.model,
+        p.template,
+        a.kind = 'rewrite' AS rephrased,
+        p.oa,
+        p.aa,
+        p.asr
+    FROM paper_accuracy p
+    JOIN attacks a ON a.attack = p.attack
+    WHERE a.families IN ('m3', 'rephrase')
+)
 SELECT
     model,
     template,
-    AVG(CASE WHEN attack = 'm3' AND asr IS NOT NULL THEN oa END) AS m3_oa,
-    AVG(CASE WHEN attack = 'm3' AND asr IS NOT NULL THEN aa END) AS m3_aa,
-    AVG(CASE WHEN attack = 'm3' THEN asr END) AS m3_asr,
-    COUNT(CASE WHEN attack = 'm3' THEN asr END) AS m3_datasets,
-    AVG(CASE WHEN attack = 'rephrase' AND asr IS NOT NULL THEN oa END) AS rephrase_oa,
-    AVG(CASE WHEN attack = 'rephrase' AND asr IS NOT NULL THEN aa END) AS rephrase_aa,
-    AVG(CASE WHEN attack = 'rephrase' THEN asr END) AS rephrase_asr,
-    COUNT(CASE WHEN attack = 'rephrase' THEN asr END) AS rephrase_datasets
-FROM paper_accuracy
-WHERE attack IN ('m3', 'rephrase')
+    AVG(CASE WHEN NOT rephrased AND asr IS NOT NULL THEN oa END) AS m3_oa,
+    AVG(CASE WHEN NOT rephrased AND asr IS NOT NULL THEN aa END) AS m3_aa,
+    AVG(CASE WHEN NOT rephrased THEN asr END) AS m3_asr,
+    COUNT(CASE WHEN NOT rephrased THEN asr END) AS m3_datasets,
+    AVG(CASE WHEN rephrased AND asr IS NOT NULL THEN oa END) AS rephrase_oa,
+    AVG(CASE WHEN rephrased AND asr IS NOT NULL THEN aa END) AS rephrase_aa,
+    AVG(CASE WHEN rephrased THEN asr END) AS rephrase_asr,
+    COUNT(CASE WHEN rephrased THEN asr END) AS rephrase_datasets
+FROM compared
 GROUP BY model, template
 ORDER BY model, template

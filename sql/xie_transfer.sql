@@ -115,7 +115,7 @@ wrong_masks AS (
      AND n.dataset = g.dataset
      AND n.attack = g.attack
      AND n.model = g.model
-    WHERE g.attack <> 'original'
+    WHERE g.attack <> (SELECT attack FROM attacks WHERE is_original)
       AND g.ok = 0
     GROUP BY g.template, g.dataset, g.attack, g.problem_id, g.variant_id, n.word
 ),

@@ -44,7 +44,7 @@ variant_masks AS (
      AND o.dataset = g.dataset
      AND o.attack = g.attack
      AND o.model = g.model
-    WHERE g.attack <> 'original' AND g.ok = 0
+    WHERE g.attack <> (SELECT attack FROM attacks WHERE is_original) AND g.ok = 0
     GROUP BY g.template, g.dataset, g.attack, g.problem_id, g.variant_id
 ),
 problem_masks AS (

@@ -38,7 +38,8 @@ pub use registry::{Metric, METRICS};
 use report::report_markdown;
 pub use result::{Cell, ResultTable, MODEL_COLUMNS};
 pub use sources::{
-    embedded_metrics, metrics_from_dir, views_markdown, MetricSql, EMBEDDED_VIEWS, VIEWS_MARKER,
+    embedded_metrics, metrics_from_dir, views_markdown, MetricSql, ATTACKS_VIEW, EMBEDDED_VIEWS,
+    VIEWS_MARKER,
 };
 pub use stats::{
     arithmattack_published, bootstrap_interval, mcnemar_exact_p, Interval, Outcomes,

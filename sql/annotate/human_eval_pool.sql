@@ -15,4 +15,5 @@ SELECT
     o.answer AS original_answer
 FROM adversarial_examples a
 JOIN variants v ON v.variant_id = a.variant_id
-JOIN variants o ON o.problem_id = a.problem_id AND o.attack = 'original'
+JOIN variants o ON o.problem_id = a.problem_id
+WHERE o.attack = (SELECT attack FROM attacks WHERE is_original)

@@ -26,7 +26,8 @@ FROM (
         problem_id,
         ok,
         CASE
-            WHEN attack <> 'original' THEN CAST(SPLIT_PART(variant_id, '/', -1) AS INTEGER)
+            WHEN attack <> (SELECT attack FROM attacks WHERE is_original)
+                THEN CAST(SPLIT_PART(variant_id, '/', -1) AS INTEGER)
         END AS variant_index
     FROM graded
 ) indexed

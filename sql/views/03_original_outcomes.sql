@@ -9,4 +9,4 @@ SELECT
     problem_id,
     all_ok AS orig_ok
 FROM problem_outcomes
-WHERE attack = 'original';
+WHERE attack = (SELECT attack FROM attacks WHERE is_original);

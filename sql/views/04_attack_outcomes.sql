@@ -12,4 +12,4 @@ SELECT
     n_wrong,
     all_ok
 FROM problem_outcomes
-WHERE attack <> 'original';
+WHERE attack <> (SELECT attack FROM attacks WHERE is_original);

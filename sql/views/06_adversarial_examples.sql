@@ -14,6 +14,6 @@ JOIN original_outcomes o
  AND o.template = v.template
  AND o.dataset = v.dataset
  AND o.problem_id = v.problem_id
-WHERE v.attack <> 'original'
+WHERE v.attack <> (SELECT attack FROM attacks WHERE is_original)
   AND o.orig_ok = 1
   AND v.ok = 0;

@@ -115,7 +115,11 @@ impl GenerateConfig {
         if !(1..=15).contains(&self.digits) {
             return Err(Error::setting("digits", "must be between 1 and 15"));
         }
-        if self.noise_levels.iter().any(|&p| p == 0 || p > 100) {
+        if self
+            .noise_levels
+            .iter()
+            .any(|p| !crate::vocab::NOISE_LEVELS.contains(p))
+        {
             return Err(Error::setting(
                 "noise_levels",
                 "must be percentages between 1 and 100",

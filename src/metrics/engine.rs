@@ -13,7 +13,7 @@ use datafusion::execution::context::SQLOptions;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-use super::{Cell, ResultTable, EMBEDDED_VIEWS};
+use super::{Cell, ResultTable, ATTACKS_VIEW, EMBEDDED_VIEWS};
 use crate::error::{Error, Result};
 use crate::store::commit::TablesLock;
 use crate::store::{columns, TableLayout};
@@ -243,6 +243,13 @@ impl SqlEngine {
             }
         };
         let statuses = tables::register(&runtime, &ctx, &source, session.as_ref())?;
+        materialise::hold_attacks(&runtime, &ctx, session.as_ref()).map_err(|source| {
+            Error::Register {
+                name: ATTACKS_VIEW.0.to_string(),
+                dir: tables_dir.to_path_buf(),
+                source,
+            }
+        })?;
         let responses_registered = statuses.iter().any(|t| {
             t.layout.name == "responses" && matches!(t.state, TableState::Registered { .. })
         });

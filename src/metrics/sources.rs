@@ -7,6 +7,11 @@ use std::path::Path;
 use super::registry::METRICS;
 use crate::error::{Error, Result};
 
+/// Every attack advmath names with what it is by type, written from the vocabulary
+/// ([`crate::vocab::catalogue_sql`]): the metric files select attacks through it. It reads no
+/// table, so [`SqlEngine`] creates it whatever the folder holds.
+pub const ATTACKS_VIEW: (&str, &str) = ("attacks", include_str!("../../sql/views/00_attacks.sql"));
+
 /// Views over `responses` that the metric files share (`sql/views/`, in creation order: later
 /// views read earlier ones). [`SqlEngine`] creates them whenever `responses` is registered, so
 /// `advmath sql` can query them too; in DuckDB, run these files before a metric file.
@@ -112,7 +117,7 @@ pub fn views_markdown() -> String {
          before querying them. `problem_id` is text, so `ORDER BY problem_id` puts `gsm8k/test/101` before `gsm8k/test/11`: \
          to list problems in their source's order, join `problems` on `problem_id` and order by its `source_index`.\n"
     );
-    for (name, sql) in EMBEDDED_VIEWS {
+    for (name, sql) in std::iter::once(&ATTACKS_VIEW).chain(EMBEDDED_VIEWS) {
         let comment: Vec<&str> = sql
             .lines()
             .map(str::trim)

@@ -234,7 +234,9 @@ fn every_metric_on_the_cluster_equals_in_process() {
         "{with_rows} metrics with rows"
     );
     // The command itself, with its report; the shared views were computed once, into the
-    // session's scratch folder, which went with it.
+    // session's scratch folder, which went with it (as did the engines' above, which hold their
+    // own `attacks` there).
+    drop((local, remote));
     let out = tempfile::tempdir().unwrap();
     let run = advmath()
         .args(["metrics", "--cluster", &cluster.url, "--tables"])

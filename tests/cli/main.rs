@@ -48,6 +48,7 @@ mod scale;
 mod server;
 mod slt;
 mod sql;
+mod sql_attacks;
 mod steered;
 mod text_attacks;
 mod usage;

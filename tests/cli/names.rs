@@ -403,7 +403,7 @@ fn code_outside_the_vocabulary() -> Vec<(String, String)> {
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
-            if rel == "crates/advmath-core/src/vocab.rs" || rel.ends_with("tests.rs") {
+            if rel.starts_with("crates/advmath-core/src/vocab") || rel.ends_with("tests.rs") {
                 return None;
             }
             let text = fs::read_to_string(&file).unwrap();

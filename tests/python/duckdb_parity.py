@@ -20,8 +20,9 @@ partitions for variants, generation_stats and features (partition values kept as
 files for problems, coefficients, efficient_responses and annotations. A table without Parquet files
 gets no view, except an optional one (efficient_responses, annotations), which gets an empty table of
 its schema. Then, as
-SqlEngine does, an empty `model_order(model, position)` table (no --model-order: models by name)
-and the shared views of SQL_DIR/views/*.sql, in file order, are created when `responses` exists.
+SqlEngine does, the `attacks` catalogue (SQL_DIR/views/00_attacks.sql) always, and when `responses`
+exists an empty `model_order(model, position)` table (no --model-order: models by name) and the
+other shared views of SQL_DIR/views/*.sql, in file order.
 """
 import glob
 import json
@@ -81,14 +82,19 @@ def connect(tables_dir, sql_dir, materialise=False):
             options += ", hive_partitioning = false"
         path = full.replace("'", "''")
         con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}', {options})")
-    if glob.glob(os.path.join(tables_dir, TABLES["responses"][0]), recursive=True):
+    views = sorted(glob.glob(os.path.join(sql_dir, "views", "*.sql")))
+    # The attacks catalogue reads no table: SqlEngine creates it whatever the folder holds.
+    attacks = [p for p in views if os.path.basename(p) == "00_attacks.sql"]
+    if not glob.glob(os.path.join(tables_dir, TABLES["responses"][0]), recursive=True):
+        views = attacks
+    else:
         con.execute("CREATE TABLE model_order (model VARCHAR, position BIGINT)")
-        for path in sorted(glob.glob(os.path.join(sql_dir, "views", "*.sql"))):
-            with open(path) as f:
-                view = f.read()
-            if materialise:
-                view = view.replace("CREATE VIEW", "CREATE TABLE", 1)
-            con.execute(view)
+    for path in views:
+        with open(path) as f:
+            view = f.read()
+        if materialise:
+            view = view.replace("CREATE VIEW", "CREATE TABLE", 1)
+        con.execute(view)
     return con
 
 

@@ -8,6 +8,12 @@
 use std::fmt;
 use std::str::FromStr;
 
+mod catalogue;
+pub use catalogue::{
+    catalogue, catalogue_rows, catalogue_sql, AttackRow, CATALOGUE_COLUMNS, CATALOGUE_COMMENT,
+    NOISE_LEVELS,
+};
+
 /// How a numeric family draws a question's numbers again: Xie et al.'s M1–M3 (section 3.2), or
 /// GSM-Plus's digit expansion and the decimal half of its integer–decimal–fraction conversion
 /// (Li et al. 2024, made here by rule).

@@ -13,7 +13,7 @@ use datafusion::execution::spill_file::{SpillFile, SpillWriter};
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use parquet::arrow::ArrowWriter;
 
-use super::super::EMBEDDED_VIEWS;
+use super::super::{ATTACKS_VIEW, EMBEDDED_VIEWS};
 use super::SqlEngine;
 use crate::error::{Error, Result};
 
@@ -248,6 +248,81 @@ impl SqlEngine {
         }
         Ok(done)
     }
+}
+
+/// The `attacks` catalogue as a table, its rows the vocabulary's: in memory, or on a cluster
+/// (which an in-memory table cannot reach) one Parquet part in the session's scratch area. The
+/// SQL file that writes the same rows as values (for DuckDB; a test checks them equal) would be
+/// planned again, several hundred rows of literals, in every query that reads it, and on a
+/// cluster sent with every task.
+pub(super) fn hold_attacks(
+    runtime: &tokio::runtime::Runtime,
+    ctx: &SessionContext,
+    session: Option<&crate::store::sessions::Session>,
+) -> datafusion::error::Result<()> {
+    use datafusion::datasource::file_format::parquet::ParquetFormat;
+    use datafusion::datasource::listing::ListingOptions;
+    let name = ATTACKS_VIEW.0;
+    let batch = attacks_batch()?;
+    let schema = batch.schema();
+    let Some(session) = session else {
+        ctx.register_table(
+            name,
+            Arc::new(MemTable::try_new(schema, vec![vec![batch]])?),
+        )?;
+        return Ok(());
+    };
+    runtime.block_on(async {
+        let mut writer = view_writer(&schema)?;
+        writer.write(&batch)?;
+        session
+            .write_view_part(name, 0, writer.into_inner()?)
+            .await
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        let format = ParquetFormat::default().with_force_view_types(false);
+        let options =
+            ListingOptions::new(Arc::new(format)).with_file_extension(crate::store::PARQUET_EXT);
+        ctx.register_listing_table(name, session.view_url(name), options, Some(schema), None)
+            .await
+    })
+}
+
+/// [`crate::vocab::catalogue_rows`] as a batch, typed as `sql/views/00_attacks.sql` types them.
+fn attacks_batch() -> datafusion::error::Result<arrow::record_batch::RecordBatch> {
+    use arrow::array::{ArrayRef, BooleanArray, Int32Array, StringArray};
+    use arrow::datatypes::{Field, Schema};
+    let rows = crate::vocab::catalogue_rows();
+    let text = |f: fn(&crate::vocab::AttackRow) -> Option<&str>| -> ArrayRef {
+        Arc::new(rows.iter().map(f).collect::<StringArray>())
+    };
+    let flag = |f: fn(&crate::vocab::AttackRow) -> bool| -> ArrayRef {
+        Arc::new(rows.iter().map(|r| Some(f(r))).collect::<BooleanArray>())
+    };
+    let columns = vec![
+        text(|r| Some(r.attack.as_str())),
+        flag(|r| r.is_original),
+        text(|r| Some(r.kind)),
+        text(|r| r.families.as_deref()),
+        text(|r| r.method),
+        Arc::new(
+            rows.iter()
+                .map(|r| i32::try_from(r.noise_level).ok())
+                .collect::<Int32Array>(),
+        ),
+        flag(|r| r.answerable),
+        flag(|r| r.changes_numbers),
+        text(|r| r.gsm_plus),
+        text(|r| r.gsm_symbolic),
+    ];
+    let fields: Vec<Field> = crate::vocab::CATALOGUE_COLUMNS
+        .iter()
+        .zip(&columns)
+        .map(|(name, c)| Field::new(*name, c.data_type().clone(), c.null_count() > 0))
+        .collect();
+    Ok(arrow::record_batch::RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        columns,
+    )?)
 }
 
 /// Bytes of the buffers behind `data` not counted before: batches of one result often share
