@@ -57,8 +57,8 @@ fn the_published_tasks_run_in_the_harness_and_score_as_advmath_scores() {
 
     // SmolLM2, the real model; then a server that states the gold answer of every other question
     // and a wrong one of the rest, so that both grades occur.
-    // Replies cut at 96 tokens (the published tasks allow 512): SmolLM2 on the CI's two cores
-    // writes about 20 a second, and the test is of the grading, not of the model.
+    // Replies cut at 96 tokens (the published tasks allow 512): on the CI's two cores a reply's
+    // time grows with its length, and the test is of the grading, not of the model.
     let smollm2 = harness_round(
         &tables,
         &tasks,
