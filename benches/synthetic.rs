@@ -91,6 +91,8 @@ fn batch(model: &str, simulated: bool, rows: &[Row]) -> RecordBatch {
         same(if simulated { "simulated" } else { "endpoint" }),
         Arc::new(BooleanArray::from(vec![simulated; n])),
         Arc::new(StringArray::from(vec![None::<&str>; n])),
+        // `abstained`: every synthetic reply states a number.
+        Arc::new(BooleanArray::from(vec![false; n])),
     ];
     RecordBatch::try_new(advmath::store::responses::schema(), columns).expect("responses schema")
 }
