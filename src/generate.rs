@@ -37,7 +37,7 @@ use crate::num::wide::Value;
 use crate::num::Num;
 use crate::program::tree::num_text;
 use crate::program::ErrorKind;
-use crate::question::rendering::{format_like, render};
+use crate::question::rendering::{format_like, format_mixed, render};
 use crate::question::shown::{text_constraints, TextConstraint};
 use crate::question::{find_slots, Slot};
 use crate::store::problems::{read_problems, ProblemRecord};
@@ -121,8 +121,8 @@ impl<'a> Prepared<'a> {
 
     /// The question with these slot values, its nouns agreeing with changed counts if asked
     /// (and, for a reader, its articles and nouns past adjectives).
-    fn question_with(&self, values: &[Num], config: &GenerateConfig) -> String {
-        let texts = self.slot_texts(values);
+    fn question_with(&self, values: &[Num], config: &GenerateConfig, fractions: bool) -> String {
+        let texts = self.slot_texts(values, fractions);
         if config.noun_agreement {
             render_agreeing_as(
                 &self.record.question_template,
@@ -136,7 +136,9 @@ impl<'a> Prepared<'a> {
         }
     }
 
-    fn slot_texts(&self, values: &[Num]) -> Vec<String> {
+    /// Each slot's text: as written where unchanged, else the new value in the original's
+    /// style, a part written as a mixed number when `fractions` ("3 1/2").
+    fn slot_texts(&self, values: &[Num], fractions: bool) -> Vec<String> {
         self.slots
             .iter()
             .zip(values)
@@ -144,6 +146,8 @@ impl<'a> Prepared<'a> {
             .map(|(i, (s, v))| {
                 if v.eq_num(self.values[i]) {
                     s.written_in(&self.record.question).to_string()
+                } else if fractions && !v.is_integer() {
+                    format_mixed(*v, s)
                 } else if s.decimals == 0
                     && !v.is_integer()
                     && cut::before(&self.record.question, s.start).ends_with('$')

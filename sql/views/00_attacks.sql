@@ -6,7 +6,7 @@
 -- marks go in; `rewrite`: another source rewrote it); or `composed`, when two or more families
 -- made it. `families`: its families in the order they act, `+`-joined (`m3+punct` at every noise
 -- level; NULL for the original). `method`: the numeric method whose draw gave its numbers (`m1`,
--- `m2`, `m3`, `digits`, `decimals`), else NULL. `noise_level`: the percent of words given a
+-- `m2`, `m3`, `digits`, `decimals`, `fractions`), else NULL. `noise_level`: the percent of words given a
 -- punctuation mark (0: none). `answerable`: false where a number the answer needs was taken out.
 -- `changes_numbers`: its gold was recomputed from changed numbers. `gsm_plus`: the GSM-Plus
 -- perturbation it makes, when it makes one alone; `gsm_symbolic`: its condition in GSM-Symbolic's
@@ -31,6 +31,7 @@ FROM (VALUES
     ('m3', false, 'numeric', 'm3', 'm3', 0, true, true, 'numerical substitution', 'numbers only'),
     ('digits', false, 'numeric', 'digits', 'digits', 0, true, true, 'digit expansion', NULL),
     ('decimals', false, 'numeric', 'decimals', 'decimals', 0, true, true, 'integer-decimal-fraction conversion', NULL),
+    ('fractions', false, 'numeric', 'fractions', 'fractions', 0, true, true, 'integer-decimal-fraction conversion', NULL),
     ('punct1', false, 'noise', 'punct', NULL, 1, true, false, NULL, NULL),
     ('punct2', false, 'noise', 'punct', NULL, 2, true, false, NULL, NULL),
     ('punct3', false, 'noise', 'punct', NULL, 3, true, false, NULL, NULL),
@@ -674,5 +675,12 @@ FROM (VALUES
     ('decimals+names', false, 'composed', 'decimals+names', 'decimals', 0, true, true, NULL, NULL),
     ('decimals+missing+names', false, 'composed', 'decimals+missing+names', 'decimals', 0, false, true, NULL, NULL),
     ('decimals+names+noop', false, 'composed', 'decimals+names+noop', 'decimals', 0, true, true, NULL, NULL),
-    ('decimals+missing+names+noop', false, 'composed', 'decimals+missing+names+noop', 'decimals', 0, false, true, NULL, NULL)
+    ('decimals+missing+names+noop', false, 'composed', 'decimals+missing+names+noop', 'decimals', 0, false, true, NULL, NULL),
+    ('fractions+missing', false, 'composed', 'fractions+missing', 'fractions', 0, false, true, NULL, NULL),
+    ('fractions+noop', false, 'composed', 'fractions+noop', 'fractions', 0, true, true, NULL, NULL),
+    ('fractions+missing+noop', false, 'composed', 'fractions+missing+noop', 'fractions', 0, false, true, NULL, NULL),
+    ('fractions+names', false, 'composed', 'fractions+names', 'fractions', 0, true, true, NULL, NULL),
+    ('fractions+missing+names', false, 'composed', 'fractions+missing+names', 'fractions', 0, false, true, NULL, NULL),
+    ('fractions+names+noop', false, 'composed', 'fractions+names+noop', 'fractions', 0, true, true, NULL, NULL),
+    ('fractions+missing+names+noop', false, 'composed', 'fractions+missing+names+noop', 'fractions', 0, false, true, NULL, NULL)
 ) AS t(attack, is_original, kind, families, method, noise_level, answerable, changes_numbers, gsm_plus, gsm_symbolic);

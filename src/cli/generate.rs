@@ -24,9 +24,11 @@ fn parse_attack(s: &str) -> Result<AttackSpec, String> {
 #[derive(Args, Debug, Clone)]
 pub struct GenerationArgs {
     /// Attacks, comma-separated: m1 (free), m2 (same digit count), m3 (same significant digits),
-    /// digits (every number that can grow gains one to three digits, after GSM-Plus), decimals
+    /// digits (one number that can grow gains one to three digits, after GSM-Plus), decimals
     /// (whole amounts of money, time, length, weight or volume gain a quarter, a half or three
-    /// quarters, written as decimals: "$4.25", "2.5 hours"; GSM-Plus's conversion), punct
+    /// quarters, written as decimals: "$4.25", "2.5 hours"; GSM-Plus's conversion), fractions
+    /// (the same parts of every such amount but money, written as mixed numbers: "3 1/2
+    /// pounds", "2 3/4 hours"), punct
     /// (ArithmAttack noise on the originals), names (every person renamed, after
     /// GSM-Symbolic), noop (one irrelevant sentence with a number added, after GSM-NoOp),
     /// missing (a number the answer needs becomes "a certain number of ...": the question has
@@ -41,8 +43,8 @@ pub struct GenerationArgs {
     #[arg(long, default_value_t = GenerateConfig::default().attempts, value_parser = clap::value_parser!(u64).range(1..))]
     pub attempts: u64,
     /// Variants per problem and attack (m); under M1-M3 a problem that does not reach m
-    /// distinct valid variants gets none (the paper's Algorithm 2), under `digits` and
-    /// `decimals` every one it reaches, up to m.
+    /// distinct valid variants gets none (the paper's Algorithm 2), under `digits`,
+    /// `decimals` and `fractions` every one it reaches, up to m.
     #[arg(long, default_value_t = GenerateConfig::default().variants as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub variants: u32,

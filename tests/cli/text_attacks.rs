@@ -409,11 +409,11 @@ fn composes_with_the_text_attacks(tables: &Path, family: &str) {
 }
 
 #[test]
-fn digits_expands_every_number_it_may_and_composes_with_the_text_attacks() {
+fn digits_expands_one_number_and_composes_with_the_text_attacks() {
     let (_dir, tables) = default_tables();
     composes_with_the_text_attacks(&tables, "digits");
     // Each number is from the question's text, the tree's constraints hold, the gold is the
-    // program's, and every changed number gained one to three digits.
+    // program's, and one number changed, gaining one to three digits.
     assert!(crate::util::verify_variants(&tables, "default") > 0);
 }
 
@@ -424,6 +424,15 @@ fn decimals_writes_divisible_amounts_in_parts_and_composes_with_the_text_attacks
     // The text reads back to its numbers, each changed one a whole amount plus a part, and the
     // gold is the program's, in cents.
     assert!(crate::util::verify_decimals(&tables, "default") > 0);
+}
+
+#[test]
+fn fractions_writes_divisible_amounts_as_mixed_numbers_and_composes_with_the_text_attacks() {
+    let (_dir, tables) = default_tables();
+    composes_with_the_text_attacks(&tables, "fractions");
+    // Each changed number is a mixed number in the text that reads back to it, never money,
+    // and the gold is the program's.
+    assert!(crate::util::verify_fractions(&tables, "default") > 0);
 }
 
 /// The rows of a CSV result after its header, split into cells: exactly `n` of them.

@@ -119,8 +119,17 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
                     .map(|(a, b)| digit_count(if b > 0 { a * 10i128.pow(b as u32) } else { a }))
             };
             if attack == "digits" {
-                // Every changed number gained one to three digits (a decimal's mantissa at
-                // its scale, or its value times 10^k).
+                // One number changed (with the numbers tied to it, which repeat its value),
+                // and it gained one to three digits (a decimal's mantissa at its scale, or its
+                // value times 10^k).
+                let mut grown: Vec<_> = nums
+                    .iter()
+                    .zip(p.slot_nums())
+                    .filter(|(n, o)| !n.eq_num(*o))
+                    .map(|(n, _)| n.exact_text())
+                    .collect();
+                grown.dedup();
+                assert_eq!(grown.len(), 1, "{id}: one number grows: {nums:?}");
                 for (new, old) in nums.iter().zip(p.slot_nums()) {
                     if new.eq_num(old) {
                         continue;
@@ -189,6 +198,60 @@ pub fn verify_decimals(tables: &Path, dataset: &str) -> usize {
         checked += 1;
     });
     checked
+}
+
+/// Every `fractions` variant in a generated table: each changed number is its original plus a
+/// quarter, a half or three quarters, no money among them, and the text writes each as a mixed
+/// number ("3 1/2") that reads back to exactly it, in the order of the numbers; the stored gold
+/// is the program's answer. Returns how many variants were checked.
+pub fn verify_fractions(tables: &Path, dataset: &str) -> usize {
+    use advmath::num::Num;
+    use advmath::question::find_slots;
+    let quarters: Vec<Num> = (1..=3).map(|k| Num::ratio(k, 4).unwrap()).collect();
+    let mut checked = 0;
+    each_variant(tables, dataset, "fractions", |v| {
+        let (id, q, p) = (v.id, v.question, v.problem);
+        let mut changed = Vec::new();
+        let original = find_slots(&p.question);
+        for ((new, old), slot) in v.numbers.iter().zip(p.slot_nums()).zip(&original) {
+            if new.eq_num(old) {
+                continue;
+            }
+            let part = new.sub(old).unwrap();
+            assert!(
+                old.is_integer() && quarters.iter().any(|q| q.eq_num(part)),
+                "{id}: {new:?} from {old:?}"
+            );
+            assert!(
+                !advmath::cut::before(&p.question, slot.start).ends_with('$'),
+                "{id}: money stays in cents: {q:?}"
+            );
+            changed.push(*new);
+        }
+        assert_eq!(mixed_numbers(q), changed, "{id}: {q:?} reads back to its numbers");
+        let gold = p.tree.as_ref().unwrap().eval_value(&v.numbers).unwrap();
+        assert_eq!(gold.exact_text(), v.answer, "{id}");
+        checked += 1;
+    });
+    checked
+}
+
+/// The mixed numbers a text writes ("3 1/2", "2 3/4-hour"), read as a reader would.
+fn mixed_numbers(text: &str) -> Vec<advmath::num::Num> {
+    use advmath::num::Num;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let int = |w: &str| w.parse::<i128>().ok();
+    words
+        .windows(2)
+        .filter_map(|w| {
+            let whole = int(w[0].trim_start_matches(['(', '"']))?;
+            let end = w[1]
+                .find(|c: char| !c.is_ascii_digit() && c != '/')
+                .unwrap_or(w[1].len());
+            let (n, d) = w[1][..end].split_once('/')?;
+            Num::int(whole).add(Num::ratio(int(n)?, int(d)?)?).ok()
+        })
+        .collect()
 }
 
 pub fn walk(dir: &Path) -> Vec<std::path::PathBuf> {

@@ -26,15 +26,19 @@ pub enum Method {
     Digits,
     /// Whole amounts of something divisible written with a decimal part ("$4.25", "2.5 hours").
     Decimals,
+    /// Whole amounts of something divisible other than money written as mixed numbers ("3 1/2
+    /// pounds", "2 3/4 hours"): money is written in cents.
+    Fractions,
 }
 
 impl Method {
-    pub const ALL: [Method; 5] = [
+    pub const ALL: [Method; 6] = [
         Method::M1,
         Method::M2,
         Method::M3,
         Method::Digits,
         Method::Decimals,
+        Method::Fractions,
     ];
     /// The paper's methods, which its tables and figures read.
     pub const XIE: [Method; 3] = [Method::M1, Method::M2, Method::M3];
@@ -46,6 +50,29 @@ impl Method {
             Method::M3 => "m3",
             Method::Digits => "digits",
             Method::Decimals => "decimals",
+            Method::Fractions => "fractions",
+        }
+    }
+
+    /// Whether a number it writes in parts reads as a mixed number ("3 1/2") rather than a
+    /// decimal ("3.5").
+    pub fn writes_fractions(self) -> bool {
+        self == Method::Fractions
+    }
+
+    /// Whether punctuation noise may go on its variants: a mark between a mixed number's parts
+    /// ("3 ! 1/2 pounds") would change the number its text gives.
+    pub fn takes_noise(self) -> bool {
+        !self.writes_fractions()
+    }
+
+    /// Whether it converts whole amounts into parts, and of which measures: every divisible
+    /// one, or every one but money (a price reads in cents, never "$4 1/2").
+    pub fn converts(self) -> Option<bool> {
+        match self {
+            Method::Decimals => Some(true),
+            Method::Fractions => Some(false),
+            _ => None,
         }
     }
 
@@ -331,6 +358,7 @@ impl FromStr for Attack {
             Attack::GUIDED => Some(Attack::Guided),
             _ => match text.split_once('+') {
                 Some((m, p)) => Method::parse(m)
+                    .filter(|m| m.takes_noise())
                     .zip(level(p))
                     .map(|(m, l)| Attack::NumericPunct(m, l)),
                 None => Method::parse(text)
@@ -377,7 +405,14 @@ impl AttackSpec {
             return Ok(AttackSpec::Guided);
         }
         if let Some(m) = t.strip_suffix("+punct") {
-            return Ok(AttackSpec::NumericPunct(method(m)?));
+            let m = method(m)?;
+            if !m.takes_noise() {
+                return Err(format!(
+                    "{t:?} is not made: a punctuation mark between a mixed number's parts \
+                     (\"3 ! 1/2 pounds\") would change the number the question gives"
+                ));
+            }
+            return Ok(AttackSpec::NumericPunct(m));
         }
         if t.split('+')
             .any(|p| TextEdit::PARTS.iter().any(|(name, _)| *name == p))

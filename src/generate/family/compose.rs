@@ -110,6 +110,7 @@ fn sources<'c>(cx: &'c Cx, draw: Option<Family>) -> Option<Vec<Source<'c>>> {
     };
     // No draw: the problem has no valid program, and is here for noise only.
     let drawing = cx.out.drawn.get(&family)?;
+    let fractions = matches!(family, Family::Numeric(m) if m.writes_fractions());
     if !cx.written.get(&family).is_some_and(|&(_, write)| write) {
         return None;
     }
@@ -120,7 +121,7 @@ fn sources<'c>(cx: &'c Cx, draw: Option<Family>) -> Option<Vec<Source<'c>>> {
             .enumerate()
             .map(|(i, d)| Source {
                 index: i,
-                question: p.question_with(&d.slots, cx.config),
+                question: p.question_with(&d.slots, cx.config, fractions),
                 values: &d.slots,
                 answer: &d.answer,
                 support: d.support,

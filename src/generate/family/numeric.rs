@@ -27,12 +27,15 @@ impl NumericDraw {
         let a = Attacker::new(program, p.values.clone(), self.0, config.digits)
             .map_err(|e| format!("{}: {e}", p.record.problem_id))?;
         // A conversion writes a divisible amount in parts (see `divisible`).
-        let a = match self.0 {
-            Method::Decimals => a.converting(
-                &divisible_slots(&p.record.question, &p.slots),
+        let a = match self.0.converts() {
+            Some(money) => a.converting(
+                &divisible_slots(&p.record.question, &p.slots)
+                    .into_iter()
+                    .map(|(s, d)| (s, d.unless_money(money)))
+                    .collect::<Vec<_>>(),
                 asks_for_count(&p.record.question),
             ),
-            _ => a,
+            None => a,
         };
         let a = a.with_text_constraints(&p.text);
         // A digit expansion leaves a measure of the world as written (see `physical`).

@@ -24,7 +24,7 @@
 //! on thread count, and the hot loop allocates nothing. A reader's rules
 //! ([`crate::attack::coherence`]) are checked after every node's, unless `--constraints paper`.
 
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::attack::coherence::{ReaderRule, RuleKind, Side};
@@ -106,6 +106,10 @@ pub struct Attacker<'p> {
     rules: Vec<ReaderRule>,
     /// Whether a reader's rule narrowed a draw (so it can cost variants without a rejection).
     narrowed: bool,
+    /// Whether an attempt changes one number, chosen uniformly among those that can change,
+    /// and writes every other as the question does (GSM-Plus's digit expansion grows one number
+    /// of a problem; growing every number at once is what readers found implausible).
+    one_at_a_time: bool,
 }
 
 /// Per-attempt scratch space, reused across attempts.
@@ -168,6 +172,7 @@ impl<'p> Attacker<'p> {
             same_as_own: 0,
             rules: Vec::new(),
             narrowed: false,
+            one_at_a_time: method == Method::Digits,
         })
     }
 
@@ -367,9 +372,38 @@ impl<'p> Attacker<'p> {
     #[inline]
     pub fn attempt(&self, seed: u64, scratch: &mut Scratch) -> Result<(), Reject> {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        if self.one_at_a_time {
+            return self.attempt_one(&mut rng, scratch);
+        }
         let mut same = true;
         for (slot, draw) in &self.draws {
             let v = draw.sample(&mut rng);
+            same &= v.eq_num(self.originals[*slot as usize]);
+            scratch.slots[*slot as usize] = v;
+        }
+        if same {
+            return Err(Reject::Original);
+        }
+        self.program.apply_ties(&mut scratch.slots);
+        self.check_nodes(scratch)
+    }
+
+    /// One attempt that changes one number: which, drawn first, then its value; every other
+    /// drawn slot is written as the question writes it.
+    fn attempt_one(&self, rng: &mut Pcg64Mcg, scratch: &mut Scratch) -> Result<(), Reject> {
+        let free = |d: &Draw| !matches!(d, Draw::Keep(_));
+        let n = self.draws.iter().filter(|(_, d)| free(d)).count();
+        if n == 0 {
+            return Err(Reject::Original);
+        }
+        let chosen = rng.random_range(0..n);
+        let mut same = true;
+        for (i, (slot, draw)) in self.draws.iter().filter(|(_, d)| free(d)).enumerate() {
+            let v = if i == chosen {
+                draw.sample(rng)
+            } else {
+                self.originals[*slot as usize]
+            };
             same &= v.eq_num(self.originals[*slot as usize]);
             scratch.slots[*slot as usize] = v;
         }

@@ -41,6 +41,17 @@ pub struct Divisible {
     pub convertible: bool,
 }
 
+impl Divisible {
+    /// The same number, kept whole when it is money and money is not to be converted (its
+    /// measure still tells the tree's nodes what they hold).
+    pub fn unless_money(self, money: bool) -> Divisible {
+        Divisible {
+            convertible: self.convertible && (money || self.measure != Measure::Money),
+            ..self
+        }
+    }
+}
+
 /// The slots (in digits) that measure something divisible, with what they measure: all of them,
 /// so that a tree's nodes read their dimensions, and which of them a conversion may change.
 pub fn divisible_slots(text: &str, slots: &[Slot]) -> Vec<(u32, Divisible)> {

@@ -107,6 +107,27 @@ pub fn format_like(value: Num, like: &Slot) -> String {
     s
 }
 
+/// A part as a mixed number ("3 1/2", "3/4"), which every reader takes for its exact value;
+/// a value with no such text (an integer, a float) is written as [`format_like`] writes it.
+pub fn format_mixed(value: Num, like: &Slot) -> String {
+    match value {
+        Num::Ratio { n, d } if d > 1 && n > 0 => {
+            let (whole, part) = (n / d, n % d);
+            let whole = if like.thousands {
+                group_thousands(&whole.to_string())
+            } else {
+                whole.to_string()
+            };
+            if whole == "0" {
+                format!("{part}/{d}")
+            } else {
+                format!("{whole} {part}/{d}")
+            }
+        }
+        _ => format_like(value, like),
+    }
+}
+
 fn capitalise(w: &str) -> String {
     let mut c = w.chars();
     match c.next() {

@@ -91,3 +91,12 @@ fn formats_like_the_original() {
     );
     assert_eq!(format_like(Num::ratio(10, 3).unwrap(), &s[3]), "3.333");
 }
+
+#[test]
+fn writes_a_part_as_a_mixed_number() {
+    let s = find_slots("1,200 and 7");
+    assert_eq!(format_mixed(Num::ratio(7, 2).unwrap(), &s[1]), "3 1/2");
+    assert_eq!(format_mixed(Num::ratio(3, 4).unwrap(), &s[1]), "3/4");
+    assert_eq!(format_mixed(Num::ratio(4803, 4).unwrap(), &s[0]), "1,200 3/4");
+    assert_eq!(format_mixed(Num::int(4), &s[1]), "4");
+}

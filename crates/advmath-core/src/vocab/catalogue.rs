@@ -14,7 +14,7 @@ numbers are drawn again and the gold recomputed; `text`: its words change; `nois
 marks go in; `rewrite`: another source rewrote it); or `composed`, when two or more families
 made it. `families`: its families in the order they act, `+`-joined (`m3+punct` at every noise
 level; NULL for the original). `method`: the numeric method whose draw gave its numbers (`m1`,
-`m2`, `m3`, `digits`, `decimals`), else NULL. `noise_level`: the percent of words given a
+`m2`, `m3`, `digits`, `decimals`, `fractions`), else NULL. `noise_level`: the percent of words given a
 punctuation mark (0: none). `answerable`: false where a number the answer needs was taken out.
 `changes_numbers`: its gold was recomputed from changed numbers. `gsm_plus`: the GSM-Plus
 perturbation it makes, when it makes one alone; `gsm_symbolic`: its condition in GSM-Symbolic's
@@ -75,7 +75,9 @@ impl Attack {
         match self.families().as_slice() {
             [Family::Numeric(m)] if m.is_xie() => Some("numerical substitution"),
             [Family::Numeric(Method::Digits)] => Some("digit expansion"),
-            [Family::Numeric(Method::Decimals)] => Some("integer-decimal-fraction conversion"),
+            [Family::Numeric(Method::Decimals | Method::Fractions)] => {
+                Some("integer-decimal-fraction conversion")
+            }
             [Family::Noop] => Some("distractor insertion"),
             [Family::Rephrase] => Some("problem understanding"),
             [Family::Missing] => Some("critical thinking"),
@@ -119,7 +121,7 @@ pub fn catalogue() -> Vec<Attack> {
     let mut out = vec![Attack::Original, Attack::Rephrase, Attack::Guided];
     out.extend(Method::ALL.map(Attack::Numeric));
     out.extend(NOISE_LEVELS.map(Attack::Punct));
-    for m in Method::ALL {
+    for m in Method::ALL.into_iter().filter(|m| m.takes_noise()) {
         out.extend(NOISE_LEVELS.map(|l| Attack::NumericPunct(m, l)));
     }
     for m in methods {
@@ -230,9 +232,10 @@ mod tests {
         for a in &all {
             assert_eq!(Attack::of(&a.to_string()), Some(*a), "{a}");
         }
-        // The original, rephrase, guided, 5 methods, 100 levels alone and on 5 methods, and 7
-        // text edits alone and on 5 methods.
-        assert_eq!(all.len(), 3 + 5 + 100 + 500 + 7 * 6);
+        // The original, rephrase, guided, 6 methods, 100 levels alone and on the 5 methods
+        // that take noise, and 7 text edits alone and on 6 methods.
+        assert_eq!(all.len(), 3 + 6 + 100 + 500 + 7 * 7);
+        assert!(!names.contains("fractions+punct10"));
     }
 
     #[test]

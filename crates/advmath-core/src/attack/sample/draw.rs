@@ -100,14 +100,14 @@ impl Draw {
         }
         // M2 keeps the digits as written; M1 and M3 see h ≈ a·10^b with a of at most c digits.
         let (a, b) = match method {
-            Method::M2 | Method::Digits | Method::Decimals => (a, b),
+            Method::M2 | Method::Digits | Method::Decimals | Method::Fractions => (a, b),
             Method::M1 | Method::M3 => at_most_digits(a, b, digits),
         };
         match method {
             Method::Digits => Draw::digits(h, a, b),
             // A conversion changes only the amounts the text says are divisible (see
             // `Attacker::converting`); every other number is written as it was.
-            Method::Decimals => Draw::Keep(h),
+            Method::Decimals | Method::Fractions => Draw::Keep(h),
             Method::M1 => {
                 let cap = if divisor { digits / 2 } else { digits };
                 Draw::Uniform {
