@@ -70,6 +70,8 @@ impl Default for GenerateConfig {
                 AttackSpec::Text(Some(Method::M3), TextEdit::NAMES),
                 AttackSpec::Text(Some(Method::M3), TextEdit::NOOP),
                 AttackSpec::Text(None, TextEdit::MISSING),
+                AttackSpec::Numeric(Method::Decimals),
+                AttackSpec::Numeric(Method::Fractions),
             ],
             attempts: 30_000,
             variants: 100,
