@@ -228,7 +228,11 @@ pub fn verify_fractions(tables: &Path, dataset: &str) -> usize {
             );
             changed.push(*new);
         }
-        assert_eq!(mixed_numbers(q), changed, "{id}: {q:?} reads back to its numbers");
+        assert_eq!(
+            mixed_numbers(q),
+            changed,
+            "{id}: {q:?} reads back to its numbers"
+        );
         let gold = p.tree.as_ref().unwrap().eval_value(&v.numbers).unwrap();
         assert_eq!(gold.exact_text(), v.answer, "{id}");
         checked += 1;
@@ -245,10 +249,11 @@ fn mixed_numbers(text: &str) -> Vec<advmath::num::Num> {
         .windows(2)
         .filter_map(|w| {
             let whole = int(w[0].trim_start_matches(['(', '"']))?;
-            let end = w[1]
-                .find(|c: char| !c.is_ascii_digit() && c != '/')
-                .unwrap_or(w[1].len());
-            let (n, d) = w[1][..end].split_once('/')?;
+            let part: String = w[1]
+                .chars()
+                .take_while(|&c| c.is_ascii_digit() || c == '/')
+                .collect();
+            let (n, d) = part.split_once('/')?;
             Num::int(whole).add(Num::ratio(int(n)?, int(d)?)?).ok()
         })
         .collect()

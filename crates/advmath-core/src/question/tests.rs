@@ -97,6 +97,9 @@ fn writes_a_part_as_a_mixed_number() {
     let s = find_slots("1,200 and 7");
     assert_eq!(format_mixed(Num::ratio(7, 2).unwrap(), &s[1]), "3 1/2");
     assert_eq!(format_mixed(Num::ratio(3, 4).unwrap(), &s[1]), "3/4");
-    assert_eq!(format_mixed(Num::ratio(4803, 4).unwrap(), &s[0]), "1,200 3/4");
+    assert_eq!(
+        format_mixed(Num::ratio(4803, 4).unwrap(), &s[0]),
+        "1,200 3/4"
+    );
     assert_eq!(format_mixed(Num::int(4), &s[1]), "4");
 }
