@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use md5::Digest;
 
 use crate::num::wide::Value;
+use crate::num::Num;
 use crate::program::{ErrorKind, ProgramError};
 use crate::published::normalise_question;
 
@@ -36,8 +37,14 @@ pub fn parse(text: &str) -> Result<Vec<Erratum>, String> {
         let [md5, label, text_answer, found_at, why] = fields[..] else {
             return Err(format!("line {}: expected 5 tab-separated fields", i + 1));
         };
+        // A decimal, or `n/d` for an answer no decimal writes exactly (1288000/13).
         let number = |s: &str| {
-            Value::parse_decimal(s).ok_or_else(|| format!("line {}: {s:?} is not a number", i + 1))
+            Value::parse_decimal(s)
+                .or_else(|| {
+                    let (n, d) = s.split_once('/')?;
+                    Num::ratio(n.parse().ok()?, d.parse().ok()?).map(Value::Num)
+                })
+                .ok_or_else(|| format!("line {}: {s:?} is not a number", i + 1))
         };
         out.push(Erratum {
             question_md5: md5.to_string(),
@@ -75,7 +82,10 @@ fn wrong_label_in(errata: &[Erratum], question: &str, label: &Value) -> Option<P
         ErrorKind::WrongLabel,
         format!(
             "the dataset's answer {} contradicts its question, which gives {}: {} (advmath's errata, {})",
-            e.label, e.text_answer, e.why, e.found_at
+            e.label,
+            e.text_answer.exact_text(),
+            e.why,
+            e.found_at
         ),
     ))
 }

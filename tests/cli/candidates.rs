@@ -399,7 +399,9 @@ fn shared_gsm8k_test_with_the_published_programs() {
         .filter(|r| r.is_valid() && r.program_origin.starts_with("published:"))
         .count();
     eprintln!("GSM8K test: {valid} valid, {published} of them with a published program");
-    assert!(valid >= 1005, "{valid} valid");
+    // 1,007 before the blind read of every test label refused the four valid problems whose
+    // programs reproduced a label the question contradicts (119, 403, 768, 952).
+    assert!(valid >= 1003, "{valid} valid");
     assert!(published >= 155, "{published} published");
     // 783 too: the one program that validates for it (GSM-Hard's PAL) is confirmed by none; and
     // 584, whose two agreeing programs read its "2 boxes" as the 2 contacts of a pair. 132 and

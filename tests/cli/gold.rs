@@ -324,17 +324,26 @@ fn programs_right_by_coincidence_keep_gold_answers_true_to_their_text() {
     }
 }
 
-/// Three GSM8K labels contradict their own questions (454: two people eating 4 apples a day for
+/// GSM8K labels that contradict their own questions (454: two people eating 4 apples a day for
 /// 30 days, labelled 150; 823: Sasha's 14 and 4 points, labelled 14; 1309: the girls' $2,180,
-/// labelled 2,280), and the worked solutions that give them gave every variant a wrong gold. They
-/// are refused as `wrong_label` for every attack, punctuation noise included, while a problem
-/// beside them is attacked as before.
+/// labelled 2,280; 952: 30 reports every 15 minutes from 8:00 AM until 11:00 PM, labelled 360,
+/// the count until 11 AM; and the others the blind read of every test label found), whose worked
+/// solutions gave every variant a wrong gold. They are refused as `wrong_label` for every
+/// attack, punctuation noise included, while a problem beside them is attacked as before.
 #[test]
 fn known_wrong_labels_are_refused_for_every_attack() {
     let ids = [
         "gsm8k/test/0",
+        "gsm8k/test/119",
+        "gsm8k/test/403",
         "gsm8k/test/454",
+        "gsm8k/test/649",
+        "gsm8k/test/749",
+        "gsm8k/test/768",
+        "gsm8k/test/814",
         "gsm8k/test/823",
+        "gsm8k/test/952",
+        "gsm8k/test/1042",
         "gsm8k/test/1309",
     ];
     let Some((_dir, tables)) = gsm8k_test_with_only(&ids) else {
@@ -366,9 +375,9 @@ fn known_wrong_labels_are_refused_for_every_attack() {
         "SELECT problem_id, count(*) AS n FROM variants GROUP BY problem_id ORDER BY problem_id",
     );
     assert!(per_problem.contains("gsm8k/test/0,"), "{per_problem}");
-    assert!(!per_problem.contains("/454,"), "{per_problem}");
-    assert!(!per_problem.contains("/823,"), "{per_problem}");
-    assert!(!per_problem.contains("/1309,"), "{per_problem}");
+    for id in &ids[1..] {
+        assert!(!per_problem.contains(&format!("{id},")), "{per_problem}");
+    }
 }
 
 /// What the default settings must never make: a changed number word, a written fraction turned
