@@ -7,7 +7,8 @@
 //! denominator) is left as written: the number is what a variant changes.
 //!
 //! The article right before a number agrees with how the number is read: "a 5 hour day" that
-//! becomes an 8 hour day is "an 8 hour day", and "an 11" that becomes 12 is "a 12".
+//! becomes an 8 hour day is "an 8 hour day", "an 11" that becomes 12 is "a 12", and "an $8
+//! sweater" that costs $359,064 is "a $359064 sweater".
 
 use crate::cut;
 use crate::question::rendering::render_with;
@@ -40,6 +41,12 @@ fn agree_article(out: &mut String, number: &str, changed: impl FnOnce() -> bool)
     let Some(before) = out.strip_suffix(number) else {
         return;
     };
+    // A sum of money is read by its number: "an $8 sweater" is "an eight-dollar sweater", "a $12
+    // sweater" a twelve-dollar one.
+    let (before, sign) = match before.strip_suffix('$') {
+        Some(b) => (b, "$"),
+        None => (before, ""),
+    };
     let want_an = reads_with_vowel(number);
     for (article, is_an) in [("a ", false), ("an ", true), ("A ", false), ("An ", true)] {
         let Some(head) = before.strip_suffix(article) else {
@@ -58,6 +65,7 @@ fn agree_article(out: &mut String, number: &str, changed: impl FnOnce() -> bool)
             };
             out.truncate(head.len());
             out.push_str(agreeing);
+            out.push_str(sign);
             out.push_str(number);
         }
         return;
@@ -439,15 +447,15 @@ mod tests {
             agree(t, &["825", "8"], &[false; 2], q),
             "They ordered a 825 kg load and an 8 kg box."
         );
-        // Only an article on its own: "Ina 8" and "a $8" are left as they are.
+        // Only an article on its own: "Ina 8" is left as it is; money is read by its number.
         assert_eq!(
             agree(
-                "Ina {0} and a ${1}.",
-                &["8", "8"],
-                &[false; 2],
-                "Ina 5 and a $5."
+                "Ina {0} and a ${1} and an ${2} sweater.",
+                &["8", "8", "359064"],
+                &[false; 3],
+                "Ina 5 and a $5 and an $8 sweater."
             ),
-            "Ina 8 and a $8."
+            "Ina 8 and an $8 and a $359064 sweater."
         );
         for (n, an) in [
             ("8", true),
