@@ -6,7 +6,8 @@
 -- variant). `clean_only` counts pairs right clean and wrong attacked, `attacked_only` the reverse.
 -- Rust (advmath::metrics) adds `p_value`: the exact two-sided McNemar test, a binomial test of
 -- clean_only against n = clean_only + attacked_only at p = 1/2,
--- p = min(1, 2 * P(X <= min(clean_only, attacked_only))), 1 when n = 0.
+-- p = min(1, 2 * P(X <= min(clean_only, attacked_only))), 1 when n = 0; and `p_holm`, the
+-- p-values of a model's attacks on one dataset and template adjusted together (Holm's step-down).
 -- Portable SQL (DataFusion and DuckDB): explicit DOUBLE casts for division.
 SELECT
     p.model,

@@ -1,6 +1,8 @@
 //! The statistics done in Rust on SQL-produced counts: bootstrap intervals for AA and ASR, the
 //! exact McNemar test, and the ArithmAttack paper's published figures.
 
+use std::collections::BTreeMap;
+
 use rand::SeedableRng;
 use rand_distr::{Binomial, Distribution};
 use rand_pcg::Pcg64Mcg;
@@ -214,16 +216,54 @@ pub fn add_bootstrap_columns(table: &mut ResultTable, replicates: usize, seed: u
     Ok(())
 }
 
+/// Holm's step-down adjustment of a family of p-values (Holm 1979; statsmodels'
+/// `multipletests(method="holm")`): the i-th smallest of m is multiplied by m - i + 1, capped at
+/// 1, and made no smaller than the adjusted value before it. Returned in the input's order.
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    let mut adjusted = vec![0.0; m];
+    let mut running = 0.0f64;
+    for (i, &at) in order.iter().enumerate() {
+        running = running.max(((m - i) as f64 * p[at]).min(1.0));
+        adjusted[at] = running;
+    }
+    adjusted
+}
+
 /// Add `p_value` (exact McNemar) to the rows of `mcnemar.sql` (columns clean_only,
-/// attacked_only).
+/// attacked_only), and `p_holm`: the p-values of a model's attacks on one dataset under one
+/// template adjusted together by [`holm`], since a reader of that model's row asks which of its
+/// drops hold when all of them are tested.
 pub fn add_mcnemar_column(table: &mut ResultTable) -> Result<()> {
     let mut p = Vec::with_capacity(table.len());
+    let mut families: BTreeMap<[String; 3], Vec<usize>> = BTreeMap::new();
     for row in 0..table.len() {
         let b = count(table, row, "clean_only", "mcnemar")?;
         let c = count(table, row, "attacked_only", "mcnemar")?;
         p.push(mcnemar_exact_p(b, c));
+        let key = ["model", "template", "dataset"].map(|col| {
+            table
+                .get(row, col)
+                .and_then(Cell::as_str)
+                .unwrap_or_default()
+                .to_string()
+        });
+        families.entry(key).or_default().push(row);
+    }
+    let mut adjusted = vec![0.0; p.len()];
+    for rows in families.values() {
+        let family: Vec<f64> = rows.iter().map(|&r| p[r]).collect();
+        for (&r, a) in rows.iter().zip(holm(&family)) {
+            adjusted[r] = a;
+        }
     }
     table.push_values(columns::P_VALUE, p.into_iter().map(Cell::Float).collect());
+    table.push_values(
+        columns::P_HOLM,
+        adjusted.into_iter().map(Cell::Float).collect(),
+    );
     Ok(())
 }
 
@@ -272,6 +312,51 @@ mod tests {
         // Large n stays finite and tiny.
         let p = mcnemar_exact_p(5000, 4000);
         assert!(p > 0.0 && p < 1e-20, "{p}");
+    }
+
+    /// The exact test against scipy 1.17.1's `binomtest(b, b + c, 0.5).pvalue` (two-sided), on
+    /// tables with ties, an empty off-diagonal and a large n; computed there with
+    /// `[binomtest(b, b + c, 0.5).pvalue for b, c in tables]`.
+    #[test]
+    fn mcnemar_equals_scipy_s_exact_binomial_test() {
+        for (b, c, scipy) in [
+            (0, 0, 1.0),
+            (5, 0, 0.0625),
+            (0, 5, 0.0625),
+            (3, 3, 1.0),
+            (10, 2, 0.03857421875),
+            (7, 8, 1.0),
+            (40, 25, 0.08168153394154003),
+            (100, 70, 0.025844387581341693),
+            (1, 0, 1.0),
+        ] {
+            let p = mcnemar_exact_p(b, c);
+            assert!((p - scipy).abs() < 1e-9, "{b} {c}: {p} vs {scipy}");
+        }
+    }
+
+    /// Holm against statsmodels 0.15.0's `multipletests(p, method="holm")[1]` on families with
+    /// ties, one test alone and values capped at 1.
+    #[test]
+    fn holm_equals_statsmodels_multipletests() {
+        for (p, statsmodels) in [
+            (vec![0.01, 0.04, 0.03, 0.005], vec![0.03, 0.06, 0.06, 0.02]),
+            (vec![0.2, 0.2, 0.01], vec![0.4, 0.4, 0.03]),
+            (vec![1.0], vec![1.0]),
+            (
+                vec![0.5, 0.04, 0.04, 0.001, 0.9],
+                vec![1.0, 0.16, 0.16, 0.005, 1.0],
+            ),
+        ] {
+            let adjusted = holm(&p);
+            for (a, s) in adjusted.iter().zip(&statsmodels) {
+                assert!(
+                    (a - s).abs() < 1e-12,
+                    "{p:?}: {adjusted:?} vs {statsmodels:?}"
+                );
+            }
+        }
+        assert!(holm(&[]).is_empty());
     }
 
     #[test]

@@ -97,7 +97,10 @@ fn metrics_bootstrap_intervals_and_mcnemar() {
     }
     let mcsv = std::fs::read_to_string(dir.path().join("mcnemar.csv")).unwrap();
     assert!(
-        mcsv.lines().next().unwrap().ends_with("p_value,simulated"),
+        mcsv.lines()
+            .next()
+            .unwrap()
+            .ends_with("p_value,p_holm,simulated"),
         "{mcsv}"
     );
 }

@@ -52,6 +52,8 @@ pub const CRITERION: &str = "criterion";
 pub const ACCURACY: &str = "accuracy";
 /// A test's p-value (`coefficients`).
 pub const P_VALUE: &str = "p_value";
+/// A p-value adjusted for the other tests of its family by Holm's step-down method (`mcnemar`).
+pub const P_HOLM: &str = "p_holm";
 
 pub(crate) fn utf8(name: &str, nullable: bool) -> Field {
     Field::new(name, DataType::Utf8, nullable)
