@@ -167,7 +167,6 @@ pub fn verify_variants(tables: &Path, dataset: &str) -> usize {
 pub fn verify_decimals(tables: &Path, dataset: &str) -> usize {
     use advmath::num::Num;
     use advmath::question::find_slots;
-    let quarters: Vec<Num> = (1..=3).map(|k| Num::ratio(k, 4).unwrap()).collect();
     let mut checked = 0;
     each_variant(tables, dataset, "decimals", |v| {
         let (id, q, p) = (v.id, v.question, v.problem);
@@ -178,11 +177,7 @@ pub fn verify_decimals(tables: &Path, dataset: &str) -> usize {
             if new.eq_num(old) {
                 continue;
             }
-            let part = new.sub(old).unwrap();
-            assert!(
-                old.is_integer() && quarters.iter().any(|q| q.eq_num(part)),
-                "{id}: {new:?} from {old:?}"
-            );
+            assert!(gains_a_quarter(*new, old), "{id}: {new:?} from {old:?}");
             if advmath::cut::before(q, slot.start).ends_with('$') {
                 assert_eq!(slot.decimals, 2, "{id}: money in cents: {q:?}");
             }
@@ -205,9 +200,7 @@ pub fn verify_decimals(tables: &Path, dataset: &str) -> usize {
 /// number ("3 1/2") that reads back to exactly it, in the order of the numbers; the stored gold
 /// is the program's answer. Returns how many variants were checked.
 pub fn verify_fractions(tables: &Path, dataset: &str) -> usize {
-    use advmath::num::Num;
     use advmath::question::find_slots;
-    let quarters: Vec<Num> = (1..=3).map(|k| Num::ratio(k, 4).unwrap()).collect();
     let mut checked = 0;
     each_variant(tables, dataset, "fractions", |v| {
         let (id, q, p) = (v.id, v.question, v.problem);
@@ -217,11 +210,7 @@ pub fn verify_fractions(tables: &Path, dataset: &str) -> usize {
             if new.eq_num(old) {
                 continue;
             }
-            let part = new.sub(old).unwrap();
-            assert!(
-                old.is_integer() && quarters.iter().any(|q| q.eq_num(part)),
-                "{id}: {new:?} from {old:?}"
-            );
+            assert!(gains_a_quarter(*new, old), "{id}: {new:?} from {old:?}");
             assert!(
                 !advmath::cut::before(&p.question, slot.start).ends_with('$'),
                 "{id}: money stays in cents: {q:?}"
@@ -238,6 +227,13 @@ pub fn verify_fractions(tables: &Path, dataset: &str) -> usize {
         checked += 1;
     });
     checked
+}
+
+/// Whether a converted number is its whole original plus a quarter, a half or three quarters.
+fn gains_a_quarter(new: advmath::num::Num, old: advmath::num::Num) -> bool {
+    use advmath::num::Num;
+    let part = new.sub(old).unwrap();
+    old.is_integer() && (1..=3).any(|k| Num::ratio(k, 4).unwrap().eq_num(part))
 }
 
 /// The mixed numbers a text writes ("3 1/2", "2 3/4-hour"), read as a reader would.
