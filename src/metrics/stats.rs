@@ -243,7 +243,7 @@ pub fn add_mcnemar_column(table: &mut ResultTable) -> Result<()> {
         let b = count(table, row, "clean_only", "mcnemar")?;
         let c = count(table, row, "attacked_only", "mcnemar")?;
         p.push(mcnemar_exact_p(b, c));
-        let key = ["model", "template", "dataset"].map(|col| {
+        let key = [columns::MODEL, columns::TEMPLATE, columns::DATASET].map(|col| {
             table
                 .get(row, col)
                 .and_then(Cell::as_str)
