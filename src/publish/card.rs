@@ -9,6 +9,7 @@ use arrow::datatypes::{DataType, Field, SchemaRef};
 
 use super::hub;
 use super::{published_variants_schema, PublishConfig, PublishSummary};
+use crate::program::ErrorKind;
 use crate::store::runs::RunRecord;
 use crate::vocab::{Attack, AttackSpec, Family, Kind, Method};
 
@@ -17,13 +18,25 @@ use crate::vocab::{Attack, AttackSpec, Family, Kind, Method};
 /// the problems it holds.
 #[derive(Clone, Debug, Default)]
 pub struct CardFacts {
-    /// dataset -> (problems, valid problems, origin category of the valid ones -> count).
-    pub datasets: BTreeMap<String, (usize, usize, BTreeMap<&'static str, usize>)>,
+    /// dataset -> its problems and their programs.
+    pub datasets: BTreeMap<String, SourceFacts>,
     /// config -> distinct problems among its rows.
     pub config_problems: BTreeMap<String, usize>,
     /// With a `responses` config: per (model, template, run, simulated), the graded answers
     /// about variants and, per attack, the problems asked and the questions asked.
     pub responses: BTreeMap<ResponsesKey, (usize, AskedPerAttack)>,
+}
+
+/// One source dataset's problems as the card counts them.
+#[derive(Clone, Debug, Default)]
+pub struct SourceFacts {
+    pub problems: usize,
+    pub valid: usize,
+    /// Origin category of the valid ones -> count.
+    pub origins: BTreeMap<&'static str, usize>,
+    /// Problems refused because the question contradicts the dataset's label (`wrong_label`,
+    /// advmath's errata list): a user of the card should know their gold was not made up.
+    pub wrong_labels: usize,
 }
 
 /// A published responses group: model, template, run (its settings), simulated.
@@ -72,17 +85,22 @@ impl CardFacts {
                 per.1 += 1;
             })?;
         }
-        let mut datasets: BTreeMap<String, (usize, usize, BTreeMap<&'static str, usize>)> =
-            BTreeMap::new();
+        let mut datasets: BTreeMap<String, SourceFacts> = BTreeMap::new();
         for p in crate::store::problems::read_problems(tables)? {
             let entry = datasets.entry(p.dataset.clone()).or_default();
-            entry.0 += 1;
+            entry.problems += 1;
             if p.is_valid() {
-                entry.1 += 1;
+                entry.valid += 1;
                 *entry
-                    .2
+                    .origins
                     .entry(origin_category(&p.program_origin))
                     .or_default() += 1;
+            }
+            if p.error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::WrongLabel)
+            {
+                entry.wrong_labels += 1;
             }
         }
         Ok(CardFacts {
@@ -284,8 +302,8 @@ pub(super) fn dataset_card(
             .get(name)
             .map(|n| n.to_string())
             .unwrap_or_default();
-        let total: usize = facts.datasets.values().map(|d| d.0).sum();
-        let valid: usize = facts.datasets.values().map(|d| d.1).sum();
+        let total: usize = facts.datasets.values().map(|d| d.problems).sum();
+        let valid: usize = facts.datasets.values().map(|d| d.valid).sum();
         // Numeric variants exist only for problems with a valid program.
         let numeric = name.starts_with('m') || name == Attack::GUIDED;
         let which = match facts.config_problems.get(name) {
@@ -306,15 +324,22 @@ pub(super) fn dataset_card(
             let _ = writeln!(b, "| {name} | {split} | {rows} | {problems} | {which} |");
         }
     }
-    b.push_str("\n| source | problems | with a valid program | where the valid programs came from |\n|---|---:|---:|---|\n");
-    for (dataset, (total, valid, origins)) in &facts.datasets {
-        let origins: Vec<String> = origins.iter().map(|(o, n)| format!("{n} {o}")).collect();
+    b.push_str("\n| source | problems | with a valid program | where the valid programs came from | labels refused |\n|---|---:|---:|---|---:|\n");
+    for (dataset, s) in &facts.datasets {
+        let origins: Vec<String> = s.origins.iter().map(|(o, n)| format!("{n} {o}")).collect();
         let _ = writeln!(
             b,
-            "| {dataset} | {total} | {valid} | {} |",
-            origins.join("; ")
+            "| {dataset} | {} | {} | {} | {} |",
+            s.problems,
+            s.valid,
+            origins.join("; "),
+            s.wrong_labels
         );
     }
+    b.push_str("\n*Labels refused*: problems whose dataset answer their own question contradicts, on advmath's \
+        errata list (`wrong_label`; each row with the answer the question gives and the worked solution's slip, found \
+        by a blind read of every GSM8K test label: advmath's `reports/gold_audit.md`). They have no variant: advmath puts no \
+        other answer in the label's place.\n");
     if !facts.responses.is_empty() {
         b.push_str("\nThe `responses` config holds graded answers of these models (the run names the settings beyond \
             model and template that differ from advmath's defaults: decoding, extraction; a simulated model is not an LLM):\n\n\

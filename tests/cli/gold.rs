@@ -378,6 +378,21 @@ fn known_wrong_labels_are_refused_for_every_attack() {
     for id in &ids[1..] {
         assert!(!per_problem.contains(&format!("{id},")), "{per_problem}");
     }
+    // The dataset card says how many labels were refused.
+    let hub = tables.parent().unwrap().join("hub");
+    advmath()
+        .args(["publish", "--tables"])
+        .arg(&tables)
+        .arg("--out")
+        .arg(&hub)
+        .assert()
+        .success();
+    let card = std::fs::read_to_string(hub.join("README.md")).unwrap();
+    let row = card
+        .lines()
+        .find(|l| l.starts_with("| gsm8k | 12 |"))
+        .unwrap_or_else(|| panic!("no gsm8k source row:\n{card}"));
+    assert!(row.ends_with(&format!("| {} |", ids.len() - 1)), "{row}");
 }
 
 /// What the default settings must never make: a changed number word, a written fraction turned

@@ -47,7 +47,7 @@ def main():
     assert defaults == (["m3"] if "m3" in configs else defaults), defaults
     body = card.text
     table = body_table(body, "| config | split | rows | problems | which problems |")
-    sources = body_table(body, "| source | problems | with a valid program | where the valid programs came from |")
+    sources = body_table(body, "| source | problems | with a valid program | where the valid programs came from | labels refused |")
     source_problems = sum(int(r[1]) for r in sources)
     for name in sorted(configs):
         info = declared[name]
