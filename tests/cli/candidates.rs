@@ -312,13 +312,7 @@ fn a_problem_keeps_its_own_valid_program_and_one_without_takes_the_first_valid_c
     );
     // The dataset card counts them and names where the second programs came from.
     let hub = dir.path().join("hub");
-    advmath()
-        .args(["publish", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(&hub)
-        .assert()
-        .success();
+    crate::util::publish(&tables, &hub);
     let card = fs::read_to_string(hub.join("README.md")).unwrap();
     for expected in [
         "## Gold answers and the programs that give them",

@@ -380,13 +380,7 @@ fn known_wrong_labels_are_refused_for_every_attack() {
     }
     // The dataset card says how many labels were refused.
     let hub = tables.parent().unwrap().join("hub");
-    advmath()
-        .args(["publish", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(&hub)
-        .assert()
-        .success();
+    crate::util::publish(&tables, &hub);
     let card = std::fs::read_to_string(hub.join("README.md")).unwrap();
     let row = card
         .lines()

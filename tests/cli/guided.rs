@@ -185,13 +185,7 @@ fn a_planted_weakness_is_what_the_guided_attack_exploits() {
         .collect();
     assert!(guide["training_problems"].as_u64().unwrap() > 30, "{guide}");
     let hub = dir.path().join("hub");
-    advmath()
-        .args(["publish", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(&hub)
-        .assert()
-        .success();
+    crate::util::publish(&tables, &hub);
     let card = fs::read_to_string(hub.join("README.md")).unwrap();
     assert!(
         card.contains("- **guided** (xie2024-gsm8k; advmath's extension")

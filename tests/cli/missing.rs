@@ -175,13 +175,7 @@ fn the_published_config_and_extract_carry_no_answer_as_such() {
     let (dir, tables) = default_tables();
     generate(&tables);
     let hub = dir.path().join("hub");
-    advmath()
-        .args(["publish", "--tables"])
-        .arg(&tables)
-        .arg("--out")
-        .arg(&hub)
-        .assert()
-        .success();
+    crate::util::publish(&tables, &hub);
     let part = advmath::store::parts(&hub.join("data/missing"))
         .unwrap()
         .remove(0);

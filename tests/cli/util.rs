@@ -287,6 +287,17 @@ pub fn sql_csv(tables: &Path, query: &str) -> String {
     stdout_of(&out)
 }
 
+/// `advmath publish --tables TABLES --out OUT`, which must succeed.
+pub fn publish(tables: &Path, out: &Path) {
+    advmath()
+        .args(["publish", "--tables"])
+        .arg(tables)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+}
+
 /// What a finished command wrote on stdout.
 pub fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).into_owned()
