@@ -222,11 +222,8 @@ fn harness_round(
             samples += 1;
         }
     }
-    assert_eq!(
-        samples,
-        published_tasks(tables),
-        "one question of each task"
-    );
+    let tasks = published_tasks(tables);
+    assert_eq!(samples, tasks, "one question of each task");
     let acc: BTreeMap<String, f64> = results["results"]
         .as_object()
         .unwrap()
@@ -238,7 +235,7 @@ fn harness_round(
             ))
         })
         .collect();
-    assert_eq!(acc.len(), published_tasks(tables), "{results}");
+    assert_eq!(acc.len(), tasks, "{results}");
     acc
 }
 

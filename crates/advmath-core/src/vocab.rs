@@ -54,6 +54,13 @@ impl Method {
         }
     }
 
+    /// Whether a variant changes one number of the problem rather than all it may: GSM-Plus's
+    /// digit expansion grows one number of an item, and growing every number at once is what
+    /// readers found implausible.
+    pub fn changes_one_number(self) -> bool {
+        self == Method::Digits
+    }
+
     /// Whether a number it writes in parts reads as a mixed number ("3 1/2") rather than a
     /// decimal ("3.5").
     pub fn writes_fractions(self) -> bool {

@@ -107,8 +107,7 @@ pub struct Attacker<'p> {
     /// Whether a reader's rule narrowed a draw (so it can cost variants without a rejection).
     narrowed: bool,
     /// Whether an attempt changes one number, chosen uniformly among those that can change,
-    /// and writes every other as the question does (GSM-Plus's digit expansion grows one number
-    /// of a problem; growing every number at once is what readers found implausible).
+    /// and writes every other as the question does ([`Method::changes_one_number`]).
     one_at_a_time: bool,
 }
 
@@ -172,7 +171,7 @@ impl<'p> Attacker<'p> {
             same_as_own: 0,
             rules: Vec::new(),
             narrowed: false,
-            one_at_a_time: method == Method::Digits,
+            one_at_a_time: method.changes_one_number(),
         })
     }
 
